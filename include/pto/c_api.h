@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define PTO_C_API_VERSION 1
+#define PTO_C_API_VERSION 2
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -86,6 +86,14 @@ int set_device(pto_device_context *ctx, int device_id);
 uint64_t get_runtime_size(const pto_call_config *cfg);
 int run_runtime(pto_device_context *ctx, const pto_callable_desc *callable, const pto_arg_desc *args,
                 uint32_t num_args, const pto_call_config *cfg, pto_run_stats *stats);
+/* run_runtime in two halves. start_runtime returns once the device programs are launched; the
+ * host buffers of args must stay valid until the run is finished. poll_runtime never waits when
+ * block == 0 (except to drain a run that timed out): *done = 0 while the run is in flight; once
+ * *done = 1 it returns what run_runtime would have (outputs copied back, *stats filled). At most
+ * one run is in flight per context. */
+int start_runtime(pto_device_context *ctx, const pto_callable_desc *callable, const pto_arg_desc *args,
+                  uint32_t num_args, const pto_call_config *cfg);
+int poll_runtime(pto_device_context *ctx, int block, int *done, pto_run_stats *stats);
 int finalize_device(pto_device_context *ctx);
 void destroy_device_context(pto_device_context *ctx);
 /* Message of the last failed call on ctx ("" if none); valid until the next call on ctx. */

@@ -139,6 +139,16 @@ class ChipWorker {
   void set_device(int device_id);
   RunStats run(const ChipCallable &callable, const ChipStorageTaskArgs &args,
                const ChipCallConfig &config = ChipCallConfig{});
+  // Asynchronous run: start() returns once the device programs are launched; poll() never
+  // blocks (except to drain a run that timed out). One run in flight per worker; the host
+  // buffers of `args` must stay valid until poll() returned true or threw. run() = start() +
+  // wait + poll().
+  void start(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+             const ChipCallConfig &config = ChipCallConfig{});
+  // False while the started run is in flight. True once it finished: outputs are copied back
+  // and *stats (if non-null) is filled; throws pto::Error like run() if the run failed.
+  bool poll(RunStats *stats = nullptr);
+  bool busy() const;  // start() was called and poll() has not yet returned true or thrown
   void finalize();
 
   // The last run's trace as JSON (docs/profiling.md); empty unless it ran with
@@ -149,6 +159,7 @@ class ChipWorker {
   PlatformInfo platform_info() const;
 
  private:
+  void check_ready(const char *what) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

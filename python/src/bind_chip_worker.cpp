@@ -129,6 +129,9 @@ struct PyChipWorker {
   // Held for the whole of every C++ call on `worker`, always taken after the GIL is released
   // (so a thread waiting for it never blocks other Python threads).
   std::mutex mu;
+  // The args of a started run, kept alive (with their arrays) until poll() finishes it.
+  // Touched only with the GIL held.
+  nb::object in_flight_args;
 };
 
 using Release = nb::call_guard<nb::gil_scoped_release>;
@@ -177,8 +180,59 @@ void bind_worker(nb::module_ &m) {
           "Runs the callable's graph on the device; blocks until it is done. Output tensors are "
           "copied back into the arrays given in args.")
       .def(
-          "finalize", [](PyChipWorker &w) { locked(w, [](pto::ChipWorker &cw) { cw.finalize(); }); },
-          Release(), "Stops the device context and unloads the host program.")
+          "start",
+          [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {
+            const auto &a = nb::cast<const ChipStorageTaskArgs &>(args);
+            {
+              nb::gil_scoped_release release;
+              locked(w, [&](pto::ChipWorker &cw) {
+                cw.start(callable, a, config ? *config : ChipCallConfig{});
+              });
+            }
+            w.in_flight_args = std::move(args);
+          },
+          "callable"_a, "args"_a, "config"_a.none() = nb::none(),
+          nb::sig("def start(self, callable: ChipCallable, args: ChipStorageTaskArgs, "
+                  "config: ChipCallConfig | None = None) -> None"),
+          "Starts a run and returns once the device programs are launched (TACL-style); "
+          "poll() finishes it. The arrays in args are kept alive until then. One run in "
+          "flight per worker.")
+      .def(
+          "poll",
+          [](PyChipWorker &w) -> std::optional<pto::RunStats> {
+            pto::RunStats stats;
+            bool done = true;
+            try {
+              nb::gil_scoped_release release;
+              done = locked(w, [&](pto::ChipWorker &cw) { return cw.poll(&stats); });
+            } catch (...) {
+              w.in_flight_args = nb::object();  // the run is over, failed
+              throw;
+            }
+            if (!done) return std::nullopt;
+            w.in_flight_args = nb::object();
+            return stats;
+          },
+          "Never blocks: None while the started run is in flight, its RunStats once it "
+          "finished (outputs copied back). Raises like run() if the run failed.")
+      .def_prop_ro(
+          "busy",
+          [](PyChipWorker &w) {
+            nb::gil_scoped_release release;
+            return locked(w, [](pto::ChipWorker &cw) { return cw.busy(); });
+          },
+          "True between start() and the poll() that finishes the run.")
+      .def(
+          "finalize",
+          [](PyChipWorker &w) {
+            {
+              nb::gil_scoped_release release;
+              locked(w, [](pto::ChipWorker &cw) { cw.finalize(); });
+            }
+            w.in_flight_args = nb::object();
+          },
+          "Stops the device context (and a started run nobody finished) and unloads the host "
+          "program.")
       .def_prop_ro(
           "initialized",
           [](PyChipWorker &w) {
@@ -214,10 +268,13 @@ void bind_worker(nb::module_ &m) {
       .def(
           "__exit__",
           [](PyChipWorker &w, nb::handle, nb::handle, nb::handle) {
-            nb::gil_scoped_release release;
-            locked(w, [](pto::ChipWorker &cw) {
-              if (cw.initialized()) cw.finalize();
-            });
+            {
+              nb::gil_scoped_release release;
+              locked(w, [](pto::ChipWorker &cw) {
+                if (cw.initialized()) cw.finalize();
+              });
+            }
+            w.in_flight_args = nb::object();
           },
           "exc_type"_a.none(), "exc_value"_a.none(), "traceback"_a.none())
       .def("__repr__", [](PyChipWorker &w) {

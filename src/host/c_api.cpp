@@ -84,6 +84,42 @@ PTO_EXPORT int run_runtime(pto_device_context *ctx, const pto_callable_desc *cal
       &call);
 }
 
+PTO_EXPORT int start_runtime(pto_device_context *ctx, const pto_callable_desc *callable,
+                             const pto_arg_desc *args, uint32_t num_args, const pto_call_config *cfg) {
+  if (!ctx) return PTO_INVALID_ARGUMENT;
+  ctx->error.clear();
+  struct Call {
+    const pto_callable_desc *callable;
+    const pto_arg_desc *args;
+    uint32_t num_args;
+    const pto_call_config *cfg;
+  } call{callable, args, num_args, cfg};
+  return guarded(
+      ctx,
+      [](pto_device_context *c, void *a) -> int {
+        auto *k = static_cast<Call *>(a);
+        return c->runner.start(k->callable, k->args, k->num_args, k->cfg);
+      },
+      &call);
+}
+
+PTO_EXPORT int poll_runtime(pto_device_context *ctx, int block, int *done, pto_run_stats *stats) {
+  if (!ctx || !done) return PTO_INVALID_ARGUMENT;
+  ctx->error.clear();
+  struct Call {
+    int block;
+    int *done;
+    pto_run_stats *stats;
+  } call{block, done, stats};
+  return guarded(
+      ctx,
+      [](pto_device_context *c, void *a) -> int {
+        auto *k = static_cast<Call *>(a);
+        return c->runner.poll(k->block != 0, k->done, k->stats);
+      },
+      &call);
+}
+
 PTO_EXPORT int finalize_device(pto_device_context *ctx) {
   if (!ctx) return PTO_INVALID_ARGUMENT;
   return ctx->runner.finalize();

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "host/run_wait.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -156,14 +157,28 @@ void DeviceRunner::copy_outputs(const pto_arg_desc *args, uint32_t num_args, con
   }
 }
 
-pto_status DeviceRunner::run(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
-                             const pto_call_config *cfg, pto_run_stats *stats) {
+struct DeviceRunner::InFlight {
+  explicit InFlight(MemoryAllocator *memory) : allocations(memory) {}
+  uint64_t t0 = 0;
+  uint64_t deadline_ns = UINT64_MAX;
+  ScopedAllocations allocations;  // freed when the run is finished
+  RunInputs in;
+  std::vector<pto_arg_desc> args;  // the caller's descriptors, for copying outputs back
+  LaunchedRun launched;
+  pto_run_stats stats{};
+};
+
+pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
+                               const pto_call_config *cfg) {
   const uint64_t t0 = platform_now_ns();
   last_error_.clear();
   last_trace_.clear();
   if (!device_)
     return fail(PTO_NOT_INITIALIZED, "run() before set_device(): call set_device(device_id) first");
   if (!broken_.empty()) return fail(PTO_DEVICE_BROKEN, broken_);
+  if (in_flight_)
+    return fail(PTO_INVALID_ARGUMENT,
+                "a run was started on this context and not finished yet: poll() it to completion first");
   if (!callable || !cfg || (num_args > 0 && !args)) {
     return fail(PTO_INVALID_ARGUMENT, "run(): callable, config and args must not be null");
   }
@@ -173,24 +188,58 @@ pto_status DeviceRunner::run(const pto_callable_desc *callable, const pto_arg_de
     return fail(PTO_INVALID_ARGUMENT,
                 "the callable has no orchestration (compile one with KernelCompiler.compile_orchestration)");
   }
-  ScopedAllocations allocations(memory_.get());
-  RunInputs in;
+  auto run = std::make_unique<InFlight>(memory_.get());
+  run->t0 = t0;
+  RunInputs &in = run->in;
   in.cfg = *cfg;
   in.orchestration_path = callable->orchestration_path;
-  in.allocations = &allocations;
+  in.allocations = &run->allocations;
   in.handshakes = reinterpret_cast<uint64_t>(device_->handshake_block());
   in.scheduler_bells = reinterpret_cast<uint64_t>(device_->scheduler_bells());
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
-  pto_run_stats local{};
+  run->args.assign(args, args + num_args);
   std::string err;
-  rc = runtime_execute(*this, in, &local, &err);
+  rc = runtime_prepare(*this, in, &run->stats, &err, &run->launched);
   if (rc != PTO_OK) return fail(rc, err);
-  copy_outputs(args, num_args, in);
-  local.total_ns = platform_now_ns() - t0;
-  if (stats) *stats = local;
+  launch_run(*this, &run->launched);
+  if (cfg->timeout_ms) run->deadline_ns = run->launched.launch_ns + cfg->timeout_ms * 1000000ull;
+  in_flight_ = std::move(run);
   return PTO_OK;
+}
+
+pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
+  *done = 0;
+  if (!in_flight_) return fail(PTO_INVALID_ARGUMENT, "poll(): no run was started on this context");
+  InFlight &run = *in_flight_;
+  // Blocking: wait until the device finished or the deadline passed, whichever comes first.
+  const bool ended = block ? (device_->wait(run.deadline_ns), true)
+                           : device_->finished() || platform_now_ns() >= run.deadline_ns;
+  if (!ended) return PTO_OK;
+  *done = 1;
+  // The run ends here whatever happens next: its memory is freed when `owned` goes.
+  std::unique_ptr<InFlight> owned = std::move(in_flight_);
+  std::string err;
+  pto_status rc;
+  if (!device_->finished()) {
+    rc = time_out_run(*this, run.in, run.launched, &err);
+  } else {
+    rc = complete_run(*this, run.launched, &run.stats, &err);
+  }
+  if (rc != PTO_OK) return fail(rc, err);
+  copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
+  run.stats.total_ns = platform_now_ns() - run.t0;
+  if (stats) *stats = run.stats;
+  return PTO_OK;
+}
+
+pto_status DeviceRunner::run(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
+                             const pto_call_config *cfg, pto_run_stats *stats) {
+  pto_status rc = start(callable, args, num_args, cfg);
+  if (rc != PTO_OK) return rc;
+  int done = 0;
+  return poll(true, &done, stats);
 }
 
 pto_status DeviceRunner::load_host_symbol(const std::string &path, const char *symbol, void **out,
@@ -217,6 +266,15 @@ pto_status DeviceRunner::load_host_symbol(const std::string &path, const char *s
 }
 
 pto_status DeviceRunner::finalize() {
+  if (in_flight_) {
+    // A started run nobody finished: stop it before its memory and the device go away.
+    in_flight_->launched.hooks.abort();
+    if (!device_->wait(platform_now_ns() + 5ull * 1000 * 1000 * 1000)) {
+      mark_broken("a run was abandoned while a kernel was still running");
+      in_flight_->allocations.leak();
+    }
+    in_flight_.reset();
+  }
   if (!broken_.empty()) {
     // A kernel is still running on a device thread: joining would hang and freeing its memory
     // would corrupt it. Leak both on purpose; the process can go on with other contexts.

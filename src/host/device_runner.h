@@ -36,9 +36,12 @@ struct RunInputs {
 };
 
 class DeviceRunner;
-// Implemented once per runtime variant (src/runtime/<variant>/host/): builds the graph,
-// launches the device programs and waits. Returns a code and, on failure, a message.
-pto_status runtime_execute(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error);
+struct LaunchedRun;
+// Implemented once per runtime variant (src/runtime/<variant>/host/): builds the graph (or
+// prepares the device orchestration), lays out the run's device memory and fills *run with how
+// to launch, abort and finish it. Does not launch. Returns a code and, on failure, a message.
+pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error,
+                           LaunchedRun *run);
 
 class DeviceRunner {
  public:
@@ -48,6 +51,14 @@ class DeviceRunner {
   pto_status set_device(int device_id);
   pto_status run(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
                  const pto_call_config *cfg, pto_run_stats *stats);
+  // The same run in two halves: start() returns once the device programs are launched (the
+  // host buffers of `args` must stay valid until the run is finished); poll() finishes it.
+  // With block = false poll never waits (except to drain a run that timed out): *done = 0
+  // while the run is in flight. Once *done = 1 it returns the run's status, like run().
+  pto_status start(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
+                   const pto_call_config *cfg);
+  pto_status poll(bool block, int *done, pto_run_stats *stats);
+  bool in_flight() const { return in_flight_ != nullptr; }
   pto_status finalize();
 
   const std::string &last_error() const { return last_error_; }
@@ -76,6 +87,8 @@ class DeviceRunner {
   std::unique_ptr<MemoryAllocator> memory_;
   std::map<std::string, void *> host_libs_;
   std::string broken_;
+  struct InFlight;  // a started run (device_runner.cpp)
+  std::unique_ptr<InFlight> in_flight_;
   std::string last_error_;
   std::string last_trace_;
 };

@@ -33,10 +33,27 @@ struct RunWaitHooks {
   std::function<void()> abort;
 };
 
-// Launches, waits up to the run's time limit and, on time-out, reports, aborts and drains
-// (a kernel that never returns marks the context broken). *launch_ns: launch to completion.
-pto_status launch_and_wait(DeviceRunner &runner, RunInputs &in, const LaunchSpec &spec,
-                           const RunWaitHooks &hooks, uint64_t *launch_ns, std::string *error);
+// What a runtime hands back once it has laid out a run: how to launch it, how to report and
+// abort it on a time-out, and what to do once the device programs have finished. The state the
+// callbacks need (graph, layout, device addresses) is captured by them, so a run can be
+// finished later by whoever notices its completion (ChipWorker::poll).
+struct LaunchedRun {
+  LaunchSpec spec;
+  RunWaitHooks hooks;
+  uint64_t launch_ns = 0;  // platform clock when the device programs were started
+  // Reads results back and fills the runtime's part of the statistics.
+  std::function<pto_status(uint64_t launch_ns, pto_run_stats *stats, std::string *error)> finish;
+};
+
+// Starts the device programs of `run`.
+void launch_run(DeviceRunner &runner, LaunchedRun *run);
+
+// After the run's deadline passed: reports, aborts and drains (a kernel that never returns
+// marks the context broken and leaks the run's memory). Returns PTO_RUN_TIMEOUT.
+pto_status time_out_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error);
+
+// Once the device programs returned: checks their status, then calls run.finish.
+pto_status complete_run(DeviceRunner &runner, LaunchedRun &run, pto_run_stats *stats, std::string *error);
 
 }  // namespace pto
 #endif  // PTO_HOST_RUN_WAIT_H

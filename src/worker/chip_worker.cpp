@@ -94,6 +94,9 @@ struct ChipWorker::Impl {
   decltype(&::create_device_context) create = nullptr;
   decltype(&::set_device) set_device = nullptr;
   decltype(&::run_runtime) run = nullptr;
+  decltype(&::start_runtime) start = nullptr;
+  decltype(&::poll_runtime) poll = nullptr;
+  bool busy = false;  // start() succeeded and poll() has not finished the run yet
   decltype(&::finalize_device) finalize = nullptr;
   decltype(&::destroy_device_context) destroy = nullptr;
   decltype(&::get_last_error_message) last_error = nullptr;
@@ -138,6 +141,8 @@ void ChipWorker::init(const RuntimeBinaries &binaries) {
   m.resolve(&m.create, "create_device_context");
   m.resolve(&m.set_device, "set_device");
   m.resolve(&m.run, "run_runtime");
+  m.resolve(&m.start, "start_runtime");
+  m.resolve(&m.poll, "poll_runtime");
   m.resolve(&m.finalize, "finalize_device");
   m.resolve(&m.destroy, "destroy_device_context");
   m.resolve(&m.last_error, "get_last_error_message");
@@ -161,23 +166,9 @@ void ChipWorker::set_device(int device_id) {
   m.device_id = device_id;
 }
 
-RunStats ChipWorker::run(const ChipCallable &callable, const ChipStorageTaskArgs &args,
-                         const ChipCallConfig &config) {
-  Impl &m = *impl_;
-  if (!m.ctx)
-    throw Error(PTO_NOT_INITIALIZED, "ChipWorker.run before init(): call init() and set_device() first");
-  if (m.device_id < 0)
-    throw Error(PTO_NOT_INITIALIZED, "ChipWorker.run before set_device(): call set_device(id) first");
-  std::vector<pto_kernel_desc> kernels;
-  kernels.reserve(callable.kernels().size());
-  for (const auto &k : callable.kernels())
-    kernels.push_back(pto_kernel_desc{k.func_id, k.core_type, k.binary_path.c_str()});
-  pto_callable_desc desc{callable.orchestration().c_str(), kernels.data(),
-                         static_cast<uint32_t>(kernels.size())};
-  const pto_call_config cfg = config.to_c();
-  pto_run_stats s{};
-  int rc = m.run(m.ctx, &desc, args.descs().data(), static_cast<uint32_t>(args.descs().size()), &cfg, &s);
-  if (rc != PTO_OK) m.raise(rc, "run failed");
+namespace {
+
+RunStats to_run_stats(const pto_run_stats &s) {
   RunStats out;
   out.tasks_run = s.tasks_run;
   out.aic_tasks = s.tasks_per_core_type[PTO_CORE_AIC];
@@ -196,8 +187,81 @@ RunStats ChipWorker::run(const ChipCallable &callable, const ChipStorageTaskArgs
   return out;
 }
 
+// The C descriptors of a call; they point into `callable`, which outlives the call.
+struct CallableDesc {
+  explicit CallableDesc(const ChipCallable &callable) {
+    kernels.reserve(callable.kernels().size());
+    for (const auto &k : callable.kernels())
+      kernels.push_back(pto_kernel_desc{k.func_id, k.core_type, k.binary_path.c_str()});
+    desc = pto_callable_desc{callable.orchestration().c_str(), kernels.data(),
+                             static_cast<uint32_t>(kernels.size())};
+  }
+  std::vector<pto_kernel_desc> kernels;
+  pto_callable_desc desc;
+};
+
+}  // namespace
+
+void ChipWorker::check_ready(const char *what) const {
+  const Impl &m = *impl_;
+  if (!m.ctx)
+    throw Error(PTO_NOT_INITIALIZED,
+                std::string("ChipWorker.") + what + " before init(): call init() and set_device() first");
+  if (m.device_id < 0)
+    throw Error(PTO_NOT_INITIALIZED,
+                std::string("ChipWorker.") + what + " before set_device(): call set_device(id) first");
+}
+
+RunStats ChipWorker::run(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+                         const ChipCallConfig &config) {
+  Impl &m = *impl_;
+  check_ready("run");
+  if (m.busy)
+    throw Error(PTO_INVALID_ARGUMENT,
+                "ChipWorker.run while a started run is in flight: poll() it to completion first");
+  const CallableDesc c(callable);
+  const pto_call_config cfg = config.to_c();
+  pto_run_stats s{};
+  int rc = m.run(m.ctx, &c.desc, args.descs().data(), static_cast<uint32_t>(args.descs().size()), &cfg, &s);
+  if (rc != PTO_OK) m.raise(rc, "run failed");
+  return to_run_stats(s);
+}
+
+void ChipWorker::start(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+                       const ChipCallConfig &config) {
+  Impl &m = *impl_;
+  check_ready("start");
+  if (m.busy)
+    throw Error(PTO_INVALID_ARGUMENT,
+                "ChipWorker.start while a started run is in flight: poll() it to completion first");
+  const CallableDesc c(callable);
+  const pto_call_config cfg = config.to_c();
+  int rc = m.start(m.ctx, &c.desc, args.descs().data(), static_cast<uint32_t>(args.descs().size()), &cfg);
+  if (rc != PTO_OK) m.raise(rc, "run failed");
+  m.busy = true;
+}
+
+bool ChipWorker::poll(RunStats *stats) {
+  Impl &m = *impl_;
+  check_ready("poll");
+  if (!m.busy) throw Error(PTO_INVALID_ARGUMENT, "ChipWorker.poll without a started run: call start() first");
+  int done = 0;
+  pto_run_stats s{};
+  int rc = m.poll(m.ctx, 0, &done, &s);
+  if (!done && rc == PTO_OK) return false;
+  m.busy = false;
+  if (rc != PTO_OK) m.raise(rc, "run failed");
+  if (stats) *stats = to_run_stats(s);
+  return true;
+}
+
+bool ChipWorker::busy() const {
+  return impl_->busy;
+}
+
 void ChipWorker::finalize() {
   Impl &m = *impl_;
+  m.busy = false;  // finalize stops a run nobody finished
   if (m.ctx) {
     m.finalize(m.ctx);
     m.destroy(m.ctx);

@@ -430,3 +430,65 @@ def test_compile_lets_other_python_threads_proceed(kernel_compiler):
         kernel_compiler.compile_incore_source(source, "fresh", pto.CoreType.AIV)
 
     assert ticks_during(compile_fresh) >= 3
+
+
+# --- asynchronous runs: start / poll ----------------------------------------------------------
+
+
+def test_start_returns_at_once_and_poll_finishes_the_run(worker, build_callable):
+    callable_ = one_task(build_callable, SLEEP_KERNEL)
+    t0 = time.monotonic()
+    worker.start(callable_, scalar_args(300))
+    assert time.monotonic() - t0 < 0.25, "start() waited for the kernel"
+    assert worker.busy
+    assert worker.poll() is None, "a 300 ms kernel cannot have finished yet"
+    deadline = time.monotonic() + 10
+    stats = None
+    while stats is None and time.monotonic() < deadline:
+        stats = worker.poll()
+        time.sleep(0.001)
+    assert stats is not None and stats.tasks_run == 1
+    assert time.monotonic() - t0 >= 0.3
+    assert not worker.busy
+
+
+def test_start_keeps_its_arrays_alive_and_poll_copies_outputs(worker, repo_root, kernel_compiler):
+    kc = kernel_compiler
+    basic = repo_root / "examples" / "basic"
+    c = pto.ChipCallable(
+        orchestration=kc.compile_orchestration("host_build_graph", basic / "orchestration.cpp")
+    )
+    for fid, name in enumerate(["kernel_add", "kernel_add_scalar", "kernel_mul"]):
+        c.add_kernel(
+            fid,
+            pto.CoreType.AIV,
+            kc.compile_incore(basic / "kernels" / f"{name}.cpp", pto.CoreType.AIV),
+        )
+    args = pto.ChipStorageTaskArgs()
+    out = np.zeros(1024, np.float32)
+    args.add_tensor(np.full(1024, 2, np.float32), pto.Direction.INPUT)
+    args.add_tensor(np.full(1024, 3, np.float32), pto.Direction.INPUT)
+    args.add_tensor(out, pto.Direction.OUTPUT)
+    worker.start(c, args)
+    ref = weakref.ref(args)
+    del args
+    gc.collect()
+    assert ref() is not None, "the worker must keep a started run's args alive"
+    while worker.poll() is None:
+        time.sleep(0.0005)
+    gc.collect()
+    assert ref() is None, "the args are released once the run finished"
+    assert np.all(out == 42)
+
+
+def test_poll_raises_a_failed_run_and_start_while_busy_is_an_error(worker, build_callable):
+    with pytest.raises(pto.InvalidArgumentError, match="start"):
+        worker.poll()
+    worker.start(one_task(build_callable, FAILING_KERNEL), scalar_args(0))
+    with pytest.raises(pto.InvalidArgumentError, match="in flight"):
+        worker.start(one_task(build_callable, SLEEP_KERNEL), scalar_args(0))
+    with pytest.raises(pto.TaskFailedError):
+        while worker.poll() is None:
+            time.sleep(0.0005)
+    assert not worker.busy
+    assert worker.run(one_task(build_callable, SLEEP_KERNEL), scalar_args(0)).tasks_run == 1

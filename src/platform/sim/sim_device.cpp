@@ -51,6 +51,7 @@ class SimDevice final : public Device {
   void *scheduler_bells() override { return bells_; }
   void launch(const LaunchSpec &spec) override;
   bool wait(uint64_t deadline_ns) override;
+  bool finished() override { return remaining_.load(std::memory_order_acquire) == 0; }
   int launch_status() const override { return status_.load(std::memory_order_acquire); }
   void shutdown() override;
 

@@ -72,6 +72,8 @@ class Device {
   virtual void launch(const LaunchSpec &spec) = 0;
   // Waits until every AICPU thread returned; false if the monotonic deadline passed first.
   virtual bool wait(uint64_t deadline_ns) = 0;
+  // True once every AICPU thread of the last launch returned; never blocks.
+  virtual bool finished() = 0;
   // The first non-zero status an AICPU thread returned in the last launch.
   virtual int launch_status() const = 0;
 

@@ -155,7 +155,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
 
 }  // namespace
 
-pto_status runtime_execute(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error) {
+pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error,
+                           LaunchedRun *run) {
   using OrchFn = void (*)(GraphBuilder &, const OrchArgs &);
   void *sym = nullptr;
   pto_status rc = runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL, &sym, error);
@@ -174,70 +175,72 @@ pto_status runtime_execute(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     Tensor empty;
   } orch_args(in);
 
-  hbg::HostGraphBuilder builder(runner, in);
+  // Shared with the callbacks below, which run when the device has finished.
+  auto builder = std::make_shared<hbg::HostGraphBuilder>(runner, in);
   const uint64_t t_orch = platform_now_ns();
-  reinterpret_cast<OrchFn>(sym)(builder, orch_args);
-  rc = builder.finish();
+  reinterpret_cast<OrchFn>(sym)(*builder, orch_args);
+  rc = builder->finish();
   stats->orchestration_ns = platform_now_ns() - t_orch;
   if (rc != PTO_OK) {
-    *error = builder.message();
+    *error = builder->message();
     return rc;
   }
-  const std::vector<HostTask> &graph = builder.tasks();
+  const std::vector<HostTask> &graph = builder->tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  Layout L(graph, builder.num_edges(), in.cfg.enable_profiling != 0);
-  void *dev_ptr = in.allocations->allocate(L.total);
+  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg.enable_profiling != 0);
+  void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
-    *error = "cannot allocate " + std::to_string(L.total) + " device bytes for the runtime";
+    *error = "cannot allocate " + std::to_string(L->total) + " device bytes for the runtime";
     return PTO_OUT_OF_MEMORY;
   }
   const auto dev = reinterpret_cast<uint64_t>(dev_ptr);
   Device &device = runner.device();
   {
-    HostImage img(L.total);
-    build_image(img.data(), graph, L, dev, in);
-    device.copy_to_device(dev_ptr, img.data(), L.total);
+    HostImage img(L->total);
+    build_image(img.data(), graph, *L, dev, in);
+    device.copy_to_device(dev_ptr, img.data(), L->total);
   }
   auto *h = static_cast<RuntimeHeader *>(dev_ptr);
-  LaunchSpec spec;
-  spec.runtime = dev_ptr;
-  spec.aicpu_threads = threads;
-  RunWaitHooks hooks;
+  run->spec.runtime = dev_ptr;
+  run->spec.aicpu_threads = threads;
   // The sim maps device memory into the host, so the report reads the task records in place;
   // a hardware backend would copy them back first.
-  hooks.report = [&graph, h] { return pending_report(graph, hbg::tasks_of(h), 16); };
-  hooks.abort = [h, threads] {
+  run->hooks.report = [builder, h] { return pending_report(builder->tasks(), hbg::tasks_of(h), 16); };
+  run->hooks.abort = [h, threads] {
     h->abort.store(1, std::memory_order_release);
     for (uint32_t k = 0; k < threads; ++k) doorbell_ring(hbg::sched_of(h)[k].bell);
   };
-  const uint64_t launch_ns = platform_now_ns();
-  rc = launch_and_wait(runner, in, spec, hooks, &stats->launch_to_done_ns, error);
-  if (rc != PTO_OK) return rc;
-  if (L.trace)
-    export_trace(runner, in, graph, static_cast<const char *>(dev_ptr) + L.trace, launch_ns, threads);
-  HostImage back(L.tasks);
-  device.copy_from_device(back.data(), dev_ptr, L.tasks);
-  const auto *hdr = reinterpret_cast<const RuntimeHeader *>(back.data());
-  const int32_t failed = hdr->failed_task.load(std::memory_order_relaxed);
-  if (failed >= 0) {
-    const HostTask &ft = graph[static_cast<size_t>(failed)];
-    uint64_t skipped = 0;
-    HostImage task_back(L.successors - L.tasks);
-    device.copy_from_device(task_back.data(), static_cast<char *>(dev_ptr) + L.tasks, L.successors - L.tasks);
-    const auto *tasks = reinterpret_cast<const hbg::Task *>(task_back.data());
-    for (size_t i = 0; i < graph.size(); ++i)
-      skipped += tasks[i].state.load(std::memory_order_relaxed) == hbg::kSkipped;
-    *error = "task " + std::to_string(failed) + " (kernel " + std::to_string(ft.func_id) + ", " +
+  run->finish = [&runner, &in, builder, L, dev_ptr, threads, block_dim](uint64_t launch_ns, pto_run_stats *st,
+                                                                        std::string *err) -> pto_status {
+    const std::vector<HostTask> &g = builder->tasks();
+    Device &d = runner.device();
+    if (L->trace)
+      export_trace(runner, in, g, static_cast<const char *>(dev_ptr) + L->trace, launch_ns, threads);
+    HostImage back(L->tasks);
+    d.copy_from_device(back.data(), dev_ptr, L->tasks);
+    const auto *hdr = reinterpret_cast<const RuntimeHeader *>(back.data());
+    const int32_t failed = hdr->failed_task.load(std::memory_order_relaxed);
+    if (failed >= 0) {
+      const HostTask &ft = g[static_cast<size_t>(failed)];
+      uint64_t skipped = 0;
+      HostImage task_back(L->successors - L->tasks);
+      d.copy_from_device(task_back.data(), static_cast<char *>(dev_ptr) + L->tasks, L->successors - L->tasks);
+      const auto *tasks = reinterpret_cast<const hbg::Task *>(task_back.data());
+      for (size_t i = 0; i < g.size(); ++i)
+        skipped += tasks[i].state.load(std::memory_order_relaxed) == hbg::kSkipped;
+      *err = "task " + std::to_string(failed) + " (kernel " + std::to_string(ft.func_id) + ", " +
              pto_core_type_name(ft.core_type) + ") failed with status " +
              std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
              std::to_string(skipped) + " dependent task(s) were not run";
-    return PTO_TASK_FAILED;
-  }
-  stats->tasks_run = graph.size();
-  for (const HostTask &t : graph) ++stats->tasks_per_core_type[t.core_type];
-  stats->cores_used = 3 * block_dim;
-  stats->aicpu_threads_used = threads;
+      return PTO_TASK_FAILED;
+    }
+    st->tasks_run = g.size();
+    for (const HostTask &t : g) ++st->tasks_per_core_type[t.core_type];
+    st->cores_used = 3 * block_dim;
+    st->aicpu_threads_used = threads;
+    return PTO_OK;
+  };
   return PTO_OK;
 }
 

@@ -201,53 +201,10 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   runner.set_last_trace(trace_to_json(meta, in, runner.geometry(), records.data(), records.size(), edges));
 }
 
-}  // namespace
-
-pto_status runtime_execute(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error) {
-  pto_status rc = check_rings(in.cfg, error);
-  if (rc != PTO_OK) return rc;
+// Once the device programs returned: trace, statistics, and the run's failure if any.
+pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L, void *dev_ptr,
+                      uint64_t launch_ns, pto_run_stats *stats, std::string *error) {
   Device &device = runner.device();
-  uint64_t orch_entry = 0;
-  rc = device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
-  if (rc != PTO_OK) {
-    *error +=
-        " (compile the orchestration with KernelCompiler.compile_orchestration(\"tensormap_and_ringbuffer\", "
-        "...))";
-    return rc;
-  }
-  const uint32_t max_func = in.kernels.empty() ? 0 : in.kernels.rbegin()->first;
-  if (max_func >= 65536) {
-    *error = "func_id " + std::to_string(max_func) + " is too large for this runtime (use ids below 65536)";
-    return PTO_INVALID_ARGUMENT;
-  }
-  const Layout L(in, in.kernels.empty() ? 0 : max_func + 1);
-  void *dev_ptr = in.allocations->allocate(L.total);
-  void *heap_ptr = in.allocations->allocate(in.cfg.heap_bytes);
-  if (!dev_ptr || !heap_ptr) {
-    *error = "cannot allocate " + std::to_string(L.total) + " + " + std::to_string(in.cfg.heap_bytes) +
-             " device bytes for the runtime and its heap ring (lower task_window or heap_bytes)";
-    return PTO_OUT_OF_MEMORY;
-  }
-  {
-    HostImage img(L.total);
-    build_image(img.data(), L, reinterpret_cast<uint64_t>(dev_ptr), reinterpret_cast<uint64_t>(heap_ptr),
-                orch_entry, in);
-    device.copy_to_device(dev_ptr, img.data(), L.total);
-  }
-  auto *h = static_cast<Header *>(dev_ptr);
-  LaunchSpec spec;
-  spec.runtime = dev_ptr;
-  spec.aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  RunWaitHooks hooks;
-  hooks.report = [h] { return pending_report(h); };
-  hooks.abort = [h, &L] {
-    h->abort.store(1, std::memory_order_release);
-    for (uint32_t k = 0; k < L.sched_threads; ++k) doorbell_ring(tmr::sched_of(h)[k].bell);
-    doorbell_ring(h->orch_bell);
-  };
-  const uint64_t launch_ns = platform_now_ns();
-  rc = launch_and_wait(runner, in, spec, hooks, &stats->launch_to_done_ns, error);
-  if (rc != PTO_OK) return rc;
   if (L.trace) export_trace(runner, in, L, static_cast<const char *>(dev_ptr), launch_ns);
 
   HostImage back(sizeof(Header));
@@ -285,7 +242,58 @@ pto_status runtime_execute(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   for (int t = 0; t < PTO_TASK_SHAPE_COUNT; ++t)
     stats->tasks_per_core_type[t] = hdr->run_by_type[t].load(std::memory_order_relaxed);
   stats->cores_used = 3 * static_cast<uint32_t>(in.cfg.block_dim);
-  stats->aicpu_threads_used = spec.aicpu_threads;
+  stats->aicpu_threads_used = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
+  return PTO_OK;
+}
+
+}  // namespace
+
+pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error,
+                           LaunchedRun *run) {
+  (void)stats;  // everything is known only once the device has finished
+  pto_status rc = check_rings(in.cfg, error);
+  if (rc != PTO_OK) return rc;
+  Device &device = runner.device();
+  uint64_t orch_entry = 0;
+  rc = device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
+  if (rc != PTO_OK) {
+    *error +=
+        " (compile the orchestration with KernelCompiler.compile_orchestration(\"tensormap_and_ringbuffer\", "
+        "...))";
+    return rc;
+  }
+  const uint32_t max_func = in.kernels.empty() ? 0 : in.kernels.rbegin()->first;
+  if (max_func >= 65536) {
+    *error = "func_id " + std::to_string(max_func) + " is too large for this runtime (use ids below 65536)";
+    return PTO_INVALID_ARGUMENT;
+  }
+  auto Lp = std::make_shared<const Layout>(in, in.kernels.empty() ? 0 : max_func + 1);
+  const Layout &L = *Lp;
+  void *dev_ptr = in.allocations->allocate(L.total);
+  void *heap_ptr = in.allocations->allocate(in.cfg.heap_bytes);
+  if (!dev_ptr || !heap_ptr) {
+    *error = "cannot allocate " + std::to_string(L.total) + " + " + std::to_string(in.cfg.heap_bytes) +
+             " device bytes for the runtime and its heap ring (lower task_window or heap_bytes)";
+    return PTO_OUT_OF_MEMORY;
+  }
+  {
+    HostImage img(L.total);
+    build_image(img.data(), L, reinterpret_cast<uint64_t>(dev_ptr), reinterpret_cast<uint64_t>(heap_ptr),
+                orch_entry, in);
+    device.copy_to_device(dev_ptr, img.data(), L.total);
+  }
+  auto *h = static_cast<Header *>(dev_ptr);
+  run->spec.runtime = dev_ptr;
+  run->spec.aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
+  run->hooks.report = [h] { return pending_report(h); };
+  run->hooks.abort = [h, Lp] {
+    h->abort.store(1, std::memory_order_release);
+    for (uint32_t k = 0; k < Lp->sched_threads; ++k) doorbell_ring(tmr::sched_of(h)[k].bell);
+    doorbell_ring(h->orch_bell);
+  };
+  run->finish = [&runner, &in, Lp, dev_ptr](uint64_t launch_ns, pto_run_stats *st, std::string *err) {
+    return finish_run(runner, in, *Lp, dev_ptr, launch_ns, st, err);
+  };
   return PTO_OK;
 }
 

@@ -1,0 +1,155 @@
+// tests/cpp/test_async_run.cpp — ChipWorker::start / poll: a run launched without blocking the
+// caller, finished by whoever polls it (the L3 scheduler's way of driving many chips).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "common/test_kernels.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class AsyncRun : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override {
+    w.init("a2a3sim", GetParam());
+    w.set_device(0);
+  }
+  bool tmr() const { return std::string(GetParam()) == "tensormap_and_ringbuffer"; }
+
+  // One task that sleeps `ms`, then (optionally) one that fails, in either runtime.
+  pto::ChipCallable callable(int ms, bool then_fail) {
+    std::string body;
+    std::string src;
+    if (tmr()) {
+      body = "o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(" + std::to_string(ms) + ")});\n";
+      if (then_fail) body += "o.submit_task(6, PTO_CORE_AIV, {pto::Arg::i64(0)});\n";
+      src = "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n" + body + "}\n";
+    } else {
+      body = "g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(" + std::to_string(ms) + ")});\n";
+      if (then_fail) body += "g.add_task(6, PTO_CORE_AIV, {pto::TaskArg::of_i64(0)});\n";
+      src = "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n(void)args;\n" + body + "}\n";
+    }
+    const std::string name =
+        std::string(tmr() ? "async_tmr_" : "async_hbg_") + std::to_string(ms) + (then_fail ? "_fail" : "");
+    pto::ChipCallable c(pto::KernelCompiler("a2a3sim").compile_orchestration_source(GetParam(), src, name));
+    c.add_kernel(5, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
+    c.add_kernel(6, PTO_CORE_AIV, pto_test::kernel(pto_test::kFailKernel, "fail"));
+    return c;
+  }
+
+  // Polls until the run finishes; fails the test after 10 s instead of hanging.
+  pto::RunStats poll_to_end() {
+    pto::RunStats s;
+    const auto give_up = Clock::now() + std::chrono::seconds(10);
+    while (!w.poll(&s)) {
+      if (Clock::now() > give_up) {
+        ADD_FAILURE() << "the run never finished";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return s;
+  }
+
+  pto::ChipWorker w;
+};
+
+TEST_P(AsyncRun, StartReturnsAtOnceAndPollFinishesTheRun) {
+  const pto::ChipCallable c = callable(300, false);
+  pto::ChipStorageTaskArgs none;
+  const auto t0 = Clock::now();
+  w.start(c, none);
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(250)) << "start() waited for the kernel";
+  EXPECT_TRUE(w.busy());
+  pto::RunStats s;
+  EXPECT_FALSE(w.poll(&s)) << "a 300 ms kernel cannot have finished yet";
+  s = poll_to_end();
+  EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(300));
+  EXPECT_FALSE(w.busy());
+  EXPECT_EQ(s.tasks_run, 1u);
+  EXPECT_GE(s.device_us, 300e3 * 0.9);
+}
+
+TEST_P(AsyncRun, StartWhileBusyAndPollWithoutStartAreErrors) {
+  EXPECT_THROW(w.poll(), pto::Error);
+  const pto::ChipCallable c = callable(100, false);
+  pto::ChipStorageTaskArgs none;
+  w.start(c, none);
+  try {
+    w.start(c, none);
+    ADD_FAILURE() << "second start() while busy";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("in flight"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(w.run(c, none), pto::Error);
+  poll_to_end();
+  w.run(c, none);  // usable again once the started run was finished
+}
+
+TEST_P(AsyncRun, FailingKernelIsThrownByPollAndTheWorkerRunsAgain) {
+  pto::ChipStorageTaskArgs none;
+  w.start(callable(0, true), none);
+  try {
+    poll_to_end();
+    ADD_FAILURE() << "expected TASK_FAILED";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_TASK_FAILED) << e.what();
+    EXPECT_NE(std::string(e.what()).find("failed with status 7"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(w.busy());
+  EXPECT_EQ(w.run(callable(0, false), none).tasks_run, 1u);
+}
+
+TEST_P(AsyncRun, TimeOutIsReportedByPoll) {
+  pto::ChipStorageTaskArgs none;
+  pto::ChipCallConfig cfg;
+  cfg.timeout_ms = 50;
+  w.start(callable(400, false), none, cfg);
+  try {
+    poll_to_end();
+    ADD_FAILURE() << "expected RUN_TIMEOUT";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_RUN_TIMEOUT) << e.what();
+    EXPECT_NE(std::string(e.what()).find("time limit of 50 ms"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(w.run(callable(0, false), none).tasks_run, 1u);
+}
+
+TEST_P(AsyncRun, FinalizeStopsARunNobodyFinished) {
+  pto::ChipStorageTaskArgs none;
+  w.start(callable(100, false), none);
+  const auto t0 = Clock::now();
+  w.finalize();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_FALSE(w.busy());
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, AsyncRun,
+                         ::testing::Values("host_build_graph", "tensormap_and_ringbuffer"),
+                         [](const auto &i) { return std::string(i.param); });
+
+TEST(AsyncRunOutputs, OutputsAreCopiedBackWhenPollReturnsTrue) {
+  pto::ChipWorker w;
+  w.init("a2a3sim", "host_build_graph");
+  w.set_device(1);
+  const int64_t n = 4096;
+  std::vector<float> a(n, 2.0f), b(n, 3.0f), f(n, -1.0f);
+  pto::ChipStorageTaskArgs args;
+  args.add_tensor(a.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INPUT);
+  args.add_tensor(b.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INPUT);
+  args.add_tensor(f.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_OUTPUT);
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 4;
+  w.start(pto_test::basic_callable(), args, cfg);
+  pto::RunStats s;
+  while (!w.poll(&s)) std::this_thread::yield();
+  EXPECT_EQ(s.tasks_run, 4u);
+  for (float x : f) ASSERT_EQ(x, 42.0f);
+}
+
+}  // namespace
