@@ -60,6 +60,8 @@ typedef struct pto_call_config {
   uint32_t trace_tasks;       /* tensormap_and_ringbuffer with profiling: tasks traced */
 } pto_call_config;
 
+#define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */
+
 typedef struct pto_run_stats {
   uint64_t tasks_run;
   uint64_t tasks_per_core_type[PTO_TASK_SHAPE_COUNT]; /* AIC, AIV, MIX */
@@ -72,6 +74,15 @@ typedef struct pto_run_stats {
    * 3 TensorMap): its size, the most it held, how often and how long the orchestrator
    * waited for space */
   uint64_t ring_capacity[4], ring_high_water[4], ring_stalls[4], ring_stall_ns[4];
+  /* Always collected (cheap counters): */
+  uint64_t effective_ns;  /* earliest kernel start to latest kernel end */
+  uint64_t scheduling_ns; /* AICPU scheduler threads' time not parked, summed over threads */
+  uint32_t num_cores;     /* entries below: every core of the chip, by handshake slot (AIC cores
+                             0..C-1, then AIV: cluster c has C+2c and C+2c+1) */
+  uint32_t num_clusters;  /* C */
+  uint32_t block_dim;     /* clusters 0..block_dim-1 were used */
+  uint64_t core_busy_ns[PTO_STATS_MAX_CORES]; /* time running kernels */
+  uint32_t core_tasks[PTO_STATS_MAX_CORES];   /* kernels run */
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -112,6 +112,18 @@ struct RunStats {
     double stall_us = 0;      // time it spent waiting
   };
   Ring window, heap, dep_pool, tensormap;
+  // Always collected (cheap counters, both runtimes):
+  double effective_us = 0;   // earliest kernel start to latest kernel end
+  double scheduling_us = 0;  // AICPU scheduler threads' time not parked, summed over threads
+  struct Core {
+    uint32_t slot = 0;  // handshake slot: AIC cores 0..C-1, then AIV (cluster c: C+2c, C+2c+1)
+    pto_core_type type = PTO_CORE_AIV;
+    uint32_t cluster = 0;
+    uint64_t tasks = 0;        // kernels run (a MIX task counts on each of its cores)
+    double busy_us = 0;        // time running kernels
+    double busy_fraction = 0;  // busy_us / effective_us
+  };
+  std::vector<Core> cores;  // every core of the clusters the run used (block_dim x 3)
 
   // A short printable table of everything above.
   std::string table() const;

@@ -5,6 +5,7 @@
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include "bindings.h"
 #include "pto/chip_worker.h"
@@ -180,6 +181,19 @@ void bind_run_stats(nb::module_ &m) {
                ", high_water=" + std::to_string(r.high_water) + ", stalls=" + std::to_string(r.stalls) +
                ", stall_us=" + fmt_us(r.stall_us) + ")";
       });
+  nb::class_<RunStats::Core>(m, "CoreStats", "What one compute core did during a run (always collected).")
+      .def_ro("slot", &RunStats::Core::slot, "handshake slot: AIC cores first, then AIV")
+      .def_ro("type", &RunStats::Core::type, "CoreType.AIC or CoreType.AIV")
+      .def_ro("cluster", &RunStats::Core::cluster)
+      .def_ro("tasks", &RunStats::Core::tasks, "kernels run (a MIX task counts on each of its cores)")
+      .def_ro("busy_us", &RunStats::Core::busy_us, "time running kernels, in us")
+      .def_ro("busy_fraction", &RunStats::Core::busy_fraction, "busy_us / the run's effective_us")
+      .def("__repr__", [](const RunStats::Core &c) {
+        return std::string("CoreStats(slot=") + std::to_string(c.slot) +
+               ", type=" + pto_core_type_name(c.type) + ", tasks=" + std::to_string(c.tasks) +
+               ", busy_us=" + fmt_us(c.busy_us) +
+               ", busy_fraction=" + std::to_string(c.busy_fraction).substr(0, 5) + ")";
+      });
   nb::class_<RunStats>(m, "RunStats", "What a run did and how long it took.")
       .def(nb::init<>())
       .def_ro("tasks_run", &RunStats::tasks_run, "tasks executed")
@@ -195,13 +209,18 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("heap", &RunStats::heap, "tensormap runtime: the heap ring (bytes)")
       .def_ro("dep_pool", &RunStats::dep_pool, "tensormap runtime: the dependency-list pool (entries)")
       .def_ro("tensormap", &RunStats::tensormap, "tensormap runtime: the TensorMap pool (entries)")
+      .def_ro("effective_us", &RunStats::effective_us, "earliest kernel start to latest kernel end, in us")
+      .def_ro("scheduling_us", &RunStats::scheduling_us,
+              "AICPU scheduler threads' time not parked, summed over threads, in us")
+      .def_ro("cores", &RunStats::cores, "CoreStats of every core of the clusters the run used")
       .def("table", &RunStats::table, "A short printable table of the run's statistics.")
       .def("__str__", &RunStats::table)
       .def("__repr__", [](const RunStats &s) {
         return "RunStats(tasks_run=" + std::to_string(s.tasks_run) +
                ", aic_tasks=" + std::to_string(s.aic_tasks) + ", aiv_tasks=" + std::to_string(s.aiv_tasks) +
                ", orchestration_us=" + fmt_us(s.orchestration_us) + ", device_us=" + fmt_us(s.device_us) +
-               ", total_us=" + fmt_us(s.total_us) + ", cores_used=" + std::to_string(s.cores_used) +
+               ", total_us=" + fmt_us(s.total_us) + ", effective_us=" + fmt_us(s.effective_us) +
+               ", cores_used=" + std::to_string(s.cores_used) +
                ", aicpu_threads_used=" + std::to_string(s.aicpu_threads_used) + ")";
       });
 }

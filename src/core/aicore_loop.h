@@ -26,13 +26,9 @@ inline void aicore_loop(Handshake &hs) {
     const auto *p = reinterpret_cast<const DispatchPayload *>(hs.payload.load(std::memory_order_relaxed));
     auto *call = reinterpret_cast<pto_kernel_call *>(p->call_addr);
     hs.task_status.store(1, std::memory_order_relaxed);
-    if (hs.profile.load(std::memory_order_relaxed)) {
-      hs.start_ns = platform_now_ns();
-      reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
-      hs.end_ns = platform_now_ns();
-    } else {
-      reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
-    }
+    hs.start_ns = platform_now_ns();  // always: the run's busy counters (core/run_counters.h)
+    reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
+    hs.end_ns = platform_now_ns();
     hs.task_status.store(0, std::memory_order_relaxed);
     hs.done_seq.store(seq, std::memory_order_release);  // publishes the kernel's writes
     doorbell_ring(*reinterpret_cast<Doorbell *>(hs.owner_bell.load(std::memory_order_relaxed)));

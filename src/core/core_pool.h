@@ -14,6 +14,7 @@
 
 #include "core/handshake.h"
 #include "core/mpmc_queue.h"
+#include "core/run_counters.h"
 #include "core/trace.h"
 #include "pto/types.h"
 
@@ -69,10 +70,14 @@ class CorePool {
       warm_ = i;
       Cluster &cl = clusters_[c.cluster];
       --cl.busy;
+      const uint64_t start_ns = c.hs->start_ns, end_ns = c.hs->end_ns;  // published by done_seq
+      c.counters.busy_ns += end_ns - start_ns;
+      ++c.counters.tasks;
+      if (c.counters.first_start_ns == 0) c.counters.first_start_ns = start_ns;
+      c.counters.last_end_ns = end_ns;
       CoreTiming timing;
       if (profiling_) {
-        timing = CoreTiming{c.dispatch_ns, c.hs->start_ns, c.hs->end_ns, platform_now_ns(),
-                            static_cast<int32_t>(c.slot)};
+        timing = CoreTiming{c.dispatch_ns, start_ns, end_ns, platform_now_ns(), static_cast<int32_t>(c.slot)};
       }
       if (c.mix_part) {  // a part of the cluster's MIX task: report it when the last part is done
         c.mix_part = false;
@@ -170,6 +175,11 @@ class CorePool {
   }
   uint32_t cluster_aic_slot(uint32_t c) const { return cores_[clusters_[c].core[0]].slot; }
 
+  // The run's counters of every core this thread owns, into by_slot[handshake slot].
+  void write_counters(CoreCounters *by_slot) const {
+    for (uint32_t i = 0; i < count_; ++i) by_slot[cores_[i].slot] = cores_[i].counters;
+  }
+
   // True when a queue still holds work that this thread has no idle core for: time to wake a
   // peer (a hint: the queue may drain meanwhile, which only costs a spurious wake-up).
   bool needs_help(const MpmcQueue *queues, uint32_t num_queues) const {
@@ -196,6 +206,7 @@ class CorePool {
     bool mix_part;             // `task` is a part of the cluster's MIX task (a freed part's core may
                                // meanwhile run single tasks, which must not count as parts)
     uint64_t dispatch_ns = 0;  // profiling only
+    CoreCounters counters;     // this run's, always collected
   };
   struct Cluster {
     uint32_t core[3] = {};    // indices into cores_: AIC, AIV, AIV

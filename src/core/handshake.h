@@ -41,7 +41,7 @@ struct alignas(kCacheLine) Handshake {
   alignas(kCacheLine) std::atomic<uint32_t> aicore_ready{0};  // 1 once the core polls the slot
   std::atomic<uint32_t> done_seq{0};     // dispatch seq of the last completed payload (release)
   std::atomic<uint32_t> task_status{0};  // 1 while running a task, 0 when idle (diagnostics)
-  uint64_t start_ns = 0, end_ns = 0;     // last task's kernel, when profiling (before done_seq)
+  uint64_t start_ns = 0, end_ns = 0;     // last task's kernel (written before done_seq)
 };
 static_assert(sizeof(Handshake) == 2 * kCacheLine, "scheduler- and core-written halves on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written half starts a line");

@@ -1,7 +1,8 @@
 // src/core/trace.h — what a run records when profiling is on (enable_profiling), in device memory.
 //
-// The cost when profiling is off is one predictable branch per dispatch and per completion:
-// cores read the `profile` flag of their handshake slot, schedulers a member of their pool.
+// The cost when profiling is off is one predictable branch per dispatch and per completion
+// (a member of the scheduler's core pool); kernel timestamps are always taken for the run
+// counters (core/run_counters.h).
 // Records are indexed by task id, so each is written once, by one thread, without atomics;
 // the host reads them after every device thread has returned.
 #ifndef PTO_CORE_TRACE_H

@@ -3,6 +3,9 @@
 
 #include <cstring>
 
+#include <vector>
+
+#include "core/run_counters.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -15,6 +18,33 @@ HostImage::HostImage(uint64_t bytes) {
   mem_.reset(static_cast<char *>(std::aligned_alloc(64, rounded ? rounded : 64)));
   if (!mem_) throw std::bad_alloc();
   memset(mem_.get(), 0, rounded);
+}
+
+void read_run_counters(Device &device, const void *region, uint32_t threads, uint32_t clusters,
+                       uint32_t block_dim, pto_run_stats *stats) {
+  const uint32_t cores = 3 * clusters;
+  std::vector<char> buf(run_counters_bytes(threads, cores));
+  device.copy_from_device(buf.data(), region, buf.size());
+  const auto base = reinterpret_cast<uint64_t>(buf.data());
+  const SchedulerCounters *sched = scheduler_counters(base);
+  const CoreCounters *core = core_counters(base, threads);
+  stats->scheduling_ns = 0;
+  for (uint32_t t = 0; t < threads; ++t) {
+    const uint64_t span = sched[t].end_ns > sched[t].start_ns ? sched[t].end_ns - sched[t].start_ns : 0;
+    stats->scheduling_ns += span > sched[t].parked_ns ? span - sched[t].parked_ns : 0;
+  }
+  uint64_t first = UINT64_MAX, last = 0;
+  stats->num_cores = cores < PTO_STATS_MAX_CORES ? cores : PTO_STATS_MAX_CORES;
+  stats->num_clusters = clusters;
+  stats->block_dim = block_dim;
+  for (uint32_t c = 0; c < stats->num_cores; ++c) {
+    stats->core_busy_ns[c] = core[c].busy_ns;
+    stats->core_tasks[c] = static_cast<uint32_t>(core[c].tasks);
+    if (core[c].tasks == 0) continue;
+    first = core[c].first_start_ns < first ? core[c].first_start_ns : first;
+    last = core[c].last_end_ns > last ? core[c].last_end_ns : last;
+  }
+  stats->effective_ns = last > first ? last - first : 0;
 }
 
 void launch_run(DeviceRunner &runner, LaunchedRun *run) {

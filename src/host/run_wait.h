@@ -45,6 +45,13 @@ struct LaunchedRun {
   std::function<pto_status(uint64_t launch_ns, pto_run_stats *stats, std::string *error)> finish;
 };
 
+// Fills the always-collected part of *stats (effective and scheduling time, per-core busy time
+// and task counts) from a run's counters region (core/run_counters.h) at device address
+// `region`, written by `threads` scheduler threads for a chip of `clusters` clusters of which
+// the run used `block_dim`.
+void read_run_counters(Device &device, const void *region, uint32_t threads, uint32_t clusters,
+                       uint32_t block_dim, pto_run_stats *stats);
+
 // Starts the device programs of `run`.
 void launch_run(DeviceRunner &runner, LaunchedRun *run);
 

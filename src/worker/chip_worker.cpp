@@ -35,6 +35,29 @@ std::string RunStats::table() const {
   t += buf;
   std::snprintf(buf, sizeof buf, "cores / AICPU    %u / %u\n", cores_used, aicpu_threads_used);
   t += buf;
+  std::snprintf(buf, sizeof buf,
+                "effective        %.1f us (first kernel start to last kernel end)\n"
+                "scheduling       %.1f us (AICPU scheduler threads, not parked)\n",
+                effective_us, scheduling_us);
+  t += buf;
+  for (pto_core_type type : {PTO_CORE_AIC, PTO_CORE_AIV}) {
+    double sum = 0, lo = 1e300, hi = 0;
+    uint64_t n = 0, tasks = 0;
+    for (const Core &c : cores) {
+      if (c.type != type) continue;
+      sum += c.busy_fraction;
+      lo = c.busy_fraction < lo ? c.busy_fraction : lo;
+      hi = c.busy_fraction > hi ? c.busy_fraction : hi;
+      tasks += c.tasks;
+      ++n;
+    }
+    if (n == 0) continue;
+    std::snprintf(buf, sizeof buf,
+                  "%s busy         mean %.0f%% (min %.0f%%, max %.0f%%) over %llu cores, %llu kernels\n",
+                  type == PTO_CORE_AIC ? "AIC" : "AIV", 100 * sum / static_cast<double>(n), 100 * lo,
+                  100 * hi, static_cast<unsigned long long>(n), static_cast<unsigned long long>(tasks));
+    t += buf;
+  }
   const char *names[4] = {"task window", "heap (bytes)", "dep pool", "TensorMap"};
   const Ring *rings[4] = {&window, &heap, &dep_pool, &tensormap};
   if (window.capacity) {
@@ -183,6 +206,20 @@ RunStats to_run_stats(const pto_run_stats &s) {
   for (int r = 0; r < 4; ++r) {
     *rings[r] = RunStats::Ring{s.ring_capacity[r], s.ring_high_water[r], s.ring_stalls[r],
                                static_cast<double>(s.ring_stall_ns[r]) / 1e3};
+  }
+  out.effective_us = static_cast<double>(s.effective_ns) / 1e3;
+  out.scheduling_us = static_cast<double>(s.scheduling_ns) / 1e3;
+  const uint32_t C = s.num_clusters;
+  for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
+    RunStats::Core c;
+    c.slot = slot;
+    c.type = slot < C ? PTO_CORE_AIC : PTO_CORE_AIV;
+    c.cluster = slot < C ? slot : (slot - C) / 2;
+    if (c.cluster >= s.block_dim) continue;
+    c.tasks = s.core_tasks[slot];
+    c.busy_us = static_cast<double>(s.core_busy_ns[slot]) / 1e3;
+    c.busy_fraction = s.effective_ns ? static_cast<double>(s.core_busy_ns[slot]) / s.effective_ns : 0.0;
+    out.cores.push_back(c);
   }
   return out;
 }

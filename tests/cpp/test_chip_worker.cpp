@@ -1,6 +1,7 @@
 // tests/cpp/test_chip_worker.cpp — the public C++ flow: compile, init, set_device, run, finalize.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -108,6 +109,48 @@ TEST(ChipWorker, FinalizeTwiceIsHarmlessAndRunAfterFinalizeIsAnError) {
   } catch (const pto::Error &e) {
     EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The always-collected counters agree with the graph: every kernel is counted on exactly one
+// core, busy time fits in the effective time, and only the clusters the run used are listed.
+TEST(RunCounters, CoreCountsAddUpToTheGraphAndBusyFitsTheEffectiveTime) {
+  pto::ChipCallable c = pto_test::basic_callable();
+  pto::ChipWorker w;
+  w.init("a2a3sim", "host_build_graph");
+  w.set_device(5);
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 3;
+  cfg.aicpu_thread_num = 2;
+  const int64_t n = 1 << 18;
+  std::vector<float> a(n, 2.0f), b(n, 3.0f), f(n, 0.0f);
+  pto::ChipStorageTaskArgs args;
+  args.add_tensor(a.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INPUT);
+  args.add_tensor(b.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INPUT);
+  args.add_tensor(f.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_OUTPUT);
+  const pto::RunStats s = w.run(c, args, cfg);
+  ASSERT_EQ(s.cores.size(), 9u);
+  uint64_t kernels = 0;
+  double busiest = 0;
+  for (const auto &core : s.cores) {
+    EXPECT_LT(core.cluster, 3u);
+    EXPECT_EQ(core.type, core.slot < 24 ? PTO_CORE_AIC : PTO_CORE_AIV);
+    EXPECT_GE(core.busy_fraction, 0.0);
+    EXPECT_LE(core.busy_us, s.effective_us * 1.0001);
+    if (core.tasks == 0) {
+      EXPECT_EQ(core.busy_us, 0.0);
+    }
+    kernels += core.tasks;
+    busiest = std::max(busiest, core.busy_us);
+  }
+  EXPECT_EQ(kernels, s.tasks_run);
+  EXPECT_GT(busiest, 0.0);
+  EXPECT_GT(s.effective_us, 0.0);
+  EXPECT_LE(s.effective_us, s.device_us);
+  EXPECT_NE(s.table().find("effective"), std::string::npos);
 }
 
 }  // namespace

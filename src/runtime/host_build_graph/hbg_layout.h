@@ -12,6 +12,7 @@
 
 #include "core/handshake.h"
 #include "core/mpmc_queue.h"
+#include "core/run_counters.h"
 #include "core/scheduler_bell.h"
 #include "core/trace.h"
 #include "pto/types.h"
@@ -59,6 +60,7 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t handshakes_addr;  // the device's handshake block (Device::handshake_block)
   uint64_t sched_addr;       // SchedulerSlot[aicpu_threads]
   uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling, else 0
+  uint64_t counters_addr;    // the run counters (core/run_counters.h), always
 
   // --- Ready queues: writers are scheduler threads (and the host, pre-filling). ---
   MpmcQueue ready[PTO_CORE_TYPE_COUNT];

@@ -20,6 +20,7 @@
 
 #include "core/handshake.h"
 #include "core/mpmc_queue.h"
+#include "core/run_counters.h"
 #include "core/scheduler_bell.h"
 #include "core/trace.h"
 #include "pto/kernel.h"
@@ -81,6 +82,7 @@ struct alignas(kCacheLine) Header {
   uint64_t handshakes_addr, sched_addr, heap_addr, heap_bytes, orch_entry;
   // Profiling (0 when off): TaskTrace[trace_capacity] by task id, EdgeTrace[edge_capacity].
   uint64_t trace_addr, edges_addr;
+  uint64_t counters_addr;  // the run counters (core/run_counters.h), always
   uint32_t trace_capacity, edge_capacity;
   MpmcQueue ready[PTO_TASK_SHAPE_COUNT];  // AIC, AIV, MIX; capacity `window` each; pushers: orchestrator,
                                           // schedulers

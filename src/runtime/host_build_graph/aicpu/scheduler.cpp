@@ -32,6 +32,8 @@ class Scheduler {
   }
 
   int run() {
+    SchedulerCounters counters;
+    counters.start_ns = platform_now_ns();
     for (;;) {
       const uint32_t seen = doorbell_prepare(*bell_);
       bool progress = retire_finished();
@@ -41,8 +43,15 @@ class Scheduler {
         if (cores_.needs_help(h_->ready, PTO_CORE_TYPE_COUNT)) peers_.wake_one();
       }
       if (all_finished() || (aborting && cores_.busy() == 0)) break;
-      if (!progress) doorbell_wait(*bell_, seen);
+      if (!progress) {
+        const uint64_t t = platform_now_ns();
+        doorbell_wait(*bell_, seen);
+        counters.parked_ns += platform_now_ns() - t;
+      }
     }
+    counters.end_ns = platform_now_ns();
+    scheduler_counters(h_->counters_addr)[idx_] = counters;
+    cores_.write_counters(core_counters(h_->counters_addr, h_->aicpu_threads));
     return PTO_OK;
   }
 

@@ -21,11 +21,12 @@ using hbg::RuntimeHeader;
 
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
-  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], trace = 0, total;
+  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], trace = 0, counters, total;
   uint64_t queue_cap[PTO_CORE_TYPE_COUNT];
   std::vector<uint64_t> call_off;  // per task, relative offset of its pto_kernel_call
 
-  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, bool profiling) {
+  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, bool profiling, uint32_t threads,
+         uint32_t cores) {
     uint64_t off = align_up(sizeof(RuntimeHeader), kCacheLine);
     this->tasks = off;
     off = align_up(off + graph.size() * sizeof(hbg::Task), kCacheLine);
@@ -49,6 +50,8 @@ struct Layout {
       trace = off;
       off += graph.size() * sizeof(TaskTrace);
     }
+    counters = off = align_up(off, kCacheLine);
+    off += run_counters_bytes(threads, cores);
     total = off;
   }
 };
@@ -66,6 +69,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->handshakes_addr = in.handshakes;
   h->sched_addr = in.scheduler_bells;  // the device's: cores ring them after the run may be gone
   h->trace_addr = L.trace ? dev + L.trace : 0;
+  h->counters_addr = dev + L.counters;
   h->failed_task.store(-1, std::memory_order_relaxed);
 
   auto *succ = reinterpret_cast<uint32_t *>(base + L.successors);
@@ -188,7 +192,8 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const std::vector<HostTask> &graph = builder->tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg.enable_profiling != 0);
+  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg.enable_profiling != 0, threads,
+                                          3 * static_cast<uint32_t>(in.num_clusters));
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
     *error = "cannot allocate " + std::to_string(L->total) + " device bytes for the runtime";
@@ -239,6 +244,8 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     for (const HostTask &t : g) ++st->tasks_per_core_type[t.core_type];
     st->cores_used = 3 * block_dim;
     st->aicpu_threads_used = threads;
+    read_run_counters(d, static_cast<const char *>(dev_ptr) + L->counters, threads,
+                      static_cast<uint32_t>(in.num_clusters), block_dim, st);
     return PTO_OK;
   };
   return PTO_OK;

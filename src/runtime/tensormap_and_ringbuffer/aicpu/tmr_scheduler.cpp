@@ -7,6 +7,7 @@ namespace tmr {
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
   cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0);
+  counters_.start_ns = platform_now_ns();
 }
 
 void Scheduler::make_ready(Header *h, int64_t id) {
@@ -163,8 +164,15 @@ void Scheduler::run() {
     const bool progress = poll();
     if (done()) break;
     if (h_->abort.load(std::memory_order_acquire) != 0 && cores_.busy() == 0) break;
-    if (!progress) doorbell_wait(*bell_, seen);
+    if (!progress) {
+      const uint64_t t = platform_now_ns();
+      doorbell_wait(*bell_, seen);
+      counters_.parked_ns += platform_now_ns() - t;
+    }
   }
+  counters_.end_ns = platform_now_ns();
+  scheduler_counters(h_->counters_addr)[idx_] = counters_;
+  cores_.write_counters(core_counters(h_->counters_addr, h_->sched_threads));
 }
 
 }  // namespace tmr

@@ -46,6 +46,7 @@ class Scheduler {
   Doorbell *bell_;
   PeerWaker peers_;
   CorePool cores_;
+  SchedulerCounters counters_;  // written to the run's counters when run() ends
 };
 
 }  // namespace tmr

@@ -23,7 +23,7 @@ using tmr::Header;
 
 struct Layout {
   uint64_t window, call_stride, slots, calls, deps, kernels, tensors, scalars, queue[PTO_TASK_SHAPE_COUNT],
-      trace = 0, edges = 0, total;
+      trace = 0, edges = 0, counters, total;
   uint32_t num_kernels, sched_threads, trace_capacity = 0, edge_capacity = 0;
 
   Layout(const RunInputs &in, uint32_t nkernels) {
@@ -52,6 +52,7 @@ struct Layout {
       trace = take(uint64_t{trace_capacity} * sizeof(TaskTrace));
       edges = take(uint64_t{edge_capacity} * sizeof(EdgeTrace));
     }
+    counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
     total = off;
   }
 };
@@ -96,6 +97,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->orch_entry = orch_entry;
   h->trace_addr = L.trace ? dev + L.trace : 0;
   h->edges_addr = L.edges ? dev + L.edges : 0;
+  h->counters_addr = dev + L.counters;
   h->trace_capacity = L.trace_capacity;
   h->edge_capacity = L.edge_capacity;
   h->failed_task.store(-1, std::memory_order_relaxed);
@@ -243,6 +245,11 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
     stats->tasks_per_core_type[t] = hdr->run_by_type[t].load(std::memory_order_relaxed);
   stats->cores_used = 3 * static_cast<uint32_t>(in.cfg.block_dim);
   stats->aicpu_threads_used = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
+  read_run_counters(device, static_cast<const char *>(dev_ptr) + L.counters, L.sched_threads,
+                    static_cast<uint32_t>(in.num_clusters), static_cast<uint32_t>(in.cfg.block_dim), stats);
+  if (in.cfg.aicpu_thread_num == 1) {  // the one thread also orchestrated: that is not scheduling
+    stats->scheduling_ns -= std::min(stats->scheduling_ns, stats->orchestration_ns);
+  }
   return PTO_OK;
 }
 
