@@ -58,6 +58,7 @@ typedef struct pto_call_config {
   uint32_t dep_pool_entries;  /* tensormap_and_ringbuffer: dependency-list pool */
   uint32_t tensormap_entries; /* tensormap_and_ringbuffer: TensorMap pool */
   uint32_t trace_tasks;       /* tensormap_and_ringbuffer with profiling: tasks traced */
+  int32_t log_level;          /* device logs: pto_log_level threshold (pto/device_log.h) */
 } pto_call_config;
 
 #define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */

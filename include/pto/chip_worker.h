@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pto/c_api.h"
+#include "pto/device_log.h"
 #include "pto/error.h"
 #include "pto/runtime_builder.h"
 #include "pto/types.h"
@@ -40,7 +41,9 @@ namespace pto {
   X(uint32_t, dep_pool_entries, 16384, "tensormap_and_ringbuffer: dependency-list pool entries")           \
   X(uint32_t, tensormap_entries, 16384, "tensormap_and_ringbuffer: TensorMap pool entries")                \
   X(uint32_t, trace_tasks, 65536,                                                                          \
-    "tensormap_and_ringbuffer with profiling: tasks traced (ids beyond are not)")
+    "tensormap_and_ringbuffer with profiling: tasks traced (ids beyond are not)")                          \
+  X(int32_t, log_level, PTO_LOG_WARN,                                                                      \
+    "device logs (DEV_DEBUG..DEV_ERROR): least level written; 0 debug, 1 info, 2 warn, 3 error, 4 off")
 
 // Per-run configuration (seed 001's ChipCallConfig). Defaults match pto_default_call_config.
 struct ChipCallConfig {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "host/run_wait.h"
+#include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -61,6 +62,10 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
     return fail(PTO_NOT_SUPPORTED, std::string(cfg.enable_dump_tensor ? "enable_dump_tensor" : "enable_pmu") +
                                        " is not implemented yet (see the README); leave it off — "
                                        "enable_profiling records a trace");
+  }
+  if (cfg.log_level < PTO_LOG_DEBUG || cfg.log_level > PTO_LOG_OFF) {
+    return fail(PTO_INVALID_ARGUMENT, "log_level " + std::to_string(cfg.log_level) +
+                                          " is outside 0..4 (debug, info, warn, error, off)");
   }
   if (cfg.max_tasks == 0 || cfg.max_args_per_task == 0 || cfg.max_successors == 0) {
     return fail(PTO_INVALID_ARGUMENT, "max_tasks, max_args_per_task and max_successors must be positive");
@@ -196,6 +201,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.allocations = &run->allocations;
   in.handshakes = reinterpret_cast<uint64_t>(device_->handshake_block());
   in.scheduler_bells = reinterpret_cast<uint64_t>(device_->scheduler_bells());
+  in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;

@@ -32,6 +32,7 @@ struct RunInputs {
   ScopedAllocations *allocations = nullptr;  // run-lifetime device memory
   uint64_t handshakes = 0;                   // the device's handshake block (device address)
   uint64_t scheduler_bells = 0;              // the device's scheduler doorbells (device address)
+  uint64_t device_log = 0;                   // the device's pto_device_log (device address)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
 };
 

@@ -61,6 +61,7 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t sched_addr;       // SchedulerSlot[aicpu_threads]
   uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling, else 0
   uint64_t counters_addr;    // the run counters (core/run_counters.h), always
+  uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
 
   // --- Ready queues: writers are scheduler threads (and the host, pre-filling). ---
   MpmcQueue ready[PTO_CORE_TYPE_COUNT];

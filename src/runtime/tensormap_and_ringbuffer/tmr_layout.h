@@ -83,6 +83,7 @@ struct alignas(kCacheLine) Header {
   // Profiling (0 when off): TaskTrace[trace_capacity] by task id, EdgeTrace[edge_capacity].
   uint64_t trace_addr, edges_addr;
   uint64_t counters_addr;  // the run counters (core/run_counters.h), always
+  uint64_t log_addr;       // the device's pto_device_log (pto/device_log.h)
   uint32_t trace_capacity, edge_capacity;
   MpmcQueue ready[PTO_TASK_SHAPE_COUNT];  // AIC, AIV, MIX; capacity `window` each; pushers: orchestrator,
                                           // schedulers

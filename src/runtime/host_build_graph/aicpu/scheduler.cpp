@@ -11,6 +11,7 @@
 
 #include "core/core_pool.h"
 #include "hbg_layout.h"
+#include "pto/device_log.h"
 #include "pto/error.h"
 #include "pto/kernel.h"
 
@@ -29,11 +30,13 @@ class Scheduler {
     cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, thread_idx, thread_num, bell_,
                 h->trace_addr != 0);
     idx_ = thread_idx;
+    log_ = reinterpret_cast<const pto_device_log *>(h->log_addr);
   }
 
   int run() {
     SchedulerCounters counters;
     counters.start_ns = platform_now_ns();
+    DEV_DEBUG(log_, "scheduler %u: %u task(s), %u core(s)", idx_, h_->num_tasks, cores_.size());
     for (;;) {
       const uint32_t seen = doorbell_prepare(*bell_);
       bool progress = retire_finished();
@@ -50,6 +53,10 @@ class Scheduler {
       }
     }
     counters.end_ns = platform_now_ns();
+    if (h_->abort.load(std::memory_order_relaxed) != 0)
+      DEV_WARN(log_, "scheduler %u: run aborted by the host", idx_);
+    DEV_DEBUG(log_, "scheduler %u: done, parked %llu us", idx_,
+              static_cast<unsigned long long>(counters.parked_ns / 1000));
     scheduler_counters(h_->counters_addr)[idx_] = counters;
     cores_.write_counters(core_counters(h_->counters_addr, h_->aicpu_threads));
     return PTO_OK;
@@ -63,6 +70,8 @@ class Scheduler {
       const int32_t status = reinterpret_cast<const pto_kernel_call *>(tasks_[t].payload.call_addr)->status;
       record(t, status ? kTraceFailed : kTraceDone, timing);
       if (status != 0) {
+        DEV_ERROR(log_, "task %lld (kernel %u) failed with status %d", static_cast<long long>(t),
+                  tasks_[t].func_id, status);
         int32_t none = -1;
         if (h_->failed_task.compare_exchange_strong(none, static_cast<int32_t>(t),
                                                     std::memory_order_acq_rel)) {
@@ -145,6 +154,7 @@ class Scheduler {
         no_mix);
   }
 
+  const pto_device_log *log_;
   RuntimeHeader *h_;
   Task *tasks_;
   const uint32_t *succ_;

@@ -70,6 +70,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->sched_addr = in.scheduler_bells;  // the device's: cores ring them after the run may be gone
   h->trace_addr = L.trace ? dev + L.trace : 0;
   h->counters_addr = dev + L.counters;
+  h->log_addr = in.device_log;
   h->failed_task.store(-1, std::memory_order_relaxed);
 
   auto *succ = reinterpret_cast<uint32_t *>(base + L.successors);
@@ -89,6 +90,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
     t->core.store(-1, std::memory_order_relaxed);
     auto *call = reinterpret_cast<pto_kernel_call *>(base + L.call_off[i]);
     call->num_args = static_cast<uint16_t>(ht.args.size());
+    call->log = in.device_log;
     if (!ht.args.empty()) memcpy(call->args, ht.args.data(), 8 * ht.args.size());
     if (ht.predecessors.empty()) {
       t->state.store(hbg::kReady, std::memory_order_relaxed);

@@ -43,6 +43,9 @@ class DeviceOrchestrator final : public Orchestrator {
   void scope_end() override;
   void fail(const char *message) override;
   bool ok() const override { return status_ == PTO_OK && !stopped_; }
+  const pto_device_log *log() const override {
+    return reinterpret_cast<const pto_device_log *>(h_->log_addr);
+  }
 
  private:
   struct HeapAlloc {

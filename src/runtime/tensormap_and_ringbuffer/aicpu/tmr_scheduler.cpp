@@ -1,6 +1,8 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/tmr_scheduler.cpp — dispatch, completion, fan-out, retirement.
 #include "tmr_scheduler.h"
 
+#include "pto/device_log.h"
+
 namespace pto {
 namespace tmr {
 
@@ -148,6 +150,11 @@ int32_t Scheduler::status_of(int64_t id) const {
 bool Scheduler::poll() {
   const bool collected = cores_.collect([this](int64_t id, const CoreTiming &timing) {
     const bool failed = status_of(id) != 0;
+    if (failed) {
+      DEV_ERROR(reinterpret_cast<const pto_device_log *>(h_->log_addr),
+                "task %lld (kernel %u) failed with status %d", static_cast<long long>(id),
+                slot_of(h_, id).func_id, status_of(id));
+    }
     record(id, failed ? kTraceFailed : kTraceDone, timing);
     if (!failed) h_->run_by_type[slot_of(h_, id).core_type].fetch_add(1, std::memory_order_relaxed);
     finish(id, failed ? kFailed : kDone);
@@ -171,6 +178,9 @@ void Scheduler::run() {
     }
   }
   counters_.end_ns = platform_now_ns();
+  if (h_->abort.load(std::memory_order_relaxed) != 0)
+    DEV_WARN(reinterpret_cast<const pto_device_log *>(h_->log_addr), "scheduler %u: run aborted by the host",
+             idx_);
   scheduler_counters(h_->counters_addr)[idx_] = counters_;
   cores_.write_counters(core_counters(h_->counters_addr, h_->sched_threads));
 }

@@ -98,6 +98,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->trace_addr = L.trace ? dev + L.trace : 0;
   h->edges_addr = L.edges ? dev + L.edges : 0;
   h->counters_addr = dev + L.counters;
+  h->log_addr = in.device_log;
   h->trace_capacity = L.trace_capacity;
   h->edge_capacity = L.edge_capacity;
   h->failed_task.store(-1, std::memory_order_relaxed);
