@@ -84,6 +84,7 @@ typedef struct pto_run_stats {
   uint32_t block_dim;     /* clusters 0..block_dim-1 were used */
   uint64_t core_busy_ns[PTO_STATS_MAX_CORES]; /* time running kernels */
   uint32_t core_tasks[PTO_STATS_MAX_CORES];   /* kernels run */
+  char pmu_note[320]; /* enable_pmu: counters that could not be counted and why ("" if none) */
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -31,7 +31,7 @@ namespace pto {
   X(int, aicpu_thread_num, 1, "AICPU threads: schedulers (+1 orchestrator in tensormap_and_ringbuffer)")   \
   X(bool, enable_profiling, false, "record a trace of the run (ChipWorker.last_trace; docs/profiling.md)") \
   X(bool, enable_dump_tensor, false, "dump task tensors (not implemented yet: NOT_SUPPORTED)")             \
-  X(bool, enable_pmu, false, "collect performance counters (not implemented yet: NOT_SUPPORTED)")          \
+  X(bool, enable_pmu, false, "per-task cycles (+ instructions, cache misses where allowed) in the trace")  \
   X(uint32_t, max_tasks, 65536, "host_build_graph: task capacity of the graph")                            \
   X(uint32_t, max_args_per_task, 16, "arguments per task")                                                 \
   X(uint32_t, max_successors, 1024, "host_build_graph: successors per task")                               \
@@ -127,6 +127,9 @@ struct RunStats {
     double busy_fraction = 0;  // busy_us / effective_us
   };
   std::vector<Core> cores;  // every core of the clusters the run used (block_dim x 3)
+  // enable_pmu: which counters could not be counted and why ("" if none; per-task counters
+  // are in the trace, ChipWorker::last_trace_json).
+  std::string pmu_note;
 
   // A short printable table of everything above.
   std::string table() const;

@@ -3,7 +3,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "host/run_wait.h"
 #include "pto/device_log.h"
@@ -58,10 +60,10 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
                                            " is outside 1.." + std::to_string(g.max_aicpu_threads) +
                                            " (the AICPU threads of " + g.platform + ")");
   }
-  if (cfg.enable_dump_tensor || cfg.enable_pmu) {
-    return fail(PTO_NOT_SUPPORTED, std::string(cfg.enable_dump_tensor ? "enable_dump_tensor" : "enable_pmu") +
-                                       " is not implemented yet (see the README); leave it off — "
-                                       "enable_profiling records a trace");
+  if (cfg.enable_dump_tensor) {
+    return fail(PTO_NOT_SUPPORTED,
+                "enable_dump_tensor is not implemented yet (see the README); leave it off — "
+                "enable_profiling records a trace");
   }
   if (cfg.log_level < PTO_LOG_DEBUG || cfg.log_level > PTO_LOG_OFF) {
     return fail(PTO_INVALID_ARGUMENT, "log_level " + std::to_string(cfg.log_level) +
@@ -178,6 +180,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   const uint64_t t0 = platform_now_ns();
   last_error_.clear();
   last_trace_.clear();
+  pmu_note_.clear();
   if (!device_)
     return fail(PTO_NOT_INITIALIZED, "run() before set_device(): call set_device(device_id) first");
   if (!broken_.empty()) return fail(PTO_DEVICE_BROKEN, broken_);
@@ -236,6 +239,11 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   if (rc != PTO_OK) return fail(rc, err);
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
   run.stats.total_ns = platform_now_ns() - run.t0;
+  if (!pmu_note_.empty()) {
+    snprintf(run.stats.pmu_note, sizeof run.stats.pmu_note, "%s", pmu_note_.c_str());
+    static std::once_flag said;  // say it once per process, not once per run
+    std::call_once(said, [this] { fprintf(stderr, "pto_runtime: enable_pmu: %s\n", pmu_note_.c_str()); });
+  }
   if (stats) *stats = run.stats;
   return PTO_OK;
 }

@@ -66,6 +66,8 @@ class DeviceRunner {
   // The last run's trace as JSON (empty unless it ran with enable_profiling).
   const std::string &last_trace() const { return last_trace_; }
   void set_last_trace(std::string json) { last_trace_ = std::move(json); }
+  // enable_pmu: which counters the last run could not count, and why ("" if none).
+  void set_pmu_note(std::string note) { pmu_note_ = std::move(note); }
   const ChipGeometry &geometry() const { return *geometry_; }
   Device &device() { return *device_; }
   MemoryAllocator &memory() { return *memory_; }
@@ -92,6 +94,7 @@ class DeviceRunner {
   std::unique_ptr<InFlight> in_flight_;
   std::string last_error_;
   std::string last_trace_;
+  std::string pmu_note_;
 };
 
 }  // namespace pto

@@ -19,7 +19,12 @@ struct TraceMeta {
   int32_t orchestrator_thread = -1;  // tensormap runtime: the AICPU thread that orchestrates
   uint64_t dropped_tasks = 0;        // tasks past the trace capacity
   uint64_t dropped_edges = 0;
+  const PmuTrace *pmu = nullptr;  // enable_pmu: one per task record, else null
 };
+
+// enable_pmu: "" when every counter of every task that ran was counted, else which ones are
+// missing and why. pmu[i] belongs to tasks[i].
+std::string pmu_note(const TaskTrace *tasks, const PmuTrace *pmu, size_t num_tasks);
 
 // tasks: records indexed by task id (status kTraceNone = never recorded, skipped).
 std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const ChipGeometry &geometry,

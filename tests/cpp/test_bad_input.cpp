@@ -195,9 +195,6 @@ TEST_F(BadInput, UnimplementedSwitchesAreNotSupported) {
   cfg.enable_dump_tensor = true;
   expect_error([&] { run(callable("", "noop"), cfg); }, PTO_NOT_SUPPORTED,
                {"enable_dump_tensor is not implemented"});
-  cfg.enable_dump_tensor = false;
-  cfg.enable_pmu = true;
-  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_NOT_SUPPORTED, {"enable_pmu is not implemented"});
 }
 
 TEST_F(BadInput, RunBeforeSetDevice) {

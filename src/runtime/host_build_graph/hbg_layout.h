@@ -59,7 +59,8 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t successors_addr;  // uint32_t[]
   uint64_t handshakes_addr;  // the device's handshake block (Device::handshake_block)
   uint64_t sched_addr;       // SchedulerSlot[aicpu_threads]
-  uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling, else 0
+  uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling or enable_pmu, else 0
+  uint64_t pmu_addr;         // PmuTrace[num_tasks] when enable_pmu, else 0
   uint64_t counters_addr;    // the run counters (core/run_counters.h), always
   uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
 

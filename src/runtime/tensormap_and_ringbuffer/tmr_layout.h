@@ -82,6 +82,7 @@ struct alignas(kCacheLine) Header {
   uint64_t handshakes_addr, sched_addr, heap_addr, heap_bytes, orch_entry;
   // Profiling (0 when off): TaskTrace[trace_capacity] by task id, EdgeTrace[edge_capacity].
   uint64_t trace_addr, edges_addr;
+  uint64_t pmu_addr;       // enable_pmu: PmuTrace[trace_capacity] by task id, else 0
   uint64_t counters_addr;  // the run counters (core/run_counters.h), always
   uint64_t log_addr;       // the device's pto_device_log (pto/device_log.h)
   uint32_t trace_capacity, edge_capacity;

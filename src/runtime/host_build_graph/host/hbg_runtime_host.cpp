@@ -21,12 +21,13 @@ using hbg::RuntimeHeader;
 
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
-  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], trace = 0, counters, total;
+  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], trace = 0, pmu = 0, counters,
+           total;
   uint64_t queue_cap[PTO_CORE_TYPE_COUNT];
   std::vector<uint64_t> call_off;  // per task, relative offset of its pto_kernel_call
 
-  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, bool profiling, uint32_t threads,
-         uint32_t cores) {
+  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, bool profiling, bool with_pmu,
+         uint32_t threads, uint32_t cores) {
     uint64_t off = align_up(sizeof(RuntimeHeader), kCacheLine);
     this->tasks = off;
     off = align_up(off + graph.size() * sizeof(hbg::Task), kCacheLine);
@@ -50,6 +51,10 @@ struct Layout {
       trace = off;
       off += graph.size() * sizeof(TaskTrace);
     }
+    if (with_pmu) {
+      pmu = off = align_up(off, kCacheLine);
+      off += graph.size() * sizeof(PmuTrace);
+    }
     counters = off = align_up(off, kCacheLine);
     off += run_counters_bytes(threads, cores);
     total = off;
@@ -69,6 +74,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->handshakes_addr = in.handshakes;
   h->sched_addr = in.scheduler_bells;  // the device's: cores ring them after the run may be gone
   h->trace_addr = L.trace ? dev + L.trace : 0;
+  h->pmu_addr = L.pmu ? dev + L.pmu : 0;
   h->counters_addr = dev + L.counters;
   h->log_addr = in.device_log;
   h->failed_task.store(-1, std::memory_order_relaxed);
@@ -142,10 +148,12 @@ std::string pending_report(const std::vector<HostTask> &graph, const hbg::Task *
 
 // The trace records plus the graph's edges (all explicit here) as JSON for ChipWorker.last_trace.
 void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<HostTask> &graph,
-                  const char *dev_trace, uint64_t launch_ns, uint32_t threads) {
+                  const char *dev_trace, const char *dev_pmu, uint64_t launch_ns, uint32_t threads) {
   std::vector<TaskTrace> records(graph.size());
   if (!graph.empty())
     runner.device().copy_from_device(records.data(), dev_trace, graph.size() * sizeof(TaskTrace));
+  std::vector<PmuTrace> pmu(dev_pmu ? graph.size() : 0);
+  if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), dev_pmu, pmu.size() * sizeof(PmuTrace));
   std::vector<EdgeTrace> edges;
   for (size_t t = 0; t < graph.size(); ++t) {
     for (uint32_t s : graph[t].successors) {
@@ -156,6 +164,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
   meta.aicpu_threads = threads;
+  meta.pmu = dev_pmu ? pmu.data() : nullptr;
+  if (meta.pmu) runner.set_pmu_note(pmu_note(records.data(), pmu.data(), records.size()));
   runner.set_last_trace(trace_to_json(meta, in, runner.geometry(), records.data(), records.size(), edges));
 }
 
@@ -194,8 +204,9 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const std::vector<HostTask> &graph = builder->tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg.enable_profiling != 0, threads,
-                                          3 * static_cast<uint32_t>(in.num_clusters));
+  auto L = std::make_shared<const Layout>(
+      graph, builder->num_edges(), in.cfg.enable_profiling != 0 || in.cfg.enable_pmu != 0,
+      in.cfg.enable_pmu != 0, threads, 3 * static_cast<uint32_t>(in.num_clusters));
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
     *error = "cannot allocate " + std::to_string(L->total) + " device bytes for the runtime";
@@ -223,7 +234,8 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     const std::vector<HostTask> &g = builder->tasks();
     Device &d = runner.device();
     if (L->trace)
-      export_trace(runner, in, g, static_cast<const char *>(dev_ptr) + L->trace, launch_ns, threads);
+      export_trace(runner, in, g, static_cast<const char *>(dev_ptr) + L->trace,
+                   L->pmu ? static_cast<const char *>(dev_ptr) + L->pmu : nullptr, launch_ns, threads);
     HostImage back(L->tasks);
     d.copy_from_device(back.data(), dev_ptr, L->tasks);
     const auto *hdr = reinterpret_cast<const RuntimeHeader *>(back.data());

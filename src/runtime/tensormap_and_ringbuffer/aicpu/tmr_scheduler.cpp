@@ -8,7 +8,8 @@ namespace tmr {
 
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
-  cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0);
+  cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0,
+              h->pmu_addr != 0);
   counters_.start_ns = platform_now_ns();
 }
 
@@ -107,6 +108,7 @@ void Scheduler::record(int64_t id, uint16_t status, const CoreTiming &timing) {
   r.start_ns = timing.start_ns;
   r.end_ns = timing.end_ns;
   r.complete_ns = timing.complete_ns;
+  if (h_->pmu_addr) reinterpret_cast<PmuTrace *>(h_->pmu_addr)[id] = timing.pmu;
 }
 
 bool Scheduler::dispatch_ready() {
