@@ -60,10 +60,12 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
                                            " is outside 1.." + std::to_string(g.max_aicpu_threads) +
                                            " (the AICPU threads of " + g.platform + ")");
   }
-  if (cfg.enable_dump_tensor) {
-    return fail(PTO_NOT_SUPPORTED,
-                "enable_dump_tensor is not implemented yet (see the README); leave it off — "
-                "enable_profiling records a trace");
+  if (cfg.enable_dump_tensor && (cfg.dump_max_tasks == 0 || cfg.dump_max_tasks > 65536 ||
+                                 cfg.dump_bytes == 0 || cfg.dump_bytes > (16ull << 30))) {
+    return fail(PTO_INVALID_ARGUMENT,
+                "enable_dump_tensor needs dump_max_tasks in 1..65536 and dump_bytes in "
+                "1..16 GiB (got " +
+                    std::to_string(cfg.dump_max_tasks) + " and " + std::to_string(cfg.dump_bytes) + ")");
   }
   if (cfg.log_level < PTO_LOG_DEBUG || cfg.log_level > PTO_LOG_OFF) {
     return fail(PTO_INVALID_ARGUMENT, "log_level " + std::to_string(cfg.log_level) +
@@ -236,7 +238,10 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   } else {
     rc = complete_run(*this, run.launched, &run.stats, &err);
   }
-  if (rc != PTO_OK) return fail(rc, err);
+  if (rc != PTO_OK) {
+    if (run.stats.dump_dir[0]) err += std::string(" (its tensors were dumped to ") + run.stats.dump_dir + ")";
+    return fail(rc, err);
+  }
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
   run.stats.total_ns = platform_now_ns() - run.t0;
   if (!pmu_note_.empty()) {

@@ -31,6 +31,7 @@ class Scheduler {
                 h->trace_addr != 0, h->pmu_addr != 0);
     idx_ = thread_idx;
     log_ = reinterpret_cast<const pto_device_log *>(h->log_addr);
+    dump_ = reinterpret_cast<DumpRegion *>(h->dump_addr);
   }
 
   int run() {
@@ -69,6 +70,7 @@ class Scheduler {
     return cores_.collect([this](int64_t t, const CoreTiming &timing) {
       const int32_t status = reinterpret_cast<const pto_kernel_call *>(tasks_[t].payload.call_addr)->status;
       record(t, status ? kTraceFailed : kTraceDone, timing);
+      if (tasks_[t].dump >= 0) dump_task_views(dump_, dump_tasks(dump_)[tasks_[t].dump], kDumpAfter);
       if (status != 0) {
         DEV_ERROR(log_, "task %lld (kernel %u) failed with status %d", static_cast<long long>(t),
                   tasks_[t].func_id, status);
@@ -135,6 +137,7 @@ class Scheduler {
     Task &task = tasks_[t];
     task.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
     task.state.store(kRunning, std::memory_order_relaxed);
+    if (task.dump >= 0) dump_task_views(dump_, dump_tasks(dump_)[task.dump], kDumpBefore);  // its inputs
     cores_.dispatch(core, t, &task.payload);
   }
 
@@ -156,6 +159,7 @@ class Scheduler {
   }
 
   const pto_device_log *log_;
+  DumpRegion *dump_;  // enable_dump_tensor, else null
   RuntimeHeader *h_;
   Task *tasks_;
   const uint32_t *succ_;

@@ -90,7 +90,13 @@ void Scheduler::start(int64_t id, uint32_t core) {
   TaskSlot &t = slot_of(h_, id);
   t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
   t.state.store(kRunning, std::memory_order_relaxed);
+  if (t.dump >= 0) dump_before(t);
   cores_.dispatch(core, id, &t.payload);
+}
+
+void Scheduler::dump_before(const TaskSlot &t) {
+  auto *d = reinterpret_cast<DumpRegion *>(h_->dump_addr);
+  dump_task_views(d, dump_tasks(d)[t.dump], kDumpBefore);
 }
 
 // Profiling: the task's trace record; submit_ns was written by the orchestrator, the rest here.
@@ -121,6 +127,7 @@ bool Scheduler::dispatch_ready() {
     }
     t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
+    if (t.dump >= 0) dump_before(t);
     const DispatchPayload *const parts[3] = {&t.payload, &t.mix_payload[0], &t.mix_payload[1]};
     cores_.dispatch_mix(cluster, id, parts);
     return true;
@@ -158,6 +165,10 @@ bool Scheduler::poll() {
                 slot_of(h_, id).func_id, status_of(id));
     }
     record(id, failed ? kTraceFailed : kTraceDone, timing);
+    if (const int32_t dump = slot_of(h_, id).dump; dump >= 0) {  // its outputs, before any successor runs
+      auto *d = reinterpret_cast<DumpRegion *>(h_->dump_addr);
+      dump_task_views(d, dump_tasks(d)[dump], kDumpAfter);
+    }
     if (!failed) h_->run_by_type[slot_of(h_, id).core_type].fetch_add(1, std::memory_order_relaxed);
     finish(id, failed ? kFailed : kDone);
   }) != 0;
