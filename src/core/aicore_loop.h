@@ -6,6 +6,7 @@
 #define PTO_CORE_AICORE_LOOP_H
 
 #include "core/handshake.h"
+#include "core/profiling.h"
 #include "pto/kernel.h"
 #include "pto_platform/pmu.h"
 
@@ -43,7 +44,7 @@ inline void aicore_loop(Handshake &hs) {
     const auto *p = reinterpret_cast<const DispatchPayload *>(hs.payload.load(std::memory_order_relaxed));
     auto *call = reinterpret_cast<pto_kernel_call *>(p->call_addr);
     hs.task_status.store(1, std::memory_order_relaxed);
-    if (hs.pmu.load(std::memory_order_relaxed)) {
+    if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
       run_with_pmu(hs, reinterpret_cast<KernelFn>(p->kernel_addr), call->args);
     } else {
       hs.start_ns = platform_now_ns();  // always: the run's busy counters (core/run_counters.h)

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/profiling.h"
 #include "host/run_wait.h"
 #include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
@@ -66,6 +67,12 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
                 "enable_dump_tensor needs dump_max_tasks in 1..65536 and dump_bytes in "
                 "1..16 GiB (got " +
                     std::to_string(cfg.dump_max_tasks) + " and " + std::to_string(cfg.dump_bytes) + ")");
+  }
+  if (!kProfilingBuilt && (cfg.enable_profiling || cfg.enable_pmu)) {
+    return fail(PTO_NOT_SUPPORTED,
+                std::string(cfg.enable_profiling ? "enable_profiling" : "enable_pmu") +
+                    ": this build has no profiling code (configured with -DPTO_PROFILING=OFF); "
+                    "use a default build");
   }
   if (cfg.log_level < PTO_LOG_DEBUG || cfg.log_level > PTO_LOG_OFF) {
     return fail(PTO_INVALID_ARGUMENT, "log_level " + std::to_string(cfg.log_level) +

@@ -88,7 +88,7 @@ class Scheduler {
 
   // Profiling: the task's trace record (written once, by the thread that finishes it).
   void record(int64_t t, uint16_t status, const CoreTiming &timing) {
-    if (h_->trace_addr == 0) return;
+    if (!kProfilingBuilt || h_->trace_addr == 0) return;
     const bool ran = status != kTraceSkipped;
     reinterpret_cast<TaskTrace *>(h_->trace_addr)[t] = TaskTrace{t,
                                                                  tasks_[t].func_id,

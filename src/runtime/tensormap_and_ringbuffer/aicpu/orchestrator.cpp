@@ -2,6 +2,7 @@
 #include "orchestrator.h"
 
 #include "core/align.h"
+#include "core/profiling.h"
 
 #include <algorithm>
 #include <cstring>
@@ -327,7 +328,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   const bool manual = scopes_.back().manual;
   producers_.clear();
   const int64_t la = live_from();
-  const bool tracing = h_->trace_addr != 0;
+  const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
   edge_kinds_.clear();
   for (uint32_t i = 0; !manual && i < num_args; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;

@@ -101,7 +101,7 @@ void Scheduler::dump_before(const TaskSlot &t) {
 
 // Profiling: the task's trace record; submit_ns was written by the orchestrator, the rest here.
 void Scheduler::record(int64_t id, uint16_t status, const CoreTiming &timing) {
-  if (h_->trace_addr == 0 || static_cast<uint64_t>(id) >= h_->trace_capacity) return;
+  if (!kProfilingBuilt || h_->trace_addr == 0 || static_cast<uint64_t>(id) >= h_->trace_capacity) return;
   TaskTrace &r = reinterpret_cast<TaskTrace *>(h_->trace_addr)[id];
   const TaskSlot &t = slot_of(h_, id);
   r.id = id;
