@@ -189,6 +189,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   const uint64_t t0 = platform_now_ns();
   last_error_.clear();
   last_trace_.clear();
+  render_trace_ = nullptr;
   pmu_note_.clear();
   if (!device_)
     return fail(PTO_NOT_INITIALIZED, "run() before set_device(): call set_device(device_id) first");

@@ -2,6 +2,7 @@
 #ifndef PTO_HOST_DEVICE_RUNNER_H
 #define PTO_HOST_DEVICE_RUNNER_H
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -64,8 +65,15 @@ class DeviceRunner {
 
   const std::string &last_error() const { return last_error_; }
   // The last run's trace as JSON (empty unless it ran with enable_profiling).
-  const std::string &last_trace() const { return last_trace_; }
-  void set_last_trace(std::string json) { last_trace_ = std::move(json); }
+  // The last run's trace as JSON, rendered on the first call after the run.
+  const std::string &last_trace() {
+    if (render_trace_) {
+      last_trace_ = render_trace_();
+      render_trace_ = nullptr;
+    }
+    return last_trace_;
+  }
+  void set_last_trace(std::function<std::string()> render) { render_trace_ = std::move(render); }
   // enable_pmu: which counters the last run could not count, and why ("" if none).
   void set_pmu_note(std::string note) { pmu_note_ = std::move(note); }
   const ChipGeometry &geometry() const { return *geometry_; }
@@ -94,6 +102,7 @@ class DeviceRunner {
   std::unique_ptr<InFlight> in_flight_;
   std::string last_error_;
   std::string last_trace_;
+  std::function<std::string()> render_trace_;  // pending: renders last_trace_
   std::string pmu_note_;
 };
 

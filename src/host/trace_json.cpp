@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <tuple>
 
 #include "pto_platform/pmu.h"
@@ -148,6 +149,30 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
   if (meta.pmu) j += ",\n\"pmu_note\": " + quoted(pmu_note(tasks, meta.pmu, num_tasks));
   j += "}\n";
   return j;
+}
+
+void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
+                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu) {
+  if (!pmu.empty()) runner.set_pmu_note(pmu_note(records.data(), pmu.data(), records.size()));
+  struct Kept {
+    TraceMeta meta;
+    RunInputs in;  // only cfg and kernels are used
+    std::vector<TaskTrace> records;
+    std::vector<EdgeTrace> edges;
+    std::vector<PmuTrace> pmu;
+  };
+  auto kept = std::make_shared<Kept>();
+  kept->meta = meta;
+  kept->in.cfg = in.cfg;
+  kept->in.kernels = in.kernels;
+  kept->records = std::move(records);
+  kept->edges = std::move(edges);
+  kept->pmu = std::move(pmu);
+  const ChipGeometry *g = &runner.geometry();
+  runner.set_last_trace([kept, g] {
+    kept->meta.pmu = kept->pmu.empty() ? nullptr : kept->pmu.data();
+    return trace_to_json(kept->meta, kept->in, *g, kept->records.data(), kept->records.size(), kept->edges);
+  });
 }
 
 }  // namespace pto

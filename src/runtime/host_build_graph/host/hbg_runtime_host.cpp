@@ -186,9 +186,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
   meta.aicpu_threads = threads;
-  meta.pmu = dev_pmu ? pmu.data() : nullptr;
-  if (meta.pmu) runner.set_pmu_note(pmu_note(records.data(), pmu.data(), records.size()));
-  runner.set_last_trace(trace_to_json(meta, in, runner.geometry(), records.data(), records.size(), edges));
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu));
 }
 
 }  // namespace

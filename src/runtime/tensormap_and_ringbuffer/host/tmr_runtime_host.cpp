@@ -209,9 +209,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   meta.orchestrator_thread = static_cast<int32_t>(in.cfg.aicpu_thread_num) - 1;
   meta.dropped_tasks = tasks - kept;
   meta.dropped_edges = nedges - edges.size();
-  meta.pmu = L.pmu ? pmu.data() : nullptr;
-  if (meta.pmu) runner.set_pmu_note(pmu_note(records.data(), pmu.data(), records.size()));
-  runner.set_last_trace(trace_to_json(meta, in, runner.geometry(), records.data(), records.size(), edges));
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu));
 }
 
 // Once the device programs returned: trace, statistics, and the run's failure if any.
