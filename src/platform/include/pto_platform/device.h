@@ -29,6 +29,9 @@ using AicoreEntryFn = void (*)(void *handshakes, uint32_t core_idx);
 struct LaunchSpec {
   void *runtime = nullptr;     // device address of the runtime's shared memory
   uint32_t aicpu_threads = 1;  // threads running the AICPU entry
+  // AICPU threads 0 .. scheduler_threads-1 schedule; scheduler i owns the clusters c with
+  // c % scheduler_threads == i (core/core_pool.h). A hint for where the sim runs threads.
+  uint32_t scheduler_threads = 1;
 };
 
 struct LoadedKernel {

@@ -241,6 +241,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   auto *h = static_cast<RuntimeHeader *>(dev_ptr);
   run->spec.runtime = dev_ptr;
   run->spec.aicpu_threads = threads;
+  run->spec.scheduler_threads = threads;
   // The sim maps device memory into the host, so the report reads the task records in place;
   // a hardware backend would copy them back first.
   run->hooks.report = [builder, h] { return pending_report(builder->tasks(), hbg::tasks_of(h), 16); };

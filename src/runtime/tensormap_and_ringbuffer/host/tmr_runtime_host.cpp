@@ -311,6 +311,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   auto *h = static_cast<Header *>(dev_ptr);
   run->spec.runtime = dev_ptr;
   run->spec.aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
+  run->spec.scheduler_threads = L.sched_threads;
   run->hooks.report = [h] { return pending_report(h); };
   run->hooks.abort = [h, Lp] {
     h->abort.store(1, std::memory_order_release);
