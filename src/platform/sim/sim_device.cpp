@@ -27,6 +27,25 @@
 namespace pto {
 namespace {
 
+// The CPUs this process may run on (read once).
+const std::vector<int> &allowed_cpus() {
+  static const std::vector<int> cpus = [] {
+    std::vector<int> out;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) out.push_back(c);
+    }
+    return out;
+  }();
+  return cpus;
+}
+
+size_t host_cpus() {
+  return allowed_cpus().empty() ? 1 : allowed_cpus().size();
+}
+
 std::string dl_error() {
   const char *e = dlerror();
   return e ? e : "unknown dynamic loader error";
@@ -58,6 +77,11 @@ class SimDevice final : public Device {
   bool wait(uint64_t deadline_ns) override;
   bool finished() override { return remaining_.load(std::memory_order_acquire) == 0; }
   int launch_status() const override { return status_.load(std::memory_order_acquire); }
+  // PTO_SIM_NARROW=0 turns the short-task policy of core/core_pool.h off (experiments).
+  bool narrow() const override {
+    static const bool allowed = !(getenv("PTO_SIM_NARROW") && strcmp(getenv("PTO_SIM_NARROW"), "0") == 0);
+    return allowed && host_cpus() < threads_.size();
+  }
   void shutdown() override;
 
  private:
@@ -224,16 +248,7 @@ void SimDevice::place_threads(uint32_t schedulers) {
     const char *s = getenv("PTO_SIM_PLACE");
     return !(s && strcmp(s, "0") == 0);
   }();
-  static const std::vector<int> cpus = [] {  // the CPUs this process may use
-    std::vector<int> out;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-      for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &set)) out.push_back(c);
-    }
-    return out;
-  }();
+  const std::vector<int> &cpus = allowed_cpus();
   const size_t n = cpus.size();
   if (!enabled || n < 2 || n >= threads_.size()) return;
   auto pin = [](std::thread &t, int cpu) {

@@ -83,6 +83,10 @@ class Device {
   // The first non-zero status an AICPU thread returned in the last launch.
   virtual int launch_status() const = 0;
 
+  // True when the device's threads outnumber the CPUs that run them (the sim on a small host):
+  // schedulers then keep fewer cores busy while tasks are short (core/core_pool.h).
+  virtual bool narrow() const { return false; }
+
   // Stops device threads and unloads programs. Idempotent.
   virtual void shutdown() = 0;
 
