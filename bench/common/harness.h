@@ -37,6 +37,7 @@ struct Options {
   std::string platform = "a2a3sim";
   bool check = true;       // compare every point's result with the serial reference
   bool profiling = false;  // PTO: run with enable_profiling (bench/profiling_overhead.py)
+  int64_t window = 0;      // pto_tmr: task_window (0 = the default); >= tasks: submit never stalls
 };
 
 inline void usage(const char *prog) {
@@ -44,7 +45,7 @@ inline void usage(const char *prog) {
       stderr,
       "usage: %s [--width N] [--steps N] [--radix N] [--grain G[,G...]] [--reps N] [--warmup N]\n"
       "          [--threads N] [--block-dim B[,B...]] [--aicpu-threads N] [--platform P] [--no-check]\n"
-      "          [--profiling]\n",
+      "          [--profiling] [--window N]\n",
       prog);
 }
 
@@ -97,6 +98,8 @@ inline Options parse_options(int argc, char **argv, Options defaults) {
       o.check = false;
     else if (a == "--profiling")
       o.profiling = true;
+    else if (a == "--window")
+      o.window = std::atoll(value());
     else {
       usage(argv[0]);
       std::exit(2);

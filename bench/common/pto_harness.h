@@ -98,6 +98,7 @@ class PtoBench {
                            kc.compile_incore(common + "/kernels/" + k.source, k.core_type));
     }
     profiling_ = o.profiling;
+    window_ = o.window;
     worker_.init(o.platform, runtime);
     worker_.set_device(0);
     const pto::PlatformInfo info = worker_.platform_info();
@@ -122,6 +123,7 @@ class PtoBench {
     cfg.max_args_per_task = std::max(cfg.max_args_per_task, max_args);
     cfg.timeout_ms = 600000;  // a slow run is measured, not failed
     cfg.enable_profiling = profiling_;
+    if (window_ > 0) cfg.task_window = static_cast<uint32_t>(window_);
     cfg.trace_tasks = std::max<uint32_t>(cfg.trace_tasks, static_cast<uint32_t>(tasks + 1));  // trace them all
     const pto::RunStats s = worker_.run(callable_, args, cfg);
     RunInfo info;
@@ -135,6 +137,7 @@ class PtoBench {
   pto::ChipWorker worker_;
   pto::ChipCallable callable_;
   bool profiling_ = false;
+  int64_t window_ = 0;
   std::vector<Geometry> geometries_;
 };
 
