@@ -1,0 +1,102 @@
+// tests/cpp/test_l3_faults.cpp — PROCESS mode faults: a chip process that dies fails only its task.
+//
+// Contract under test: when a chip process dies (SIGKILL from outside, or a kernel that
+// segfaults) the task it ran fails with an error naming the chip and the task, its dependents
+// are not run, the other chips keep working, nothing hangs, and the worker serves the next run
+// on a fresh chip process.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "l3_util.h"
+
+namespace {
+
+using l3_test::contains;
+
+int64_t *heap_i64(pto::Worker &w, int64_t n) {
+  auto *p = static_cast<int64_t *>(w.alloc(static_cast<uint64_t>(n) * 8));
+  for (int64_t i = 0; i < n; ++i) p[i] = i;
+  return p;
+}
+
+void expect_next_run_works(pto::Worker &w, int chip) {
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  int64_t *a = heap_i64(w, 16), *b = heap_i64(w, 16);
+  w.run(
+      [&](pto::Orchestrator &o) {
+        o.submit_chip(add, l3_test::io_args(a, b, 16, {16, 3}), {}, chip);
+      },
+      20000);
+  for (int64_t i = 0; i < 16; ++i) ASSERT_EQ(b[i], i + 3);
+}
+
+TEST(L3Faults, KilledChipProcessFailsItsTaskOnlyAndIsReplaced) {
+  const pto::ChipCallable slow = l3_test::callable(l3_test::kSlowCopyKernel, "l3_slow_copy");
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 2, 1));
+  const int64_t n = 64;
+  int64_t *a = heap_i64(w, n), *b = heap_i64(w, n), *c = heap_i64(w, n), *d = heap_i64(w, n);
+  const int victim_pid = w.chip_pid(1);
+  ASSERT_GT(victim_pid, 0);
+  bool dependent_ran = false;
+  pto::RunHandle h = w.submit([&](pto::Orchestrator &o) {
+    o.submit_chip(slow, l3_test::io_args(a, b, n, {n, 20000}), {}, 1, "victim");
+    pto::ChipStorageTaskArgs in;
+    in.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
+    o.submit_sub([&](pto::SubContext &) { dependent_ran = true; }, in, "after victim");
+    o.submit_chip(add, l3_test::io_args(c, d, n, {n, 1}), {}, 0, "bystander");
+  });
+  // Kill it once the victim is running.
+  for (int i = 0; i < 500 && !contains(h.pending_report(), "'victim' (chip): running"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(kill(victim_pid, SIGKILL), 0);
+  try {
+    h.wait(10000);
+    FAIL() << "the victim's run must fail";
+  } catch (const pto::Error &e) {
+    ASSERT_EQ(e.code(), PTO_TASK_FAILED) << e.what();
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, "'victim' failed: chip 1 (device 1, process " + std::to_string(victim_pid) + ")"))
+        << m;
+    EXPECT_TRUE(contains(m, "signal 9")) << m;
+    EXPECT_TRUE(contains(m, "'after victim'")) << m;
+  }
+  EXPECT_FALSE(dependent_ran);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(d[i], i + 1) << "the other chip's task must complete";
+  expect_next_run_works(w, 1);
+  EXPECT_NE(w.chip_pid(1), victim_pid);
+}
+
+TEST(L3Faults, SegfaultingKernelFailsTheTaskAndTheChipIsReplaced) {
+  const pto::ChipCallable segv = l3_test::callable(l3_test::kSegvKernel, "l3_segv");
+  pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 1, 0));
+  int64_t *a = heap_i64(w, 4), *b = heap_i64(w, 4);
+  try {
+    w.run([&](pto::Orchestrator &o) { o.submit_chip(segv, l3_test::io_args(a, b, 4, {}), {}, 0, "crasher"); },
+          20000);
+    FAIL() << "the run must fail";
+  } catch (const pto::Error &e) {
+    ASSERT_EQ(e.code(), PTO_TASK_FAILED) << e.what();
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, "'crasher' failed: chip 0")) << m;
+    // SIGSEGV normally; under AddressSanitizer the process reports and exits instead.
+    EXPECT_TRUE(contains(m, "signal 11") || contains(m, "exited with status")) << m;
+  }
+  expect_next_run_works(w, 0);
+}
+
+TEST(L3Faults, ChipProcessesExitWhenTheWorkerCloses) {
+  int pid = -1;
+  {
+    pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 1, 0));
+    pid = w.chip_pid(0);
+    ASSERT_GT(pid, 0);
+  }
+  // The zygote reaped it before close() returned.
+  EXPECT_NE(kill(pid, 0), 0);
+}
+
+}  // namespace
