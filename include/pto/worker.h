@@ -220,6 +220,9 @@ class Worker {
   int chip_pid(int chip) const;
   // Keeps the heap mapping alive after the worker is gone (bindings hand out views of it).
   std::shared_ptr<void> heap_keepalive() const;
+  // free() through a heap_keepalive() handle: works after the worker is closed or destroyed
+  // (bindings call it when the last view of an alloc()ed buffer is garbage-collected).
+  static void release_heap_buffer(const std::shared_ptr<void> &heap, void *ptr) noexcept;
 
  private:
   std::shared_ptr<l3::WorkerCore> core_;

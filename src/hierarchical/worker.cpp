@@ -368,4 +368,11 @@ std::shared_ptr<void> Worker::heap_keepalive() const {
   return core_->heap;
 }
 
+void Worker::release_heap_buffer(const std::shared_ptr<void> &heap, void *ptr) noexcept {
+  try {
+    static_cast<l3::HostHeap *>(heap.get())->release_ptr(ptr);
+  } catch (...) {
+  }
+}
+
 }  // namespace pto
