@@ -1,10 +1,10 @@
-// include/pto/worker.h — the one-host, many-chips (L3) user API in C++: Worker, Orchestrator, RunHandle.
+// include/pto/worker.h — the one-host, many-chips (L3) user API in C++: Worker, HostOrchestrator, RunHandle.
 //
 //   pto::WorkerOptions o;  o.device_ids = {0, 1, 2, 3};  o.num_sub_workers = 2;
 //   o.mode = pto::ChipMode::kProcess;            // or kThread (default)
 //   pto::Worker w(o);
 //   float *x = static_cast<float *>(w.alloc(n * 4));   // host heap: visible to every chip
-//   pto::WorkerRunStats s = w.run([&](pto::Orchestrator &orch) {
+//   pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &orch) {
 //     uint64_t a = orch.submit_chip(callable, args_a, cfg, /*chip=*/0, "shard0");
 //     orch.submit_sub([&](pto::SubContext &) { reduce(); }, sub_args, "reduce");
 //   });
@@ -104,7 +104,9 @@ class SubContext {
 using SubFn = std::function<void(SubContext &)>;
 
 // Submits tasks for one run; handed to the orchestration function and valid only during it.
-class Orchestrator {
+// (The L3 Orchestrator of docs/l3.md; "Host" because pto::Orchestrator is the device-side
+// orchestration API of include/pto/orchestration.h. Python calls it pto_runtime.Orchestrator.)
+class HostOrchestrator {
  public:
   // A chip task: `callable` with `args` on chip `chip` (an index into device_ids) or any idle
   // chip. Returns the task id. `after`: extra task ids of this run to wait for. `keepalive` is
@@ -141,7 +143,7 @@ class Orchestrator {
 
  private:
   friend struct l3::WorkerCore;
-  explicit Orchestrator(l3::WorkerCore *core, const std::shared_ptr<l3::RunState> &run)
+  explicit HostOrchestrator(l3::WorkerCore *core, const std::shared_ptr<l3::RunState> &run)
       : core_(core), run_(run) {}
   void check_active() const;
   l3::WorkerCore *core_;
@@ -149,21 +151,21 @@ class Orchestrator {
   bool active_ = true;
 };
 
-// RAII scope: Scope s(orch);
-class Scope {
+// RAII scope: HostScope s(orch);
+class HostScope {
  public:
-  explicit Scope(Orchestrator &o) : o_(o) { o_.scope_begin(); }
-  ~Scope() {
+  explicit HostScope(HostOrchestrator &o) : o_(o) { o_.scope_begin(); }
+  ~HostScope() {
     try {
       o_.scope_end();
     } catch (...) {
     }
   }
-  Scope(const Scope &) = delete;
-  Scope &operator=(const Scope &) = delete;
+  HostScope(const HostScope &) = delete;
+  HostScope &operator=(const HostScope &) = delete;
 
  private:
-  Orchestrator &o_;
+  HostOrchestrator &o_;
 };
 
 // One submitted run. Copyable handle.
@@ -194,7 +196,7 @@ class Worker {
   Worker(const Worker &) = delete;
   Worker &operator=(const Worker &) = delete;
 
-  using OrchFn = std::function<void(Orchestrator &)>;
+  using OrchFn = std::function<void(HostOrchestrator &)>;
   // Runs `orch` on this thread (tasks start as it submits them) and returns once it returned.
   // Errors of the orchestration function are reported by the handle's wait().
   RunHandle submit(const OrchFn &orch);

@@ -30,9 +30,9 @@ using ByteArray = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>, nb::c_contig>;
 
 // An orchestrator valid only while the orchestration function runs.
 struct PyOrch {
-  pto::Orchestrator *o = nullptr;
+  pto::HostOrchestrator *o = nullptr;
   std::shared_ptr<void> heap;
-  pto::Orchestrator &get() const {
+  pto::HostOrchestrator &get() const {
     if (!o) {
       throw pto::Error(PTO_NOT_INITIALIZED,
                        "this Orchestrator is only valid inside the orchestration function it was given to");
@@ -178,10 +178,10 @@ void bind_orchestrator(nb::module_ &m) {
                 PySubContext pyctx{&ctx};
                 nb::object wrapped = nb::cast(&pyctx, nb::rv_policy::reference);
                 try {
-                  nb::handle(borrowed)(wrapped);
+                  nb::object ignored = nb::handle(borrowed)(wrapped);
                 } catch (nb::python_error &e) {
-                  pto_status ignored;
-                  err = py_error_text(e, &ignored);
+                  pto_status unused;
+                  err = py_error_text(e, &unused);
                 }
                 pyctx.c = nullptr;
               }
@@ -195,7 +195,7 @@ void bind_orchestrator(nb::module_ &m) {
       .def(
           "alloc_bytes",
           [](PyOrch &o, uint64_t nbytes) {
-            pto::Orchestrator &orch = o.get();
+            pto::HostOrchestrator &orch = o.get();
             void *p;
             {
               nb::gil_scoped_release release;
@@ -243,7 +243,7 @@ void bind_worker(nb::module_ &m) {
             pto::Worker &worker = w.get();
             std::shared_ptr<void> heap = worker.heap_keepalive();
             PyObject *borrowed = runner.ptr();  // the caller holds it for the duration of the call
-            pto::Worker::OrchFn fn = [borrowed, heap](pto::Orchestrator &o) {
+            pto::Worker::OrchFn fn = [borrowed, heap](pto::HostOrchestrator &o) {
               std::string err;
               pto_status code = PTO_ORCHESTRATION_FAILED;
               {
@@ -251,7 +251,8 @@ void bind_worker(nb::module_ &m) {
                 PyOrch py{&o, heap};
                 nb::object wrapped = nb::cast(&py, nb::rv_policy::reference);
                 try {
-                  nb::handle(borrowed)(wrapped);
+                  // (not `nb::handle(borrowed)(wrapped);`: that declares a variable)
+                  nb::object ignored = nb::handle(borrowed)(wrapped);
                 } catch (nb::python_error &e) {
                   err = py_error_text(e, &code);
                 }

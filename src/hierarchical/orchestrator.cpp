@@ -101,14 +101,14 @@ using l3::HostHeap;
 using l3::Task;
 using l3::TaskKind;
 
-void Orchestrator::check_active() const {
+void HostOrchestrator::check_active() const {
   if (!active_) {
     throw Error(PTO_NOT_INITIALIZED,
                 "this Orchestrator is only valid inside the orchestration function it was given to");
   }
 }
 
-uint64_t Orchestrator::submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+uint64_t HostOrchestrator::submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
                                    const ChipCallConfig &config, int chip, const std::string &name,
                                    const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
   check_active();
@@ -136,7 +136,7 @@ uint64_t Orchestrator::submit_chip(const ChipCallable &callable, const ChipStora
   return core_->publish(run_.get(), t, acc, after);
 }
 
-uint64_t Orchestrator::submit_chip_group(const ChipCallable &callable,
+uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
                                          const std::vector<ChipStorageTaskArgs> &args,
                                          const ChipCallConfig &config, const std::vector<int> &chips,
                                          const std::string &name, const std::vector<uint64_t> &after,
@@ -183,7 +183,7 @@ uint64_t Orchestrator::submit_chip_group(const ChipCallable &callable,
   return core_->publish(run_.get(), t, acc, after);
 }
 
-uint64_t Orchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, const std::string &name,
+uint64_t HostOrchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, const std::string &name,
                                   const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
   check_active();
   if (core_->subs.empty()) {
@@ -202,12 +202,12 @@ uint64_t Orchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, con
   return core_->publish(run_.get(), t, acc, after);
 }
 
-void Orchestrator::scope_begin() {
+void HostOrchestrator::scope_begin() {
   check_active();
   run_->scopes.emplace_back();
 }
 
-void Orchestrator::scope_end() {
+void HostOrchestrator::scope_end() {
   check_active();
   if (run_->scopes.size() <= 1) {
     throw Error(PTO_INVALID_ARGUMENT, "scope_end without a matching scope_begin");
@@ -216,18 +216,18 @@ void Orchestrator::scope_end() {
   run_->scopes.pop_back();
 }
 
-void *Orchestrator::alloc(uint64_t nbytes) {
+void *HostOrchestrator::alloc(uint64_t nbytes) {
   check_active();
   return core_->alloc_in_run(run_.get(), nbytes);
 }
 
-int Orchestrator::num_chips() const {
+int HostOrchestrator::num_chips() const {
   return static_cast<int>(core_->chips.size());
 }
-int Orchestrator::num_sub_workers() const {
+int HostOrchestrator::num_sub_workers() const {
   return static_cast<int>(core_->subs.size());
 }
-ChipMode Orchestrator::mode() const {
+ChipMode HostOrchestrator::mode() const {
   return core_->opt.mode;
 }
 
@@ -251,7 +251,7 @@ RunHandle WorkerCore::submit(const std::shared_ptr<WorkerCore> &self, const Work
     std::lock_guard<std::mutex> lock(mu);
     live_runs.push_back(run);
   }
-  Orchestrator o(this, run);
+  HostOrchestrator o(this, run);
   pto_status code = PTO_OK;
   std::string msg;
   try {

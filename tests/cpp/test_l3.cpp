@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "l3_util.h"
+#include "pto/orchestration.h"  // the device-side API must coexist with the L3 one (no name clash)
 
 namespace {
 
@@ -32,7 +33,7 @@ TEST_P(L3, ChipThenSubThenChipSeesEachResult) {
   pto::Worker w(l3_test::options(GetParam(), 2, 1));
   const int64_t n = 1024;
   int64_t *a = heap_i64(w, n, 0), *b = heap_i64(w, n, -1), *c = heap_i64(w, n, -1), *d = heap_i64(w, n, -1);
-  pto::WorkerRunStats s = w.run([&](pto::Orchestrator &o) {
+  pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
     o.submit_chip(add, l3_test::io_args(a, b, n, {n, 1}), {}, 0, "b=a+1");
     pto::ChipStorageTaskArgs sa;
     sa.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
@@ -60,7 +61,7 @@ TEST_P(L3, SubOverwritingAChipInputWaitsForTheChipTask) {
   const int64_t n = 256;
   int64_t *a = heap_i64(w, n, 100), *b = heap_i64(w, n, -1);
   std::atomic<bool> saw_chip_output{false};
-  w.run([&](pto::Orchestrator &o) {
+  w.run([&](pto::HostOrchestrator &o) {
     o.submit_chip(slow, l3_test::io_args(a, b, n, {n, 300}), {}, 0, "reads a");
     pto::ChipStorageTaskArgs sa;
     sa.add_tensor(a, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_OUTPUT);
@@ -79,7 +80,7 @@ TEST_P(L3, SubOverwritingAChipInputWaitsForTheChipTask) {
 TEST_P(L3, WritersOfOneBufferRunInSubmissionOrder) {
   pto::Worker w(l3_test::options(GetParam(), 0, 2));
   int64_t *x = heap_i64(w, 8, 0);
-  w.run([&](pto::Orchestrator &o) {
+  w.run([&](pto::HostOrchestrator &o) {
     pto::ChipStorageTaskArgs sa;
     sa.add_tensor(x + 2, 16, PTO_DTYPE_I64, {2}, PTO_DIR_OUTPUT);  // overlaps the second one's range
     o.submit_sub(
@@ -101,7 +102,7 @@ TEST_P(L3, DependentsOfADeferredSubWaitForTheEventFulfilledFromAnotherThread) {
   std::atomic<int64_t> seen{-1};
   std::thread helper;
   std::atomic<bool> fulfilled{false};
-  pto::RunHandle h = w.submit([&](pto::Orchestrator &o) {
+  pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
     pto::ChipStorageTaskArgs out;
     out.add_tensor(x, 8, PTO_DTYPE_I64, {1}, PTO_DIR_OUTPUT);
     o.submit_sub(
@@ -131,7 +132,7 @@ TEST_P(L3, WaitTimeOutNamesThePendingTasksAndWhatEachWaitsFor) {
   pto::Worker w(l3_test::options(GetParam(), 0, 1));
   int64_t *x = heap_i64(w, 1, 0);
   pto::Event ev;
-  pto::RunHandle h = w.submit([&](pto::Orchestrator &o) {
+  pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
     pto::ChipStorageTaskArgs out;
     out.add_tensor(x, 8, PTO_DTYPE_I64, {1}, PTO_DIR_OUTPUT);
     o.submit_sub([&](pto::SubContext &ctx) { ev = ctx.defer(); }, out, "waits-for-event");
@@ -164,7 +165,7 @@ TEST_P(L3, AFailedTaskSkipsItsDependentsAndTheWorkerServesTheNextRun) {
   int64_t *a = heap_i64(w, n, 0), *b = heap_i64(w, n, 0), *c = heap_i64(w, n, 0);
   std::atomic<bool> dependent_ran{false}, independent_ran{false};
   try {
-    w.run([&](pto::Orchestrator &o) {
+    w.run([&](pto::HostOrchestrator &o) {
       o.submit_chip(fail, l3_test::io_args(a, b, n, {}), {}, 1, "bad kernel");
       pto::ChipStorageTaskArgs in;
       in.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
@@ -181,7 +182,7 @@ TEST_P(L3, AFailedTaskSkipsItsDependentsAndTheWorkerServesTheNextRun) {
   }
   EXPECT_FALSE(dependent_ran.load());
   EXPECT_TRUE(independent_ran.load());
-  w.run([&](pto::Orchestrator &o) { o.submit_chip(add, l3_test::io_args(a, c, n, {n, 5}), {}, 1); });
+  w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, c, n, {n, 5}), {}, 1); });
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c[i], i + 5);
 }
 
@@ -190,7 +191,7 @@ TEST_P(L3, GroupRunsOnePartPerChip) {
   pto::Worker w(l3_test::options(GetParam(), 2, 0));
   const int64_t n = 128;
   int64_t *a = heap_i64(w, 2 * n, 0), *b = heap_i64(w, 2 * n, 0);
-  const pto::WorkerRunStats s = w.run([&](pto::Orchestrator &o) {
+  const pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
     o.submit_chip_group(add, {l3_test::io_args(a, b, n, {n, 1}), l3_test::io_args(a + n, b + n, n, {n, 2})},
                         {}, {1, 0}, "group");
   });
@@ -204,8 +205,8 @@ TEST_P(L3, ScopedBuffersReturnOnceTheScopeEndedAndTheirUsersFinished) {
   pto::Worker w(l3_test::options(GetParam(), 0, 1));
   const uint64_t before = w.heap_bytes_in_use();
   uint64_t during = 0;
-  w.run([&](pto::Orchestrator &o) {
-    pto::Scope scope(o);
+  w.run([&](pto::HostOrchestrator &o) {
+    pto::HostScope scope(o);
     auto *p = static_cast<int64_t *>(o.alloc(1 << 20));
     pto::ChipStorageTaskArgs sa;
     sa.add_tensor(p, 1 << 20, PTO_DTYPE_I64, {1 << 17}, PTO_DIR_OUTPUT);
@@ -228,14 +229,14 @@ TEST_P(L3, BadInputIsReportedWithWhatToDo) {
   pto::Worker w(l3_test::options(GetParam(), 1, 0));
   int64_t *a = heap_i64(w, 4, 0);
   try {
-    w.run([&](pto::Orchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a, 4, {4, 1}), {}, 3); });
+    w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a, 4, {4, 1}), {}, 3); });
     FAIL();
   } catch (const pto::Error &e) {
     EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
     EXPECT_TRUE(contains(e.what(), "chip 3 is out of range; this worker has 1 chips")) << e.what();
   }
   try {
-    w.run([&](pto::Orchestrator &o) { o.submit_sub([](pto::SubContext &) {}); });
+    w.run([&](pto::HostOrchestrator &o) { o.submit_sub([](pto::SubContext &) {}); });
     FAIL();
   } catch (const pto::Error &e) {
     EXPECT_TRUE(contains(e.what(), "num_sub_workers >= 1")) << e.what();
@@ -243,7 +244,7 @@ TEST_P(L3, BadInputIsReportedWithWhatToDo) {
   if (GetParam() == ChipMode::kProcess) {
     std::vector<int64_t> outside(4, 0);
     try {
-      w.run([&](pto::Orchestrator &o) {
+      w.run([&](pto::HostOrchestrator &o) {
         o.submit_chip(add, l3_test::io_args(outside.data(), outside.data(), 4, {4, 1}), {}, 0);
       });
       FAIL();
@@ -252,7 +253,7 @@ TEST_P(L3, BadInputIsReportedWithWhatToDo) {
       EXPECT_TRUE(contains(e.what(), "not in the worker's host heap")) << e.what();
     }
   }
-  w.run([&](pto::Orchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a + 2, 2, {2, 1})); });
+  w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a + 2, 2, {2, 1})); });
   EXPECT_EQ(a[2], 1);
 }
 
@@ -275,7 +276,7 @@ TEST(L3Worker, SubmitAfterCloseIsAnError) {
   w.close();
   w.close();
   try {
-    w.submit([](pto::Orchestrator &) {});
+    w.submit([](pto::HostOrchestrator &) {});
     FAIL();
   } catch (const pto::Error &e) {
     EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED);
@@ -286,7 +287,7 @@ TEST(L3Worker, ManySubTasksOnAChainAndAFanOut) {
   pto::Worker w(l3_test::options(ChipMode::kThread, 0, 2));
   int64_t *x = heap_i64(w, 64, 0);
   for (int64_t i = 0; i < 64; ++i) x[i] = 0;
-  const pto::WorkerRunStats s = w.run([&](pto::Orchestrator &o) {
+  const pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
     for (int k = 0; k < 500; ++k) {
       pto::ChipStorageTaskArgs sa;
       const int64_t slot = k % 64;

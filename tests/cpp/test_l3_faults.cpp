@@ -26,7 +26,7 @@ void expect_next_run_works(pto::Worker &w, int chip) {
   const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
   int64_t *a = heap_i64(w, 16), *b = heap_i64(w, 16);
   w.run(
-      [&](pto::Orchestrator &o) {
+      [&](pto::HostOrchestrator &o) {
         o.submit_chip(add, l3_test::io_args(a, b, 16, {16, 3}), {}, chip);
       },
       20000);
@@ -42,7 +42,7 @@ TEST(L3Faults, KilledChipProcessFailsItsTaskOnlyAndIsReplaced) {
   const int victim_pid = w.chip_pid(1);
   ASSERT_GT(victim_pid, 0);
   bool dependent_ran = false;
-  pto::RunHandle h = w.submit([&](pto::Orchestrator &o) {
+  pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
     o.submit_chip(slow, l3_test::io_args(a, b, n, {n, 20000}), {}, 1, "victim");
     pto::ChipStorageTaskArgs in;
     in.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
@@ -75,7 +75,7 @@ TEST(L3Faults, SegfaultingKernelFailsTheTaskAndTheChipIsReplaced) {
   pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 1, 0));
   int64_t *a = heap_i64(w, 4), *b = heap_i64(w, 4);
   try {
-    w.run([&](pto::Orchestrator &o) { o.submit_chip(segv, l3_test::io_args(a, b, 4, {}), {}, 0, "crasher"); },
+    w.run([&](pto::HostOrchestrator &o) { o.submit_chip(segv, l3_test::io_args(a, b, 4, {}), {}, 0, "crasher"); },
           20000);
     FAIL() << "the run must fail";
   } catch (const pto::Error &e) {
