@@ -1,4 +1,4 @@
-"""examples/l3_data_parallel/main.py — data parallel over 4 simulated chips, then a host reduction (L3).
+"""examples/l3_data_parallel/main.py — data parallel on 4 simulated chips, then a host reduction.
 
 Usage: python examples/l3_data_parallel/main.py [--mode thread|process] [-p a2a3sim|a5sim]
 

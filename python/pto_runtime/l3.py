@@ -78,9 +78,8 @@ class Orchestrator:
         """A chip task: ``callable_`` with ``args`` on chip index ``chip`` (None = any idle chip).
         Returns the task id; ``after`` lists extra task ids of this run to wait for."""
         self._keep.append(args)
-        return self._native.submit_chip(
-            callable_, args, config, _native.ANY_CHIP if chip is None else int(chip), name, list(after)
-        )
+        target = _native.ANY_CHIP if chip is None else int(chip)
+        return self._native.submit_chip(callable_, args, config, target, name, list(after))
 
     def submit_chip_group(
         self,
@@ -259,7 +258,9 @@ class Worker:
             self._in_flight.append(handle)
         return handle
 
-    def run(self, orch: Callable[[Orchestrator], Any], timeout: float | None = None) -> WorkerRunStats:
+    def run(
+        self, orch: Callable[[Orchestrator], Any], timeout: float | None = None
+    ) -> WorkerRunStats:
         """``submit(orch).wait(timeout)``."""
         return self.submit(orch).wait(timeout)
 

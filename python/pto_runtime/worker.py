@@ -7,7 +7,7 @@ hosts) is not implemented yet.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 from . import l3
 from ._native import ChipWorker
@@ -22,7 +22,7 @@ def Worker(  # a factory named like the L3+ class it will stand for
     runtime: str = "host_build_graph",
     device_id: int = 0,
     **l3_options: Any,
-) -> Union[ChipWorker, l3.Worker]:
+) -> ChipWorker | l3.Worker:
     """A worker for ``level``: 2 gives a ``ChipWorker`` already init()-ed and set_device()-d;
     3 gives an ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
     spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).

@@ -39,6 +39,9 @@ void copy_message(ChipMailbox &mb, const std::string &s) {
   sigset_t all;
   sigemptyset(&all);
   sigprocmask(SIG_SETMASK, &all, nullptr);  // the zygote blocks SIGCHLD; kernels get a clean mask
+  // Handlers inherited from the parent (Python's faulthandler, SIGINT) would run the parent's
+  // code in this process; a crashing kernel must simply end it with its signal.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
   ChipMailbox &mb = cb->chips[chip];
   uint32_t seen = mb.cmd.prepare();  // commands before this one belonged to a dead process
   ChipWorker worker;
