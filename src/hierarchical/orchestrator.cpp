@@ -109,8 +109,8 @@ void HostOrchestrator::check_active() const {
 }
 
 uint64_t HostOrchestrator::submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
-                                   const ChipCallConfig &config, int chip, const std::string &name,
-                                   const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
+                                       const ChipCallConfig &config, int chip, const std::string &name,
+                                       const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
   check_active();
   const int n = static_cast<int>(core_->chips.size());
   if (chip != kAnyChip && (chip < 0 || chip >= n)) {
@@ -137,10 +137,10 @@ uint64_t HostOrchestrator::submit_chip(const ChipCallable &callable, const ChipS
 }
 
 uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
-                                         const std::vector<ChipStorageTaskArgs> &args,
-                                         const ChipCallConfig &config, const std::vector<int> &chips,
-                                         const std::string &name, const std::vector<uint64_t> &after,
-                                         std::shared_ptr<void> keepalive) {
+                                             const std::vector<ChipStorageTaskArgs> &args,
+                                             const ChipCallConfig &config, const std::vector<int> &chips,
+                                             const std::string &name, const std::vector<uint64_t> &after,
+                                             std::shared_ptr<void> keepalive) {
   check_active();
   const int n = static_cast<int>(core_->chips.size());
   if (args.empty() || static_cast<int>(args.size()) > n) {
@@ -184,9 +184,9 @@ uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
 }
 
 uint64_t HostOrchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, const std::string &name,
-                                  const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
+                                      const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
   check_active();
-  if (core_->subs.empty()) {
+  if (core_->num_subs() == 0) {
     throw Error(PTO_INVALID_ARGUMENT,
                 "submit_sub: this worker has no SUB workers; create it with num_sub_workers >= 1");
   }
@@ -225,7 +225,7 @@ int HostOrchestrator::num_chips() const {
   return static_cast<int>(core_->chips.size());
 }
 int HostOrchestrator::num_sub_workers() const {
-  return static_cast<int>(core_->subs.size());
+  return core_->num_subs();
 }
 ChipMode HostOrchestrator::mode() const {
   return core_->opt.mode;
@@ -242,7 +242,7 @@ RunHandle WorkerCore::submit(const std::shared_ptr<WorkerCore> &self, const Work
   auto run = std::make_shared<RunState>();
   run->id = next_run_id++;
   run->stats.tasks_per_chip.assign(chips.size(), 0);
-  run->stats.tasks_per_sub_worker.assign(subs.size(), 0);
+  run->stats.tasks_per_sub_worker.assign(static_cast<size_t>(num_subs()), 0);
   run->t_submit_ns = now_ns();
   run->cpu_at_submit_us = process_cpu_us();
   run->sched_cpu_at_submit_us = scheduler_cpu_us();

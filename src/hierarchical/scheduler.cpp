@@ -19,11 +19,10 @@ namespace pto {
 namespace l3 {
 namespace {
 
-struct Launch {
+struct Launch {  // a chip part to start once mu is dropped
   Task *task;
-  int chip;  // >= 0: chip part launch
+  int chip;
   int part;
-  int sub;  // >= 0: SUB hand-off
 };
 
 struct ChipDone {
@@ -57,7 +56,11 @@ void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *
   t->state = TaskState::kReady;
   t->t_ready_ns = now_ns();
   if (t->kind == TaskKind::kSub) {
-    sub_ready.push_back(t);
+    {
+      std::lock_guard<std::mutex> lock(sub_queue.mu);
+      sub_queue.tasks.push_back(t);
+    }
+    sub_queue.bell.ring();
   } else if (t->group) {
     group_ready.push_back(t);
   } else if (t->part_chips[0] == kAnyChip) {
@@ -176,11 +179,9 @@ void WorkerCore::scheduler_main() {
       for (const Notice &n : notices) {
         Task *t = n.task;
         if (n.sub_worker >= 0) {
-          sub_running[static_cast<size_t>(n.sub_worker)] = nullptr;
-          idle_subs.push_back(n.sub_worker);
           if (!t->is_finished_state()) {
             t->run->stats.tasks_per_sub_worker[static_cast<size_t>(n.sub_worker)] += 1;
-            if (!n.complete && t->state == TaskState::kRunning) t->state = TaskState::kDeferred;
+            if (!n.complete) t->state = TaskState::kDeferred;
           }
         }
         if (n.complete && !t->is_finished_state()) {
@@ -230,7 +231,7 @@ void WorkerCore::scheduler_main() {
           t->running_on[static_cast<size_t>(part)] = static_cast<int>(c);
           t->state = TaskState::kRunning;
           if (t->t_start_ns == 0) t->t_start_ns = now;
-          launches.push_back({t, static_cast<int>(c), part, -1});
+          launches.push_back({t, static_cast<int>(c), part});
         };
         std::string why;
         while (!group_ready.empty()) {
@@ -307,28 +308,11 @@ void WorkerCore::scheduler_main() {
                           t->label() + " cannot run: every chip is broken", &graveyard);
           }
         }
-        while (!idle_subs.empty() && !sub_ready.empty()) {
-          const int w = idle_subs.back();
-          idle_subs.pop_back();
-          Task *t = sub_ready.front();
-          sub_ready.pop_front();
-          t->state = TaskState::kRunning;
-          t->sub_worker = w;
-          t->t_start_ns = now;
-          sub_running[static_cast<size_t>(w)] = t;
-          launches.push_back({t, -1, -1, w});
-        }
       }
     }
     graveyard.clear();  // outside mu
     progress = progress || !launches.empty();
     for (const Launch &l : launches) {
-      if (l.sub >= 0) {
-        SubSlot &s = *subs[static_cast<size_t>(l.sub)];
-        s.task.store(l.task, std::memory_order_release);
-        s.bell.ring();
-        continue;
-      }
       try {
         chips[static_cast<size_t>(l.chip)]->start(*l.task->callable,
                                                   l.task->parts[static_cast<size_t>(l.part)], l.task->config);
@@ -350,14 +334,15 @@ void WorkerCore::scheduler_main() {
       backoff_ns = 20000;
       continue;
     }
-    uint64_t timeout = 0;  // forever
     if (must_poll) {
-      timeout = backoff_ns;
+      // Polling a chip: spin only on the first short wait; at the 1 ms cap a wake-up costs a
+      // few microseconds, so an idle scheduler polling busy chips stays well under 1% CPU.
+      const bool first = backoff_ns == 20000;
+      bell->wait(seen, backoff_ns, first ? 256 : 0, first ? 64 : 0);
       backoff_ns = std::min<uint64_t>(backoff_ns * 2, 1000000);
-    } else if (procs) {
-      timeout = 100000000;  // chip starts and zygote health
+    } else {
+      bell->wait(seen, procs ? 100000000 : 0);  // process mode: chip starts and zygote health
     }
-    bell->wait(seen, timeout);
   }
 }
 
@@ -380,8 +365,10 @@ std::string WorkerCore::describe_task_locked(const Task *t) const {
       break;
     }
     case TaskState::kReady:
-      if (t->kind == TaskKind::kSub) {
-        s += "ready; queued for a SUB worker (all " + std::to_string(subs.size()) + " busy)";
+      if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0) {
+        s += "body running on SUB worker " + std::to_string(t->sub_worker.load(std::memory_order_relaxed));
+      } else if (t->kind == TaskKind::kSub) {
+        s += "ready; queued for a SUB worker (all " + std::to_string(num_subs()) + " busy)";
       } else if (t->group) {
         s += "ready; waits for " + std::to_string(t->parts.size()) + " chips to be idle together";
       } else if (t->part_chips[0] == kAnyChip) {
@@ -392,18 +379,13 @@ std::string WorkerCore::describe_task_locked(const Task *t) const {
         if (chip_slots[c].task) s += ", busy with " + chip_slots[c].task->label();
       }
       break;
-    case TaskState::kRunning:
-      if (t->kind == TaskKind::kSub) {
-        s += "body running on SUB worker " + std::to_string(t->sub_worker) + " for " +
-             fmt_seconds(now - t->t_start_ns);
-      } else {
-        s += "running on";
-        for (size_t c = 0; c < chip_slots.size(); ++c) {
-          if (chip_slots[c].task == t) s += " " + chips[c]->describe();
-        }
-        s += " for " + fmt_seconds(now - t->t_start_ns);
+    case TaskState::kRunning: {
+      s += "running on";
+      for (size_t c = 0; c < chip_slots.size(); ++c) {
+        if (chip_slots[c].task == t) s += " " + chips[c]->describe();
       }
-      break;
+      s += " for " + fmt_seconds(now - t->t_start_ns);
+    } break;
     case TaskState::kDeferred:
       s += "body returned; waits for " + std::to_string(t->events.load(std::memory_order_acquire)) +
            " external event(s) to be fulfilled (Event.fulfill)";

@@ -1,11 +1,11 @@
 // src/hierarchical/sub_workers.cpp — SUB worker threads and OmpSs-2-style deferred completion.
 //
-// A SUB worker takes a task from its slot (the scheduler stored it there and rang the bell),
-// runs the body, and posts one notice: "worker idle" plus, when no event is pending, "task
-// complete". A body that deferred events posts "worker idle" first and the completion is
+// A SUB worker takes the next task from the shared SUB ready queue (rung when one is pushed),
+// runs the body, and posts one notice: "body returned" plus, when no event is pending, "task
+// complete". A body that deferred events posts "body returned" first and the completion is
 // posted by whoever brings the event counter to zero (the worker or an Event::fulfill on any
-// thread): posting "idle" first keeps the notice for a task that may finish in between from
-// ever naming freed memory.
+// thread): posting "body returned" first keeps the notice for a task that may finish in
+// between from ever naming freed memory.
 #include "hierarchical/worker_core.h"
 
 namespace pto {
@@ -50,16 +50,23 @@ void WorkerCore::run_sub(int w, Task *t) {
 }
 
 void WorkerCore::sub_main(int w) {
-  SubSlot &slot = *subs[static_cast<size_t>(w)];
   for (;;) {
-    const uint32_t seen = slot.bell.prepare();
-    Task *t = slot.task.exchange(nullptr, std::memory_order_acq_rel);
+    const uint32_t seen = sub_queue.bell.prepare();
+    Task *t = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(sub_queue.mu);
+      if (!sub_queue.tasks.empty()) {
+        t = sub_queue.tasks.front();
+        sub_queue.tasks.pop_front();
+        t->sub_worker.store(w, std::memory_order_relaxed);
+      }
+    }
     if (t) {
       run_sub(w, t);
       continue;
     }
     if (subs_stop.load(std::memory_order_acquire)) return;
-    slot.bell.wait(seen);
+    sub_queue.bell.wait(seen);
   }
 }
 

@@ -62,7 +62,9 @@ struct Task : std::enable_shared_from_this<Task> {
   pto_status error_code = PTO_OK;
   uint32_t parts_left = 0;      // chip parts not yet finished
   std::vector<int> running_on;  // chip index per part once dispatched
-  int sub_worker = -1;
+  // SUB worker running the body; written by that worker under SubQueue::mu when it takes the
+  // task, read by reports and close() (under SubQueue::mu, or relaxed for a report).
+  std::atomic<int> sub_worker{-1};
   uint64_t t_ready_ns = 0, t_start_ns = 0;
 
   // --- cross-thread ---

@@ -117,18 +117,13 @@ WorkerCore::WorkerCore(const WorkerOptions &o) : opt(o) {
   inbox = std::make_shared<Inbox>(bell);
   pinned_ready.resize(n);
   chip_slots.resize(n);
-  for (int w = 0; w < o.num_sub_workers; ++w) subs.push_back(std::make_unique<SubSlot>());
-  sub_running.assign(subs.size(), nullptr);
-  for (int w = o.num_sub_workers - 1; w >= 0; --w) idle_subs.push_back(w);
 }
 
 void WorkerCore::start_threads() {
   scheduler = std::thread([this] { scheduler_main(); });
   scheduler_handle = scheduler.native_handle();
   scheduler_started.store(true, std::memory_order_release);
-  for (size_t w = 0; w < subs.size(); ++w) {
-    subs[w]->thread = std::thread([this, w] { sub_main(static_cast<int>(w)); });
-  }
+  for (int w = 0; w < num_subs(); ++w) sub_threads.emplace_back([this, w] { sub_main(w); });
 }
 
 void WorkerCore::close() {
@@ -139,15 +134,17 @@ void WorkerCore::close() {
     std::unique_lock<std::mutex> lock(mu);
     run_cv.wait_for(lock, std::chrono::milliseconds(opt.close_timeout_ms), [&] { return live_runs.empty(); });
     stopping = true;
-    abandoned = live_runs;  // keeps their tasks alive until the threads are gone
-    sub_ready.clear();
+    abandoned = live_runs;                            // keeps their tasks alive until the threads are gone
+    std::unique_lock<std::mutex> subq(sub_queue.mu);  // no worker takes a task from here on
+    sub_queue.tasks.clear();
     any_ready.clear();
     group_ready.clear();
     for (auto &q : pinned_ready) q.clear();
     for (const auto &r : abandoned) {
       for (const auto &t : r->tasks) {
         if (t->is_finished_state()) continue;
-        if (t->state == TaskState::kRunning && t->kind == TaskKind::kSub) {
+        if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0 &&
+            t->state != TaskState::kDeferred) {
           // The body is still running on its SUB worker: it owns fn until it returns.
           SubFn keep = std::move(t->fn);
           finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT,
@@ -168,9 +165,9 @@ void WorkerCore::close() {
   bell->ring();
   if (scheduler.joinable()) scheduler.join();
   subs_stop.store(true, std::memory_order_release);
-  for (auto &s : subs) s->bell.ring();
-  for (auto &s : subs)
-    if (s->thread.joinable()) s->thread.join();
+  sub_queue.bell.ring();
+  for (auto &t : sub_threads)
+    if (t.joinable()) t.join();
   for (auto &c : chips) c->shutdown();
   if (procs) procs->shutdown();
   inbox->close();
@@ -347,7 +344,7 @@ int Worker::num_chips() const {
   return static_cast<int>(core_->chips.size());
 }
 int Worker::num_sub_workers() const {
-  return static_cast<int>(core_->subs.size());
+  return core_->num_subs();
 }
 ChipMode Worker::mode() const {
   return core_->opt.mode;
