@@ -316,6 +316,14 @@ bool ProcessChip::poll(ChipResult *out) {
     }
     restarts_in_a_row_ = 0;
     state_ = State::kIdle;
+    if (out->code == PTO_DEVICE_BROKEN || out->code == PTO_RUN_TIMEOUT) {
+      // A kernel did not return (in time): this process's device context may be unusable.
+      // Replace it (the old process must be gone before a new one reads this mailbox).
+      const int old = pid();
+      if (old > 0) kill(old, SIGKILL);
+      out->message += "; " + describe() + " is being replaced by a new process";
+      respawn();
+    }
     return true;
   }
   const bool dead = mb_.dead_gen.load(std::memory_order_acquire) == gen_;

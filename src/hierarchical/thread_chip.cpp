@@ -28,7 +28,15 @@ bool ThreadChip::poll(ChipResult *out) {
   } catch (const Error &e) {
     out->code = e.code();
     out->message = e.what();
+    // A kernel that never returned leaves the context unusable: no further run goes here.
+    if (e.code() == PTO_DEVICE_BROKEN) broken_why_ = e.what();
   }
+  return true;
+}
+
+bool ThreadChip::broken(std::string *why) const {
+  if (broken_why_.empty()) return false;
+  if (why) *why = broken_why_;
   return true;
 }
 

@@ -18,13 +18,14 @@ class ThreadChip : public ChipEndpoint {
              const ChipCallConfig &config) override;
   bool poll(ChipResult *out) override;
   bool available() override { return !worker_.busy(); }
-  bool broken(std::string *) const override { return false; }
+  bool broken(std::string *why) const override;
   bool needs_polling() const override { return true; }
   void shutdown() override;
 
  private:
   int index_, device_id_;
   ChipWorker worker_;
+  std::string broken_why_;  // set when a run left the device context unusable (DEVICE_BROKEN)
 };
 
 }  // namespace l3

@@ -75,8 +75,11 @@ TEST(L3Faults, SegfaultingKernelFailsTheTaskAndTheChipIsReplaced) {
   pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 1, 0));
   int64_t *a = heap_i64(w, 4), *b = heap_i64(w, 4);
   try {
-    w.run([&](pto::HostOrchestrator &o) { o.submit_chip(segv, l3_test::io_args(a, b, 4, {}), {}, 0, "crasher"); },
-          20000);
+    w.run(
+        [&](pto::HostOrchestrator &o) {
+          o.submit_chip(segv, l3_test::io_args(a, b, 4, {}), {}, 0, "crasher");
+        },
+        20000);
     FAIL() << "the run must fail";
   } catch (const pto::Error &e) {
     ASSERT_EQ(e.code(), PTO_TASK_FAILED) << e.what();
@@ -86,6 +89,31 @@ TEST(L3Faults, SegfaultingKernelFailsTheTaskAndTheChipIsReplaced) {
     EXPECT_TRUE(contains(m, "signal 11") || contains(m, "exited with status")) << m;
   }
   expect_next_run_works(w, 0);
+}
+
+// The L2 run reports RUN_TIMEOUT once the sleeping kernel returned (1.5 s); the process is then
+// replaced all the same, since a timed-out context may be unusable.
+TEST(L3Faults, ChipRunThatTimesOutFailsItsTaskAndTheChipIsReplaced) {
+  const pto::ChipCallable slow = l3_test::callable(l3_test::kSlowCopyKernel, "l3_slow_copy");
+  pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 1, 0));
+  int64_t *a = heap_i64(w, 4), *b = heap_i64(w, 4);
+  const int before = w.chip_pid(0);
+  pto::ChipCallConfig cfg;
+  cfg.timeout_ms = 200;
+  try {
+    w.run(
+        [&](pto::HostOrchestrator &o) {
+          o.submit_chip(slow, l3_test::io_args(a, b, 4, {4, 1500}), cfg, 0, "hangs");
+        },
+        20000);
+    FAIL() << "the run must time out";
+  } catch (const pto::Error &e) {
+    ASSERT_EQ(e.code(), PTO_RUN_TIMEOUT) << e.what();
+    EXPECT_TRUE(contains(e.what(), "'hangs' failed on chip 0")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "is being replaced by a new process")) << e.what();
+  }
+  expect_next_run_works(w, 0);
+  EXPECT_NE(w.chip_pid(0), before);
 }
 
 TEST(L3Faults, ChipProcessesExitWhenTheWorkerCloses) {
