@@ -253,6 +253,14 @@ TEST_P(L3, BadInputIsReportedWithWhatToDo) {
       EXPECT_TRUE(contains(e.what(), "not in the worker's host heap")) << e.what();
     }
   }
+  try {
+    pto::ChipCallConfig profiled;
+    profiled.enable_profiling = true;
+    w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a, 4, {4, 1}), profiled); });
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED) << e.what();
+  }
   w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a + 2, 2, {2, 1})); });
   EXPECT_EQ(a[2], 1);
 }
