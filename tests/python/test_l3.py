@@ -96,6 +96,17 @@ def test_chip_sub_chip_chain_sees_each_result(slow_add, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_group_runs_one_part_per_chip_and_counts_once(slow_add, mode):
+    with pto.Worker(level=3, device_ids=[0, 1], num_sub_workers=0, mode=mode) as w:
+        a, b = w.alloc((2, 64), np.int64), w.alloc((2, 64), np.int64)
+        a[:] = [[1], [2]]
+        parts = [io_args(a[0], b[0]), io_args(a[1], b[1])]
+        stats = w.run(lambda o: o.submit_chip_group(slow_add, parts, chips=[1, 0]), timeout=60)
+        assert (b[0] == 2).all() and (b[1] == 3).all()
+        assert stats.chip_tasks == 1 and list(stats.tasks_per_chip) == [1, 1]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_sub_overwriting_a_chip_input_waits_for_the_chip_task(slow_add, mode):
     # The SUB peeks at the chip task's (undeclared) output: without the write-after-read edge it
     # would run while the chip task sleeps and find the output not written yet.
