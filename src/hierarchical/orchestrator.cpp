@@ -249,7 +249,14 @@ RunHandle WorkerCore::submit(const std::shared_ptr<WorkerCore> &self, const Work
     throw Error(PTO_NOT_INITIALIZED, "Worker.submit after close(): create a new Worker");
   }
   if (!orch) throw Error(PTO_INVALID_ARGUMENT, "Worker.submit: the orchestration function is empty");
+  if (orchestrating.load(std::memory_order_acquire) == std::this_thread::get_id()) {
+    throw Error(
+        PTO_INVALID_ARGUMENT,
+        "Worker.submit/run called from inside an orchestration function: submit the tasks through the "
+        "Orchestrator it was given (a nested run would wait for itself)");
+  }
   std::lock_guard<std::mutex> serial(submit_mu);
+  orchestrating.store(std::this_thread::get_id(), std::memory_order_release);
   auto run = std::make_shared<RunState>();
   run->id = next_run_id++;
   run->stats.tasks_per_chip.assign(chips.size(), 0);
@@ -278,6 +285,7 @@ RunHandle WorkerCore::submit(const std::shared_ptr<WorkerCore> &self, const Work
     msg = "unknown exception";
   }
   o.active_ = false;
+  orchestrating.store(std::thread::id{}, std::memory_order_release);
   while (!run->scopes.empty()) {
     for (HostHeap::Block *b : run->scopes.back()) heap->release(b);
     run->scopes.pop_back();

@@ -108,6 +108,9 @@ struct WorkerCore {
 
   // --- orchestration: one at a time ---
   std::mutex submit_mu;
+  // The thread running an orchestration function (writer: submit(); read by submit() to refuse
+  // re-entry from that thread, which would deadlock on submit_mu).
+  std::atomic<std::thread::id> orchestrating{};
   DepTracker tracker;  // guarded by submit_mu
   std::atomic<uint64_t> next_task_id{1};
   uint64_t next_run_id = 1;  // guarded by submit_mu

@@ -291,6 +291,18 @@ TEST(L3Worker, SubmitAfterCloseIsAnError) {
   }
 }
 
+TEST(L3Worker, SubmitFromInsideAnOrchestrationIsRefused) {
+  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 1));
+  try {
+    w.run([&](pto::HostOrchestrator &) { w.run([](pto::HostOrchestrator &) {}); });
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(e.what(), "from inside an orchestration function")) << e.what();
+  }
+  w.run([](pto::HostOrchestrator &) {});  // and the worker still serves runs
+}
+
 TEST(L3Worker, ManySubTasksOnAChainAndAFanOut) {
   pto::Worker w(l3_test::options(ChipMode::kThread, 0, 2));
   int64_t *x = heap_i64(w, 64, 0);
