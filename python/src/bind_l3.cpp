@@ -52,6 +52,17 @@ struct PySubContext {
 
 struct PyL3Worker {
   std::unique_ptr<pto::Worker> w;
+  PyL3Worker() = default;
+  PyL3Worker(const PyL3Worker &) = delete;
+  PyL3Worker &operator=(const PyL3Worker &) = delete;
+  // Garbage-collected without close(): SUB threads may be waiting for the GIL to run a body,
+  // so close without it.
+  ~PyL3Worker() {
+    if (w) {
+      nb::gil_scoped_release release;
+      w.reset();
+    }
+  }
   pto::Worker &get() const {
     if (!w) throw pto::Error(PTO_NOT_INITIALIZED, "the worker is closed");
     return *w;
@@ -175,15 +186,16 @@ void bind_orchestrator(nb::module_ &m) {
               pto_status code = PTO_TASK_FAILED;
               {
                 nb::gil_scoped_acquire gil;
-                PySubContext pyctx{&ctx};
-                nb::object wrapped = nb::cast(&pyctx, nb::rv_policy::reference);
+                // Owned by Python (a body may keep ctx); invalidated below, never dangling.
+                auto *pyctx = new PySubContext{&ctx};
+                nb::object wrapped = nb::cast(pyctx, nb::rv_policy::take_ownership);
                 try {
                   nb::object ignored = nb::handle(borrowed)(wrapped);
                 } catch (nb::python_error &e) {
                   pto_status unused;
                   err = py_error_text(e, &unused);
                 }
-                pyctx.c = nullptr;
+                pyctx->c = nullptr;
               }
               if (!err.empty()) throw pto::Error(code, err);
             };
@@ -248,15 +260,15 @@ void bind_worker(nb::module_ &m) {
               pto_status code = PTO_ORCHESTRATION_FAILED;
               {
                 nb::gil_scoped_acquire gil;
-                PyOrch py{&o, heap};
-                nb::object wrapped = nb::cast(&py, nb::rv_policy::reference);
+                auto *py = new PyOrch{&o, heap};  // owned by Python; invalidated below
+                nb::object wrapped = nb::cast(py, nb::rv_policy::take_ownership);
                 try {
                   // (not `nb::handle(borrowed)(wrapped);`: that declares a variable)
                   nb::object ignored = nb::handle(borrowed)(wrapped);
                 } catch (nb::python_error &e) {
                   err = py_error_text(e, &code);
                 }
-                py.o = nullptr;
+                py->o = nullptr;
               }
               if (!err.empty()) throw pto::Error(code, err);
             };

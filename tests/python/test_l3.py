@@ -224,6 +224,22 @@ def test_python_errors_in_orchestration_and_sub_bodies_are_reported():
             w.run(lambda o: o.submit_chip(pto.ChipCallable(), pto.ChipStorageTaskArgs(), chip=5))
 
 
+def test_orchestrator_and_context_kept_after_their_call_refuse_use():
+    kept = []
+    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+        w.run(lambda o: (kept.append(o), o.submit_sub(lambda ctx: kept.append(ctx))))
+        with pytest.raises(pto.DeviceError, match="only valid inside the orchestration"):
+            kept[0].submit_sub(lambda ctx: None)
+        with pytest.raises(pto.DeviceError, match="only valid while the SUB body runs"):
+            kept[1].defer()
+
+
+def test_unclosed_worker_is_closed_when_garbage_collected():
+    w = pto.Worker(level=3, device_ids=[], num_sub_workers=1)
+    w.run(lambda o: o.submit_sub(lambda ctx: None))
+    del w  # must not hang: the SUB thread never needs the GIL here, but close releases it
+
+
 def test_scoped_buffers_return_once_the_scope_ended_and_users_finished():
     with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
         before = w.heap_bytes_in_use
