@@ -35,14 +35,16 @@ struct Options {
   std::vector<int> block_dims;     // PTO: clusters (empty = the platform's all)
   int aicpu_threads = 0;           // PTO: AICPU threads (0 = the platform's all)
   std::string platform = "a2a3sim";
-  bool check = true;  // compare every point's result with the serial reference
+  bool check = true;       // compare every point's result with the serial reference
+  bool profiling = false;  // PTO: run with enable_profiling (bench/profiling_overhead.py)
 };
 
 inline void usage(const char *prog) {
   std::fprintf(
       stderr,
       "usage: %s [--width N] [--steps N] [--radix N] [--grain G[,G...]] [--reps N] [--warmup N]\n"
-      "          [--threads N] [--block-dim B[,B...]] [--aicpu-threads N] [--platform P] [--no-check]\n",
+      "          [--threads N] [--block-dim B[,B...]] [--aicpu-threads N] [--platform P] [--no-check]\n"
+      "          [--profiling]\n",
       prog);
 }
 
@@ -93,6 +95,8 @@ inline Options parse_options(int argc, char **argv, Options defaults) {
       o.platform = value();
     else if (a == "--no-check")
       o.check = false;
+    else if (a == "--profiling")
+      o.profiling = true;
     else {
       usage(argv[0]);
       std::exit(2);
@@ -221,6 +225,7 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     line += buf;
   }
   line += extra;
+  if (o.profiling) line += ", \"profiling\": true";
   line += ", \"check\": \"" + json_escaped(check) + "\"}";
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);

@@ -97,6 +97,7 @@ class PtoBench {
       callable_.add_kernel(k.func_id, k.core_type,
                            kc.compile_incore(common + "/kernels/" + k.source, k.core_type));
     }
+    profiling_ = o.profiling;
     worker_.init(o.platform, runtime);
     worker_.set_device(0);
     const pto::PlatformInfo info = worker_.platform_info();
@@ -120,6 +121,8 @@ class PtoBench {
     cfg.max_tasks = static_cast<uint32_t>(std::max<int64_t>(cfg.max_tasks, tasks + 1));
     cfg.max_args_per_task = std::max(cfg.max_args_per_task, max_args);
     cfg.timeout_ms = 600000;  // a slow run is measured, not failed
+    cfg.enable_profiling = profiling_;
+    cfg.trace_tasks = std::max<uint32_t>(cfg.trace_tasks, static_cast<uint32_t>(tasks + 1));  // trace them all
     const pto::RunStats s = worker_.run(callable_, args, cfg);
     RunInfo info;
     info.orchestration_us = s.orchestration_us;
@@ -131,6 +134,7 @@ class PtoBench {
  private:
   pto::ChipWorker worker_;
   pto::ChipCallable callable_;
+  bool profiling_ = false;
   std::vector<Geometry> geometries_;
 };
 

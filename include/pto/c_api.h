@@ -58,6 +58,11 @@ typedef struct pto_call_config {
   uint32_t dep_pool_entries;  /* tensormap_and_ringbuffer: dependency-list pool */
   uint32_t tensormap_entries; /* tensormap_and_ringbuffer: TensorMap pool */
   uint32_t trace_tasks;       /* tensormap_and_ringbuffer with profiling: tasks traced */
+  int32_t log_level;          /* device logs: pto_log_level threshold (pto/device_log.h) */
+  int32_t dump_kernel;        /* enable_dump_tensor: dump tasks of this func_id only; -1 = all */
+  uint32_t dump_first_task;   /* enable_dump_tensor: first task id dumped */
+  uint32_t dump_max_tasks;    /* enable_dump_tensor: tasks dumped at most */
+  uint64_t dump_bytes;        /* enable_dump_tensor: device memory for the copies */
 } pto_call_config;
 
 #define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */
@@ -83,6 +88,8 @@ typedef struct pto_run_stats {
   uint32_t block_dim;     /* clusters 0..block_dim-1 were used */
   uint64_t core_busy_ns[PTO_STATS_MAX_CORES]; /* time running kernels */
   uint32_t core_tasks[PTO_STATS_MAX_CORES];   /* kernels run */
+  char pmu_note[320]; /* enable_pmu: counters that could not be counted and why ("" if none) */
+  char dump_dir[512]; /* enable_dump_tensor: where this run's .npy files and index.json are */
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -43,6 +43,7 @@ typedef struct pto_kernel_call {
   uint16_t num_args;
   uint8_t mix_part; /* MIX tasks: 0 on the cluster's AIC core, 1 and 2 on its AIV cores */
   uint8_t is_mix;   /* 1 for the parts of a MIX task, 0 otherwise */
+  uint64_t log;     /* device address of the device's pto_device_log (pto/device_log.h) */
   int64_t args[1];  /* really num_args long */
 } pto_kernel_call;
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pto/device_log.h"
 #include "pto/kernel.h"
 #include "pto/types.h"
 
@@ -129,6 +130,8 @@ class Orchestrator {
   virtual void scope_end() = 0;
   virtual void fail(const char *message) = 0;
   virtual bool ok() const = 0;
+  // The device's log (pto/device_log.h): DEV_INFO(o, ...) writes to it.
+  virtual const pto_device_log *log() const = 0;
 
   template <size_t N>
   TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg (&args)[N]) {
@@ -152,6 +155,11 @@ class Scope {
  private:
   Orchestrator &o_;
 };
+
+// DEV_INFO(o, ...) in a device orchestration (pto/device_log.h).
+inline const pto_device_log *device_log_of(const Orchestrator &o) {
+  return o.log();
+}
 
 }  // namespace pto
 

@@ -213,6 +213,11 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("scheduling_us", &RunStats::scheduling_us,
               "AICPU scheduler threads' time not parked, summed over threads, in us")
       .def_ro("cores", &RunStats::cores, "CoreStats of every core of the clusters the run used")
+      .def_ro("dump_dir", &RunStats::dump_dir,
+              "enable_dump_tensor: the directory of this run's .npy files and index.json ('' when off)")
+      .def_ro("pmu_note", &RunStats::pmu_note,
+              "enable_pmu: which counters could not be read and why ('' if none); the per-task "
+              "counters are in the trace")
       .def("table", &RunStats::table, "A short printable table of the run's statistics.")
       .def("__str__", &RunStats::table)
       .def("__repr__", [](const RunStats &s) {

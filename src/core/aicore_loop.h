@@ -6,11 +6,29 @@
 #define PTO_CORE_AICORE_LOOP_H
 
 #include "core/handshake.h"
+#include "core/profiling.h"
 #include "pto/kernel.h"
+#include "pto_platform/pmu.h"
 
 namespace pto {
 
 using KernelFn = void (*)(int64_t *args);
+
+// enable_pmu: the kernel between two counter reads, the differences into the slot.
+inline void run_with_pmu(Handshake &hs, KernelFn kernel, int64_t *args) {
+  PmuSample a, b;
+  int32_t error = 0;
+  const uint32_t valid = platform_pmu_read(&a, &error);
+  hs.start_ns = platform_now_ns();
+  kernel(args);
+  hs.end_ns = platform_now_ns();
+  platform_pmu_read(&b, &error);
+  hs.pmu_cycles = b.cycles - a.cycles;
+  hs.pmu_instructions = b.instructions - a.instructions;
+  hs.pmu_cache_misses = b.cache_misses - a.cache_misses;
+  hs.pmu_valid = valid;
+  hs.pmu_error = error;
+}
 
 inline void aicore_loop(Handshake &hs) {
   uint32_t seen = 0;  // the host lays slots out with dispatch.seq == 0
@@ -26,9 +44,13 @@ inline void aicore_loop(Handshake &hs) {
     const auto *p = reinterpret_cast<const DispatchPayload *>(hs.payload.load(std::memory_order_relaxed));
     auto *call = reinterpret_cast<pto_kernel_call *>(p->call_addr);
     hs.task_status.store(1, std::memory_order_relaxed);
-    hs.start_ns = platform_now_ns();  // always: the run's busy counters (core/run_counters.h)
-    reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
-    hs.end_ns = platform_now_ns();
+    if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
+      run_with_pmu(hs, reinterpret_cast<KernelFn>(p->kernel_addr), call->args);
+    } else {
+      hs.start_ns = platform_now_ns();  // always: the run's busy counters (core/run_counters.h)
+      reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
+      hs.end_ns = platform_now_ns();
+    }
     hs.task_status.store(0, std::memory_order_relaxed);
     hs.done_seq.store(seq, std::memory_order_release);  // publishes the kernel's writes
     doorbell_ring(*reinterpret_cast<Doorbell *>(hs.owner_bell.load(std::memory_order_relaxed)));

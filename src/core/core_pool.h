@@ -14,6 +14,7 @@
 
 #include "core/handshake.h"
 #include "core/mpmc_queue.h"
+#include "core/profiling.h"
 #include "core/run_counters.h"
 #include "core/trace.h"
 #include "pto/types.h"
@@ -30,9 +31,10 @@ class CorePool {
   // scheduler waited for its cores; the host's launch orders that before this). With
   // `profiling`, cores timestamp their kernels and collect() reports CoreTiming.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
-            Doorbell *bell, bool profiling = false) {
+            Doorbell *bell, bool profiling = false, bool pmu = false) {
     count_ = nclusters_ = busy_ = warm_ = 0;
-    profiling_ = profiling;
+    profiling_ = kProfilingBuilt && (profiling || pmu);
+    pmu_ = kProfilingBuilt && pmu;
     idle_by_type_[0] = idle_by_type_[1] = 0;
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = clusters_[nclusters_];
@@ -41,7 +43,7 @@ class CorePool {
       for (uint32_t k = 0; k < 3; ++k) {
         Handshake &hs = slots[members[k]];
         hs.owner_bell.store(reinterpret_cast<uint64_t>(bell), std::memory_order_relaxed);
-        hs.profile.store(profiling ? 1 : 0, std::memory_order_relaxed);  // published by the dispatch ring
+        hs.pmu.store(pmu_ ? 1 : 0, std::memory_order_relaxed);  // published by the dispatch ring
         cl.core[k] = count_;
         const uint32_t seq = hs.dispatch.seq.load(std::memory_order_relaxed);
         cores_[count_++] = Core{&hs, members[k], hs.core_type, seq, -1, nclusters_, false};
@@ -76,18 +78,31 @@ class CorePool {
       if (c.counters.first_start_ns == 0) c.counters.first_start_ns = start_ns;
       c.counters.last_end_ns = end_ns;
       CoreTiming timing;
-      if (profiling_) {
+      if (profiling()) {
         timing = CoreTiming{c.dispatch_ns, start_ns, end_ns, platform_now_ns(), static_cast<int32_t>(c.slot)};
+        if (pmu_on()) {
+          timing.pmu = PmuTrace{c.hs->pmu_cycles, c.hs->pmu_instructions, c.hs->pmu_cache_misses,
+                                c.hs->pmu_valid, c.hs->pmu_error};
+        }
       }
       if (c.mix_part) {  // a part of the cluster's MIX task: report it when the last part is done
         c.mix_part = false;
-        if (profiling_) {
+        if (profiling()) {
           CoreTiming &m = cl.mix_timing;
           m.start_ns =
               m.start_ns ? (timing.start_ns < m.start_ns ? timing.start_ns : m.start_ns) : timing.start_ns;
           m.end_ns = timing.end_ns > m.end_ns ? timing.end_ns : m.end_ns;
-          timing = CoreTiming{m.dispatch_ns, m.start_ns, m.end_ns, timing.complete_ns,
-                              static_cast<int32_t>(cores_[cl.core[0]].slot)};
+          m.pmu.cycles += timing.pmu.cycles;
+          m.pmu.instructions += timing.pmu.instructions;
+          m.pmu.cache_misses += timing.pmu.cache_misses;
+          m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing.pmu.valid) : timing.pmu.valid;
+          m.pmu.error = m.pmu.error ? m.pmu.error : timing.pmu.error;
+          timing = CoreTiming{m.dispatch_ns,
+                              m.start_ns,
+                              m.end_ns,
+                              timing.complete_ns,
+                              static_cast<int32_t>(cores_[cl.core[0]].slot),
+                              m.pmu};
         }
         if (--cl.parts_left != 0) continue;
         cl.mix_task = -1;
@@ -102,7 +117,7 @@ class CorePool {
   void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload) {
     Core &c = cores_[i];
     c.task = task;
-    if (profiling_) c.dispatch_ns = platform_now_ns();
+    if (profiling()) c.dispatch_ns = platform_now_ns();
     ++busy_;
     --idle_by_type_[c.core_type & 1];
     ++clusters_[c.cluster].busy;
@@ -167,7 +182,7 @@ class CorePool {
     Cluster &cl = clusters_[c];
     cl.mix_task = task;
     cl.parts_left = 3;
-    if (profiling_) cl.mix_timing = CoreTiming{platform_now_ns(), 0, 0, 0, -1};
+    if (profiling()) cl.mix_timing = CoreTiming{platform_now_ns(), 0, 0, 0, -1};
     for (uint32_t k = 0; k < 3; ++k) {
       cores_[cl.core[k]].mix_part = true;
       dispatch(cl.core[k], task, payloads[k]);
@@ -233,7 +248,10 @@ class CorePool {
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
-  bool profiling_ = false;
+  bool profiling_ = false;  // profiling or enable_pmu: per-task timings for the trace
+  bool pmu_ = false;
+  bool profiling() const { return kProfilingBuilt && profiling_; }  // false at compile time without
+  bool pmu_on() const { return kProfilingBuilt && pmu_; }           // the profiling code
 };
 
 }  // namespace pto

@@ -33,15 +33,19 @@ struct alignas(kCacheLine) Handshake {
   std::atomic<uint64_t> payload{0};     // device address of a DispatchPayload (relaxed; see above)
   std::atomic<uint64_t> owner_bell{0};  // device address of the owner's Doorbell (before 1st ring)
   std::atomic<uint32_t> control{kControlRun};
-  uint32_t core_type = 0;            // device-written at creation; never changes
-  Doorbell dispatch;                 // rung after each payload / control write
-  std::atomic<uint32_t> profile{0};  // 1: the core timestamps each task (set per run)
+  uint32_t core_type = 0;        // device-written at creation; never changes
+  Doorbell dispatch;             // rung after each payload / control write
+  std::atomic<uint32_t> pmu{0};  // 1: the core reads its PMU counters around each kernel (per run)
 
   // --- Written by the core, read by the owning scheduler thread. ---
   alignas(kCacheLine) std::atomic<uint32_t> aicore_ready{0};  // 1 once the core polls the slot
   std::atomic<uint32_t> done_seq{0};     // dispatch seq of the last completed payload (release)
   std::atomic<uint32_t> task_status{0};  // 1 while running a task, 0 when idle (diagnostics)
   uint64_t start_ns = 0, end_ns = 0;     // last task's kernel (written before done_seq)
+  // enable_pmu: the last kernel's counters (pto_platform/pmu.h), written before done_seq.
+  uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
+  uint32_t pmu_valid = 0;  // kPmu* bits
+  int32_t pmu_error = 0;   // errno of a refused counter
 };
 static_assert(sizeof(Handshake) == 2 * kCacheLine, "scheduler- and core-written halves on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written half starts a line");

@@ -36,10 +36,19 @@ struct EdgeTrace {
   uint32_t reserved;
 };
 
+// enable_pmu: a task's counters (pto_platform/pmu.h), by task id next to its TaskTrace. A MIX
+// task's are the sums over its three cores.
+struct PmuTrace {
+  uint64_t cycles, instructions, cache_misses;
+  uint32_t valid;  // kPmu* bits: which of the three were counted
+  int32_t error;   // errno of a refused counter, 0 if none
+};
+
 // What a scheduler learns about a finished task from its core(s) when profiling.
 struct CoreTiming {
   uint64_t dispatch_ns = 0, start_ns = 0, end_ns = 0, complete_ns = 0;
   int32_t core = -1;
+  PmuTrace pmu{};  // enable_pmu only
 };
 
 }  // namespace pto

@@ -145,7 +145,12 @@ PTO_EXPORT int get_platform_info(pto_device_context *ctx, int32_t *num_clusters,
 }
 
 PTO_EXPORT const char *get_last_trace_json(pto_device_context *ctx) {
-  return ctx ? ctx->runner.last_trace().c_str() : "";
+  if (!ctx) return "";
+  try {
+    return ctx->runner.last_trace().c_str();  // rendered now, on the first call after the run
+  } catch (const std::exception &) {
+    return "";  // out of memory while rendering: no trace rather than a crash
+  }
 }
 
 PTO_EXPORT int get_c_api_version(void) {

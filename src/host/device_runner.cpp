@@ -3,9 +3,13 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
+#include "core/profiling.h"
 #include "host/run_wait.h"
+#include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -57,10 +61,22 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
                                            " is outside 1.." + std::to_string(g.max_aicpu_threads) +
                                            " (the AICPU threads of " + g.platform + ")");
   }
-  if (cfg.enable_dump_tensor || cfg.enable_pmu) {
-    return fail(PTO_NOT_SUPPORTED, std::string(cfg.enable_dump_tensor ? "enable_dump_tensor" : "enable_pmu") +
-                                       " is not implemented yet (see the README); leave it off — "
-                                       "enable_profiling records a trace");
+  if (cfg.enable_dump_tensor && (cfg.dump_max_tasks == 0 || cfg.dump_max_tasks > 65536 ||
+                                 cfg.dump_bytes == 0 || cfg.dump_bytes > (16ull << 30))) {
+    return fail(PTO_INVALID_ARGUMENT,
+                "enable_dump_tensor needs dump_max_tasks in 1..65536 and dump_bytes in "
+                "1..16 GiB (got " +
+                    std::to_string(cfg.dump_max_tasks) + " and " + std::to_string(cfg.dump_bytes) + ")");
+  }
+  if (!kProfilingBuilt && (cfg.enable_profiling || cfg.enable_pmu)) {
+    return fail(PTO_NOT_SUPPORTED,
+                std::string(cfg.enable_profiling ? "enable_profiling" : "enable_pmu") +
+                    ": this build has no profiling code (configured with -DPTO_PROFILING=OFF); "
+                    "use a default build");
+  }
+  if (cfg.log_level < PTO_LOG_DEBUG || cfg.log_level > PTO_LOG_OFF) {
+    return fail(PTO_INVALID_ARGUMENT, "log_level " + std::to_string(cfg.log_level) +
+                                          " is outside 0..4 (debug, info, warn, error, off)");
   }
   if (cfg.max_tasks == 0 || cfg.max_args_per_task == 0 || cfg.max_successors == 0) {
     return fail(PTO_INVALID_ARGUMENT, "max_tasks, max_args_per_task and max_successors must be positive");
@@ -173,6 +189,8 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   const uint64_t t0 = platform_now_ns();
   last_error_.clear();
   last_trace_.clear();
+  render_trace_ = nullptr;
+  pmu_note_.clear();
   if (!device_)
     return fail(PTO_NOT_INITIALIZED, "run() before set_device(): call set_device(device_id) first");
   if (!broken_.empty()) return fail(PTO_DEVICE_BROKEN, broken_);
@@ -196,6 +214,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.allocations = &run->allocations;
   in.handshakes = reinterpret_cast<uint64_t>(device_->handshake_block());
   in.scheduler_bells = reinterpret_cast<uint64_t>(device_->scheduler_bells());
+  in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
@@ -227,9 +246,17 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   } else {
     rc = complete_run(*this, run.launched, &run.stats, &err);
   }
-  if (rc != PTO_OK) return fail(rc, err);
+  if (rc != PTO_OK) {
+    if (run.stats.dump_dir[0]) err += std::string(" (its tensors were dumped to ") + run.stats.dump_dir + ")";
+    return fail(rc, err);
+  }
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
   run.stats.total_ns = platform_now_ns() - run.t0;
+  if (!pmu_note_.empty()) {
+    snprintf(run.stats.pmu_note, sizeof run.stats.pmu_note, "%s", pmu_note_.c_str());
+    static std::once_flag said;  // say it once per process, not once per run
+    std::call_once(said, [this] { fprintf(stderr, "pto_runtime: enable_pmu: %s\n", pmu_note_.c_str()); });
+  }
   if (stats) *stats = run.stats;
   return PTO_OK;
 }

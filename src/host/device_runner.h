@@ -2,6 +2,7 @@
 #ifndef PTO_HOST_DEVICE_RUNNER_H
 #define PTO_HOST_DEVICE_RUNNER_H
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +33,7 @@ struct RunInputs {
   ScopedAllocations *allocations = nullptr;  // run-lifetime device memory
   uint64_t handshakes = 0;                   // the device's handshake block (device address)
   uint64_t scheduler_bells = 0;              // the device's scheduler doorbells (device address)
+  uint64_t device_log = 0;                   // the device's pto_device_log (device address)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
 };
 
@@ -63,8 +65,17 @@ class DeviceRunner {
 
   const std::string &last_error() const { return last_error_; }
   // The last run's trace as JSON (empty unless it ran with enable_profiling).
-  const std::string &last_trace() const { return last_trace_; }
-  void set_last_trace(std::string json) { last_trace_ = std::move(json); }
+  // The last run's trace as JSON, rendered on the first call after the run.
+  const std::string &last_trace() {
+    if (render_trace_) {
+      last_trace_ = render_trace_();
+      render_trace_ = nullptr;
+    }
+    return last_trace_;
+  }
+  void set_last_trace(std::function<std::string()> render) { render_trace_ = std::move(render); }
+  // enable_pmu: which counters the last run could not count, and why ("" if none).
+  void set_pmu_note(std::string note) { pmu_note_ = std::move(note); }
   const ChipGeometry &geometry() const { return *geometry_; }
   Device &device() { return *device_; }
   MemoryAllocator &memory() { return *memory_; }
@@ -91,6 +102,8 @@ class DeviceRunner {
   std::unique_ptr<InFlight> in_flight_;
   std::string last_error_;
   std::string last_trace_;
+  std::function<std::string()> render_trace_;  // pending: renders last_trace_
+  std::string pmu_note_;
 };
 
 }  // namespace pto

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <tuple>
+
+#include "pto_platform/pmu.h"
 
 namespace pto {
 namespace {
@@ -36,6 +40,24 @@ std::string rel(uint64_t t, uint64_t base) {
 }
 
 }  // namespace
+
+std::string pmu_note(const TaskTrace *tasks, const PmuTrace *pmu, size_t num_tasks) {
+  const uint32_t all = kPmuCycles | kPmuInstructions | kPmuCacheMisses;
+  uint32_t valid = all;
+  int32_t error = 0;
+  for (size_t i = 0; i < num_tasks; ++i) {
+    if (tasks[i].status == kTraceNone || tasks[i].status == kTraceSkipped) continue;
+    valid &= pmu[i].valid;
+    if (pmu[i].error) error = pmu[i].error;
+  }
+  if (valid == all) return "";
+  const std::string missing =
+      (valid & kPmuInstructions) ? "cache misses were" : "instructions and cache misses were";
+  return missing + " not counted: perf_event_open refused hardware counters (" +
+         (error ? std::string(strerror(error)) : std::string("unknown reason")) +
+         "; virtual machines often lack them, and kernel.perf_event_paranoid above 2 forbids them); "
+         "cycles come from the timestamp counter";
+}
 
 std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const ChipGeometry &g,
                           const TaskTrace *tasks, size_t num_tasks, const std::vector<EdgeTrace> &edges) {
@@ -78,6 +100,13 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
          ", \"end\": " + (ran ? rel(t.end_ns, t0) : "null") + ", \"status\": \"" +
          kStatusNames[t.status < 4 ? t.status : 0] + "\"";
     if (t.submit_ns) j += ", \"submit\": " + rel(t.submit_ns, t0);
+    if (meta.pmu && ran) {
+      const PmuTrace &p = meta.pmu[i];
+      auto counter = [&p](uint32_t bit, uint64_t v) { return (p.valid & bit) ? std::to_string(v) : "null"; };
+      j += ", \"pmu\": {\"cycles\": " + counter(kPmuCycles, p.cycles) +
+           ", \"instructions\": " + counter(kPmuInstructions, p.instructions) +
+           ", \"cache_misses\": " + counter(kPmuCacheMisses, p.cache_misses) + "}";
+    }
     if (ran && t.thread >= 0) j += ", \"thread\": " + std::to_string(t.thread);
     j += "}";
     first = false;
@@ -116,8 +145,34 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
          "\": " + quoted(kernel_name(kv.second.path));
     first = false;
   }
-  j += "}}\n";
+  j += "}";
+  if (meta.pmu) j += ",\n\"pmu_note\": " + quoted(pmu_note(tasks, meta.pmu, num_tasks));
+  j += "}\n";
   return j;
+}
+
+void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
+                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu) {
+  if (!pmu.empty()) runner.set_pmu_note(pmu_note(records.data(), pmu.data(), records.size()));
+  struct Kept {
+    TraceMeta meta;
+    RunInputs in;  // only cfg and kernels are used
+    std::vector<TaskTrace> records;
+    std::vector<EdgeTrace> edges;
+    std::vector<PmuTrace> pmu;
+  };
+  auto kept = std::make_shared<Kept>();
+  kept->meta = meta;
+  kept->in.cfg = in.cfg;
+  kept->in.kernels = in.kernels;
+  kept->records = std::move(records);
+  kept->edges = std::move(edges);
+  kept->pmu = std::move(pmu);
+  const ChipGeometry *g = &runner.geometry();
+  runner.set_last_trace([kept, g] {
+    kept->meta.pmu = kept->pmu.empty() ? nullptr : kept->pmu.data();
+    return trace_to_json(kept->meta, kept->in, *g, kept->records.data(), kept->records.size(), kept->edges);
+  });
 }
 
 }  // namespace pto

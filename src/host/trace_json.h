@@ -19,7 +19,18 @@ struct TraceMeta {
   int32_t orchestrator_thread = -1;  // tensormap runtime: the AICPU thread that orchestrates
   uint64_t dropped_tasks = 0;        // tasks past the trace capacity
   uint64_t dropped_edges = 0;
+  const PmuTrace *pmu = nullptr;  // enable_pmu: one per task record, else null
 };
+
+// Keeps a finished run's trace records in `runner` and renders the JSON only when someone asks
+// for it (ChipWorker.last_trace_json): formatting costs far more than recording, so a profiled
+// run does not pay for it. Also sets the runner's PMU note when `pmu` is not empty.
+void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
+                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu);
+
+// enable_pmu: "" when every counter of every task that ran was counted, else which ones are
+// missing and why. pmu[i] belongs to tasks[i].
+std::string pmu_note(const TaskTrace *tasks, const PmuTrace *pmu, size_t num_tasks);
 
 // tasks: records indexed by task id (status kTraceNone = never recorded, skipped).
 std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const ChipGeometry &geometry,

@@ -70,6 +70,7 @@ std::string RunStats::table() const {
       t += buf;
     }
   }
+  if (!pmu_note.empty()) t += "PMU              " + pmu_note + "\n";
   return t;
 }
 
@@ -208,6 +209,8 @@ RunStats to_run_stats(const pto_run_stats &s) {
                                static_cast<double>(s.ring_stall_ns[r]) / 1e3};
   }
   out.effective_us = static_cast<double>(s.effective_ns) / 1e3;
+  out.pmu_note = std::string(s.pmu_note, strnlen(s.pmu_note, sizeof s.pmu_note));
+  out.dump_dir = std::string(s.dump_dir, strnlen(s.dump_dir, sizeof s.dump_dir));
   out.scheduling_us = static_cast<double>(s.scheduling_ns) / 1e3;
   const uint32_t C = s.num_clusters;
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {

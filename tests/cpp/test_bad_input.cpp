@@ -190,14 +190,17 @@ TEST_F(BadInput, CoreTypeMismatchWithRegistration) {
   expect_error([&] { run(c); }, PTO_INVALID_ARGUMENT, {"AIC core", "registered for AIV"});
 }
 
-TEST_F(BadInput, UnimplementedSwitchesAreNotSupported) {
+TEST_F(BadInput, DumpSettingsOutOfRange) {
   pto::ChipCallConfig cfg;
   cfg.enable_dump_tensor = true;
-  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_NOT_SUPPORTED,
-               {"enable_dump_tensor is not implemented"});
-  cfg.enable_dump_tensor = false;
-  cfg.enable_pmu = true;
-  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_NOT_SUPPORTED, {"enable_pmu is not implemented"});
+  cfg.dump_bytes = 0;
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"dump_bytes in 1..16 GiB"});
+}
+
+TEST_F(BadInput, LogLevelOutOfRange) {
+  pto::ChipCallConfig cfg;
+  cfg.log_level = 9;
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"log_level 9", "0..4"});
 }
 
 TEST_F(BadInput, RunBeforeSetDevice) {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pto_runtime as pto
@@ -9,6 +11,9 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PLATFORM = "a2a3sim"
+
+# Device logs of the tests (failing kernels write DEV_ERROR lines) stay out of ~/ascend.
+os.environ.setdefault("PTO_LOG_DIR", str(Path(tempfile.gettempdir()) / "pto_test_device_logs"))
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ def basic_callable(runtime: str) -> pto.ChipCallable:
     return c
 
 
-def run_basic(runtime: str, profiling: bool, block_dim: int = 2, threads: int = 2):
+def run_basic(runtime: str, profiling: bool, block_dim: int = 2, threads: int = 2, pmu=False):
     a = np.full(1024, 2, np.float32)
     b = np.full(1024, 3, np.float32)
     f = np.zeros(1024, np.float32)
@@ -29,7 +29,7 @@ def run_basic(runtime: str, profiling: bool, block_dim: int = 2, threads: int = 
     args.add_tensor(a)
     args.add_tensor(b)
     args.add_tensor(f, pto.Direction.OUTPUT)
-    cfg = pto.ChipCallConfig(block_dim, threads, enable_profiling=profiling)
+    cfg = pto.ChipCallConfig(block_dim, threads, enable_profiling=profiling, enable_pmu=pmu)
     with pto.Worker(level=2, runtime=runtime) as w:
         stats = w.run(basic_callable(runtime), args, cfg)
         trace = w.last_trace()
@@ -88,6 +88,32 @@ def test_run_stats_count_the_graph_and_print_a_table():
     assert stats.heap.high_water == 3 * 4096  # c, d, e: 1024 float32 each
     text = str(stats)
     assert "tasks run        4" in text and "task window" in text
+
+
+@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
+def test_pmu_counts_cycles_per_task_and_says_which_counters_are_missing(runtime):
+    stats, trace = run_basic(runtime, False, pmu=True)  # enable_pmu alone records the trace
+    assert trace is not None and len(trace["tasks"]) == 4
+    note = trace.get("pmu_note", "")
+    assert note == stats.pmu_note
+    for t in trace["tasks"]:
+        counters = t["pmu"]
+        assert counters["cycles"] > 0, "the kernel ran: its cycles cannot be zero"
+        # Where the machine refuses hardware counters (VMs), they are null and the note says
+        # why; where it allows them, they are counted and there is no note.
+        assert (counters["instructions"] is None) == ("instructions" in note)
+        if counters["instructions"] is not None:
+            assert counters["instructions"] > 0
+    if note:
+        assert "perf_event_open" in note and "PMU" in str(stats)
+    parsed = pto.Trace.from_dict(trace)
+    assert parsed.pmu_note == note and all(t.pmu is not None for t in parsed.tasks)
+    assert pto.Trace.from_dict(parsed.to_dict()).tasks == parsed.tasks
+
+
+def test_pmu_off_records_no_counters():
+    _, trace = run_basic("host_build_graph", True)
+    assert all("pmu" not in t for t in trace["tasks"]) and "pmu_note" not in trace
 
 
 FAIL_KERNEL = '#include "pto/kernel.h"\nPTO_KERNEL(args) { pto::fail(args, 5); }\n'

@@ -51,6 +51,7 @@ class Trace:
         unmatched_edges: tuple[Edge, ...] = (),
         dropped_tasks: int = 0,
         dropped_edges: int = 0,
+        pmu_note: str = "",
     ) -> None:
         """Internal: takes already-checked rows. Use ``from_dict`` or ``load``."""
         self.platform = platform
@@ -67,6 +68,8 @@ class Trace:
         self.unmatched_edges = tuple(unmatched_edges)
         self.dropped_tasks = dropped_tasks
         self.dropped_edges = dropped_edges
+        # enable_pmu: which counters could not be read, and why ("" if none or PMU off).
+        self.pmu_note = pmu_note
         self._task_by_id = {t.id: t for t in self.tasks}
         self._core_by_slot = {c.slot: c for c in self.cores}
 
@@ -110,6 +113,8 @@ class Trace:
                 row["submit"] = t.submit
             if t.thread is not None:
                 row["thread"] = t.thread
+            if t.pmu is not None:
+                row["pmu"] = dict(t.pmu)
             tasks.append(row)
         return {
             "version": self.version,
@@ -131,6 +136,7 @@ class Trace:
             "kernels": {str(f): name for f, name in sorted(self.kernels.items())},
             "dropped_tasks": self.dropped_tasks,
             "dropped_edges": self.dropped_edges,
+            **({"pmu_note": self.pmu_note} if self.pmu_note else {}),
         }
 
     def save(self, path: PathLike) -> None:
@@ -186,6 +192,8 @@ class Trace:
             )
         if self.dropped_edges:
             notes.append(f"{self.dropped_edges} edge(s) past the trace capacity were not recorded")
+        if self.pmu_note:
+            notes.append(f"PMU: {self.pmu_note}")
         if self.unmatched_edges:
             notes.append(
                 f"{len(self.unmatched_edges)} edge(s) name a task the trace does not list; "

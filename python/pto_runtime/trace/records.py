@@ -59,6 +59,9 @@ class Task:
     status: str
     submit: float | None = None  # tensormap runtime only: when the orchestrator submitted it
     thread: int | None = None  # the AICPU thread that dispatched it
+    # enable_pmu: {"cycles": int, "instructions": int | None, "cache_misses": int | None}
+    # (None where the counter could not be read; Trace.pmu_note says why)
+    pmu: dict[str, int | None] | None = None
 
     @property
     def ran(self) -> bool:

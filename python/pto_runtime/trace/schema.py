@@ -34,6 +34,10 @@ __all__ = ["SCHEMA_VERSION", "parse", "trace_error"]
 SCHEMA_VERSION = 1
 
 
+# enable_pmu: the counters a task may carry.
+PMU_COUNTERS = ("cycles", "instructions", "cache_misses")
+
+
 def trace_error(where: str, message: str) -> Exception:
     """The InvalidArgumentError for a bad field ``where`` (not raised here)."""
     return error_from_code(ErrorCode.INVALID_ARGUMENT, f"trace: {where}: {message}")
@@ -145,7 +149,15 @@ def _task(entry: Mapping[str, Any], where: str, core_type: dict[int, str], threa
     thread = entry.get("thread")
     if thread is not None and (not _is_int(thread) or not 0 <= thread < threads):
         _fail(f"{where}thread", f"expected an AICPU thread in [0, {threads}), got {thread!r}")
-    return Task(task_id, func, shape, tuple(cores), start, end, status, submit, thread)
+    pmu = entry.get("pmu")
+    if pmu is not None:
+        pmu = dict(_mapping(pmu, f"{where}pmu"))
+        for name in PMU_COUNTERS:
+            value = pmu.get(name)
+            if value is not None and (not _is_int(value) or value < 0):
+                _fail(f"{where}pmu.{name}", f"expected a count (>= 0) or null, got {value!r}")
+        pmu = {name: pmu.get(name) for name in PMU_COUNTERS}
+    return Task(task_id, func, shape, tuple(cores), start, end, status, submit, thread, pmu)
 
 
 def _tasks(raw: Mapping[str, Any], cores: tuple[Core, ...], threads: int) -> tuple[Task, ...]:
@@ -292,4 +304,12 @@ def parse(raw: Any) -> dict[str, Any]:
         "unmatched_edges": unmatched,
         "dropped_tasks": _count(raw, "dropped_tasks"),
         "dropped_edges": _count(raw, "dropped_edges"),
+        "pmu_note": _pmu_note(raw),
     }
+
+
+def _pmu_note(raw: Mapping[str, Any]) -> str:
+    note = raw.get("pmu_note", "")
+    if not isinstance(note, str):
+        _fail("pmu_note", f"expected text, got {note!r}")
+    return note

@@ -17,6 +17,7 @@
 
 #include "core/handshake.h"
 #include "core/scheduler_bell.h"
+#include "device_log_sim.h"
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
 
@@ -30,7 +31,7 @@ std::string dl_error() {
 
 class SimDevice final : public Device {
  public:
-  SimDevice(const ChipGeometry &g, int device_id) : Device(g, device_id) {}
+  SimDevice(const ChipGeometry &g, int device_id) : Device(g, device_id), log_(device_id) {}
   ~SimDevice() override { shutdown(); }
 
   void *malloc(size_t bytes) override {
@@ -49,6 +50,7 @@ class SimDevice final : public Device {
                          std::string *error) override;
   void *handshake_block() override { return handshakes_; }
   void *scheduler_bells() override { return bells_; }
+  void *device_log(int32_t level) override { return log_.for_run(level); }
   void launch(const LaunchSpec &spec) override;
   bool wait(uint64_t deadline_ns) override;
   bool finished() override { return remaining_.load(std::memory_order_acquire) == 0; }
@@ -83,6 +85,7 @@ class SimDevice final : public Device {
   alignas(64) std::atomic<uint32_t> remaining_{0};  // writers: device threads finishing
   std::atomic<int> status_{0};
   Doorbell done_;  // rung by the last thread to finish
+  SimDeviceLog log_;
 
   void *library(const std::string &path, std::string *error);  // dlopen once per path (libs_mu_ held)
   std::mutex libs_mu_;
@@ -132,7 +135,12 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
   for (int i = 0; i < g.max_aicpu_threads; ++i) {
     threads_.emplace_back(&SimDevice::aicpu_main, this, static_cast<uint32_t>(i), &slots_[i]);
   }
-  for (uint32_t c = 0; c < cores; ++c) threads_.emplace_back(aicore_entry_, handshakes_, c);
+  for (uint32_t c = 0; c < cores; ++c) {
+    threads_.emplace_back([this, c] {
+      sim_log_set_thread("core", c);
+      aicore_entry_(handshakes_, c);
+    });
+  }
   return PTO_OK;
 }
 
@@ -206,6 +214,7 @@ void SimDevice::finish_one() {
 }
 
 void SimDevice::aicpu_main(uint32_t index, ThreadSlot *slot) {
+  sim_log_set_thread("aicpu", index);
   uint32_t seen = 0;
   for (;;) {
     const uint32_t bell = doorbell_prepare(slot->bell);

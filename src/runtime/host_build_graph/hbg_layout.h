@@ -14,6 +14,7 @@
 #include "core/mpmc_queue.h"
 #include "core/run_counters.h"
 #include "core/scheduler_bell.h"
+#include "core/tensor_dump.h"
 #include "core/trace.h"
 #include "pto/types.h"
 
@@ -45,6 +46,7 @@ struct alignas(kCacheLine) Task {
   std::atomic<uint32_t> poisoned;
   // Writer: the dispatching scheduler thread (relaxed): the core that runs it, for reports.
   std::atomic<int32_t> core;
+  int32_t dump;  // host-written: its DumpTask index when enable_dump_tensor selected it, else -1
 };
 
 using pto::SchedulerSlot;  // core/handshake.h
@@ -59,8 +61,11 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t successors_addr;  // uint32_t[]
   uint64_t handshakes_addr;  // the device's handshake block (Device::handshake_block)
   uint64_t sched_addr;       // SchedulerSlot[aicpu_threads]
-  uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling, else 0
+  uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling or enable_pmu, else 0
+  uint64_t pmu_addr;         // PmuTrace[num_tasks] when enable_pmu, else 0
   uint64_t counters_addr;    // the run counters (core/run_counters.h), always
+  uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
+  uint64_t dump_addr;        // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
 
   // --- Ready queues: writers are scheduler threads (and the host, pre-filling). ---
   MpmcQueue ready[PTO_CORE_TYPE_COUNT];

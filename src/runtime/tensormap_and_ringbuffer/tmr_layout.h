@@ -22,6 +22,7 @@
 #include "core/mpmc_queue.h"
 #include "core/run_counters.h"
 #include "core/scheduler_bell.h"
+#include "core/tensor_dump.h"
 #include "core/trace.h"
 #include "pto/kernel.h"
 #include "pto/orchestration.h"
@@ -55,6 +56,7 @@ struct alignas(kCacheLine) TaskSlot {
   std::atomic<uint32_t> state;      // orchestrator at publication, then schedulers (relaxed)
   std::atomic<int64_t> retired_id;  // schedulers: = id once finished (release), for retirement
   std::atomic<int32_t> core;        // scheduler that dispatched it (relaxed, for reports)
+  int32_t dump;                     // orchestrator: its DumpTask index (enable_dump_tensor), else -1
 };
 
 struct DepEntry {  // orchestrator-written before the CAS that publishes it
@@ -82,7 +84,10 @@ struct alignas(kCacheLine) Header {
   uint64_t handshakes_addr, sched_addr, heap_addr, heap_bytes, orch_entry;
   // Profiling (0 when off): TaskTrace[trace_capacity] by task id, EdgeTrace[edge_capacity].
   uint64_t trace_addr, edges_addr;
+  uint64_t pmu_addr;       // enable_pmu: PmuTrace[trace_capacity] by task id, else 0
   uint64_t counters_addr;  // the run counters (core/run_counters.h), always
+  uint64_t log_addr;       // the device's pto_device_log (pto/device_log.h)
+  uint64_t dump_addr;      // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
   uint32_t trace_capacity, edge_capacity;
   MpmcQueue ready[PTO_TASK_SHAPE_COUNT];  // AIC, AIV, MIX; capacity `window` each; pushers: orchestrator,
                                           // schedulers

@@ -61,6 +61,9 @@ class Device {
   // their scheduler's doorbell after reporting completion, possibly after that run's memory
   // is gone, so the doorbells cannot live in it.
   virtual void *scheduler_bells() = 0;
+  // The device's log (pto/device_log.h), its threshold set to `level` for the next run: its
+  // device address, for the runtime to hand to kernels and AICPU code. Lives with the device.
+  virtual void *device_log(int32_t level) = 0;
   // Loads (once per path) a kernel binary and returns its entry address and signature.
   virtual pto_status load_kernel(const std::string &path, LoadedKernel *out, std::string *error) = 0;
   // Loads (once per path) a device-side binary and returns the address of `symbol` in it

@@ -11,6 +11,7 @@
 
 #include "core/core_pool.h"
 #include "hbg_layout.h"
+#include "pto/device_log.h"
 #include "pto/error.h"
 #include "pto/kernel.h"
 
@@ -27,13 +28,16 @@ class Scheduler {
         bell_(&sched_of(h)[thread_idx].bell),
         peers_(sched_of(h), thread_num, thread_idx) {
     cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, thread_idx, thread_num, bell_,
-                h->trace_addr != 0);
+                h->trace_addr != 0, h->pmu_addr != 0);
     idx_ = thread_idx;
+    log_ = reinterpret_cast<const pto_device_log *>(h->log_addr);
+    dump_ = reinterpret_cast<DumpRegion *>(h->dump_addr);
   }
 
   int run() {
     SchedulerCounters counters;
     counters.start_ns = platform_now_ns();
+    DEV_DEBUG(log_, "scheduler %u: %u task(s), %u core(s)", idx_, h_->num_tasks, cores_.size());
     for (;;) {
       const uint32_t seen = doorbell_prepare(*bell_);
       bool progress = retire_finished();
@@ -50,6 +54,10 @@ class Scheduler {
       }
     }
     counters.end_ns = platform_now_ns();
+    if (h_->abort.load(std::memory_order_relaxed) != 0)
+      DEV_WARN(log_, "scheduler %u: run aborted by the host", idx_);
+    DEV_DEBUG(log_, "scheduler %u: done, parked %llu us", idx_,
+              static_cast<unsigned long long>(counters.parked_ns / 1000));
     scheduler_counters(h_->counters_addr)[idx_] = counters;
     cores_.write_counters(core_counters(h_->counters_addr, h_->aicpu_threads));
     return PTO_OK;
@@ -62,7 +70,10 @@ class Scheduler {
     return cores_.collect([this](int64_t t, const CoreTiming &timing) {
       const int32_t status = reinterpret_cast<const pto_kernel_call *>(tasks_[t].payload.call_addr)->status;
       record(t, status ? kTraceFailed : kTraceDone, timing);
+      if (tasks_[t].dump >= 0) dump_task_views(dump_, dump_tasks(dump_)[tasks_[t].dump], kDumpAfter);
       if (status != 0) {
+        DEV_ERROR(log_, "task %lld (kernel %u) failed with status %d", static_cast<long long>(t),
+                  tasks_[t].func_id, status);
         int32_t none = -1;
         if (h_->failed_task.compare_exchange_strong(none, static_cast<int32_t>(t),
                                                     std::memory_order_acq_rel)) {
@@ -77,7 +88,7 @@ class Scheduler {
 
   // Profiling: the task's trace record (written once, by the thread that finishes it).
   void record(int64_t t, uint16_t status, const CoreTiming &timing) {
-    if (h_->trace_addr == 0) return;
+    if (!kProfilingBuilt || h_->trace_addr == 0) return;
     const bool ran = status != kTraceSkipped;
     reinterpret_cast<TaskTrace *>(h_->trace_addr)[t] = TaskTrace{t,
                                                                  tasks_[t].func_id,
@@ -90,6 +101,7 @@ class Scheduler {
                                                                  timing.start_ns,
                                                                  timing.end_ns,
                                                                  timing.complete_ns};
+    if (h_->pmu_addr) reinterpret_cast<PmuTrace *>(h_->pmu_addr)[t] = timing.pmu;
   }
 
   // Marks t finished and releases its successors; poisons them if t did not succeed.
@@ -125,6 +137,7 @@ class Scheduler {
     Task &task = tasks_[t];
     task.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
     task.state.store(kRunning, std::memory_order_relaxed);
+    if (task.dump >= 0) dump_task_views(dump_, dump_tasks(dump_)[task.dump], kDumpBefore);  // its inputs
     cores_.dispatch(core, t, &task.payload);
   }
 
@@ -145,6 +158,8 @@ class Scheduler {
         no_mix);
   }
 
+  const pto_device_log *log_;
+  DumpRegion *dump_;  // enable_dump_tensor, else null
   RuntimeHeader *h_;
   Task *tasks_;
   const uint32_t *succ_;

@@ -129,6 +129,8 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
   for (uint32_t i = 0; i < num_args; ++i) {
     t.args.push_back(args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].tensor.addr)
                                                     : args[i].scalar);
+    if (in_.cfg.enable_dump_tensor && args[i].kind == PTO_ARG_TENSOR)
+      t.tensors.emplace_back(i, args[i].tensor);
   }
   tasks_.push_back(std::move(t));
   return id;

@@ -16,7 +16,8 @@ struct HostTask {
   pto_core_type core_type;
   std::vector<int64_t> args;
   std::vector<uint32_t> successors;
-  std::vector<uint32_t> predecessors;  // for reports only
+  std::vector<uint32_t> predecessors;                // for reports only
+  std::vector<std::pair<uint32_t, Tensor>> tensors;  // enable_dump_tensor only: (argument index, tensor)
 };
 
 // Validates every call against the callable and the config; the first error wins and

@@ -10,6 +10,7 @@
 #include "host/device_runner.h"
 #include "host/graph_builder.h"
 #include "host/run_wait.h"
+#include "host/tensor_dump_files.h"
 #include "host/trace_json.h"
 #include "pto_platform/doorbell.h"
 
@@ -21,12 +22,14 @@ using hbg::RuntimeHeader;
 
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
-  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], trace = 0, counters, total;
+  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], trace = 0, pmu = 0, counters,
+           dump = 0, total;
   uint64_t queue_cap[PTO_CORE_TYPE_COUNT];
   std::vector<uint64_t> call_off;  // per task, relative offset of its pto_kernel_call
 
-  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, bool profiling, uint32_t threads,
+  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, const pto_call_config &cfg, uint32_t threads,
          uint32_t cores) {
+    const bool profiling = cfg.enable_profiling || cfg.enable_pmu, with_pmu = cfg.enable_pmu;
     uint64_t off = align_up(sizeof(RuntimeHeader), kCacheLine);
     this->tasks = off;
     off = align_up(off + graph.size() * sizeof(hbg::Task), kCacheLine);
@@ -50,8 +53,16 @@ struct Layout {
       trace = off;
       off += graph.size() * sizeof(TaskTrace);
     }
+    if (with_pmu) {
+      pmu = off = align_up(off, kCacheLine);
+      off += graph.size() * sizeof(PmuTrace);
+    }
     counters = off = align_up(off, kCacheLine);
     off += run_counters_bytes(threads, cores);
+    if (const uint64_t bytes = dump_region_bytes(cfg)) {
+      dump = off = align_up(off, kCacheLine);
+      off += bytes;
+    }
     total = off;
   }
 };
@@ -69,7 +80,17 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->handshakes_addr = in.handshakes;
   h->sched_addr = in.scheduler_bells;  // the device's: cores ring them after the run may be gone
   h->trace_addr = L.trace ? dev + L.trace : 0;
+  h->pmu_addr = L.pmu ? dev + L.pmu : 0;
   h->counters_addr = dev + L.counters;
+  h->log_addr = in.device_log;
+  h->dump_addr = L.dump ? dev + L.dump : 0;
+  DumpRegion *dump = nullptr;
+  DumpTask *dump_tasks_image = nullptr;  // the region's DumpTask array, in the image
+  if (L.dump) {
+    init_dump_region(base, L.dump, dev, in.cfg);
+    dump = reinterpret_cast<DumpRegion *>(base + L.dump);
+    dump_tasks_image = reinterpret_cast<DumpTask *>(base + (dump->tasks_addr - dev));
+  }
   h->failed_task.store(-1, std::memory_order_relaxed);
 
   auto *succ = reinterpret_cast<uint32_t *>(base + L.successors);
@@ -89,6 +110,15 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
     t->core.store(-1, std::memory_order_relaxed);
     auto *call = reinterpret_cast<pto_kernel_call *>(base + L.call_off[i]);
     call->num_args = static_cast<uint16_t>(ht.args.size());
+    call->log = in.device_log;
+    t->dump = dump ? dump_select(dump, dump_tasks_image, static_cast<int64_t>(i), ht.func_id) : -1;
+    if (t->dump >= 0) {
+      // No direction is known here: each tensor is dumped before and after the task.
+      for (const auto &[arg, tensor] : ht.tensors) {
+        dump_add_view(&dump_tasks_image[t->dump], arg, tensor.addr, tensor.dtype, tensor.ndim, tensor.shape,
+                      nullptr, kDumpBefore | kDumpAfter);
+      }
+    }
     if (!ht.args.empty()) memcpy(call->args, ht.args.data(), 8 * ht.args.size());
     if (ht.predecessors.empty()) {
       t->state.store(hbg::kReady, std::memory_order_relaxed);
@@ -140,10 +170,12 @@ std::string pending_report(const std::vector<HostTask> &graph, const hbg::Task *
 
 // The trace records plus the graph's edges (all explicit here) as JSON for ChipWorker.last_trace.
 void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<HostTask> &graph,
-                  const char *dev_trace, uint64_t launch_ns, uint32_t threads) {
+                  const char *dev_trace, const char *dev_pmu, uint64_t launch_ns, uint32_t threads) {
   std::vector<TaskTrace> records(graph.size());
   if (!graph.empty())
     runner.device().copy_from_device(records.data(), dev_trace, graph.size() * sizeof(TaskTrace));
+  std::vector<PmuTrace> pmu(dev_pmu ? graph.size() : 0);
+  if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), dev_pmu, pmu.size() * sizeof(PmuTrace));
   std::vector<EdgeTrace> edges;
   for (size_t t = 0; t < graph.size(); ++t) {
     for (uint32_t s : graph[t].successors) {
@@ -154,7 +186,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
   meta.aicpu_threads = threads;
-  runner.set_last_trace(trace_to_json(meta, in, runner.geometry(), records.data(), records.size(), edges));
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu));
 }
 
 }  // namespace
@@ -192,7 +224,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const std::vector<HostTask> &graph = builder->tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg.enable_profiling != 0, threads,
+  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg, threads,
                                           3 * static_cast<uint32_t>(in.num_clusters));
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
@@ -221,7 +253,18 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     const std::vector<HostTask> &g = builder->tasks();
     Device &d = runner.device();
     if (L->trace)
-      export_trace(runner, in, g, static_cast<const char *>(dev_ptr) + L->trace, launch_ns, threads);
+      export_trace(runner, in, g, static_cast<const char *>(dev_ptr) + L->trace,
+                   L->pmu ? static_cast<const char *>(dev_ptr) + L->pmu : nullptr, launch_ns, threads);
+    if (L->dump) {  // before the failure check: a failed run's dumps are the interesting ones
+      std::string dump_error;
+      const std::string dir = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L->dump,
+                                               "host_build_graph", &dump_error);
+      if (dir.empty()) {
+        *err = "enable_dump_tensor: " + dump_error;
+        return PTO_INTERNAL;
+      }
+      snprintf(st->dump_dir, sizeof st->dump_dir, "%s", dir.c_str());
+    }
     HostImage back(L->tasks);
     d.copy_from_device(back.data(), dev_ptr, L->tasks);
     const auto *hdr = reinterpret_cast<const RuntimeHeader *>(back.data());

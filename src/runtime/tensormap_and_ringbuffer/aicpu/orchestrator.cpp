@@ -2,6 +2,7 @@
 #include "orchestrator.h"
 
 #include "core/align.h"
+#include "core/profiling.h"
 
 #include <algorithm>
 #include <cstring>
@@ -220,6 +221,23 @@ uint64_t DeviceOrchestrator::dep_tail() const {
 
 // Puts the task on the fanout list of every producer still running; a producer that already
 // finished (list closed, or retired) needs no edge.
+void DeviceOrchestrator::select_for_dump(TaskSlot &task, int64_t id, uint32_t func_id, const Arg *args,
+                                         uint32_t n) {
+  auto *d = reinterpret_cast<DumpRegion *>(h_->dump_addr);
+  task.dump = dump_select(d, dump_tasks(d), id, func_id);
+  if (task.dump < 0) return;
+  DumpTask *t = dump_tasks(d) + task.dump;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind != PTO_ARG_TENSOR) continue;
+    const TensorView &v = args[i].view;
+    const Access a = args[i].access;
+    const uint32_t when = a == Access::INPUT                                    ? kDumpBefore
+                          : a == Access::OUTPUT || a == Access::OUTPUT_EXISTING ? kDumpAfter
+                                                                                : kDumpBefore | kDumpAfter;
+    dump_add_view(t, i, v.addr(), v.dtype, v.ndim, v.shape, v.strides, when);
+  }
+}
+
 void DeviceOrchestrator::wire(TaskSlot &task, int64_t id) {
   DepEntry *deps = deps_of(h_);
   const int64_t la = live_from();
@@ -290,6 +308,8 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   t.poisoned.store(0, std::memory_order_relaxed);
   t.state.store(kPending, std::memory_order_relaxed);
   t.core.store(-1, std::memory_order_relaxed);
+  t.dump = -1;
+  if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
   const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
   for (uint32_t p = 0; p < parts; ++p) {
     pto_kernel_call *call = call_of(h_, id, p);
@@ -297,6 +317,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     call->num_args = static_cast<uint16_t>(num_args);
     call->mix_part = static_cast<uint8_t>(p);
     call->is_mix = parts == 3;
+    call->log = h_->log_addr;
     for (uint32_t i = 0; i < num_args; ++i) {
       call->args[i] =
           args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;
@@ -307,7 +328,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   const bool manual = scopes_.back().manual;
   producers_.clear();
   const int64_t la = live_from();
-  const bool tracing = h_->trace_addr != 0;
+  const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
   edge_kinds_.clear();
   for (uint32_t i = 0; !manual && i < num_args; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;

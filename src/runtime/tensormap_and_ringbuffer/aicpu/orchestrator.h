@@ -43,6 +43,9 @@ class DeviceOrchestrator final : public Orchestrator {
   void scope_end() override;
   void fail(const char *message) override;
   bool ok() const override { return status_ == PTO_OK && !stopped_; }
+  const pto_device_log *log() const override {
+    return reinterpret_cast<const pto_device_log *>(h_->log_addr);
+  }
 
  private:
   struct HeapAlloc {
@@ -65,6 +68,9 @@ class DeviceOrchestrator final : public Orchestrator {
                   const TaskHandle *after, uint32_t num_after);
   bool check_view(const TensorView &v, const std::string &who);
   void wire(TaskSlot &task, int64_t id);
+  // enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
+  // tensors: inputs copied before it runs, outputs after.
+  void select_for_dump(TaskSlot &task, int64_t id, uint32_t func_id, const Arg *args, uint32_t n);
   bool record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual);
   uint64_t dep_tail() const;
   void reclaim_heap();

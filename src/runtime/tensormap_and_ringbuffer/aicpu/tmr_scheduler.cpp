@@ -1,12 +1,15 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/tmr_scheduler.cpp — dispatch, completion, fan-out, retirement.
 #include "tmr_scheduler.h"
 
+#include "pto/device_log.h"
+
 namespace pto {
 namespace tmr {
 
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
-  cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0);
+  cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0,
+              h->pmu_addr != 0);
   counters_.start_ns = platform_now_ns();
 }
 
@@ -87,12 +90,18 @@ void Scheduler::start(int64_t id, uint32_t core) {
   TaskSlot &t = slot_of(h_, id);
   t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
   t.state.store(kRunning, std::memory_order_relaxed);
+  if (t.dump >= 0) dump_before(t);
   cores_.dispatch(core, id, &t.payload);
+}
+
+void Scheduler::dump_before(const TaskSlot &t) {
+  auto *d = reinterpret_cast<DumpRegion *>(h_->dump_addr);
+  dump_task_views(d, dump_tasks(d)[t.dump], kDumpBefore);
 }
 
 // Profiling: the task's trace record; submit_ns was written by the orchestrator, the rest here.
 void Scheduler::record(int64_t id, uint16_t status, const CoreTiming &timing) {
-  if (h_->trace_addr == 0 || static_cast<uint64_t>(id) >= h_->trace_capacity) return;
+  if (!kProfilingBuilt || h_->trace_addr == 0 || static_cast<uint64_t>(id) >= h_->trace_capacity) return;
   TaskTrace &r = reinterpret_cast<TaskTrace *>(h_->trace_addr)[id];
   const TaskSlot &t = slot_of(h_, id);
   r.id = id;
@@ -105,6 +114,7 @@ void Scheduler::record(int64_t id, uint16_t status, const CoreTiming &timing) {
   r.start_ns = timing.start_ns;
   r.end_ns = timing.end_ns;
   r.complete_ns = timing.complete_ns;
+  if (h_->pmu_addr) reinterpret_cast<PmuTrace *>(h_->pmu_addr)[id] = timing.pmu;
 }
 
 bool Scheduler::dispatch_ready() {
@@ -117,6 +127,7 @@ bool Scheduler::dispatch_ready() {
     }
     t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
+    if (t.dump >= 0) dump_before(t);
     const DispatchPayload *const parts[3] = {&t.payload, &t.mix_payload[0], &t.mix_payload[1]};
     cores_.dispatch_mix(cluster, id, parts);
     return true;
@@ -148,7 +159,16 @@ int32_t Scheduler::status_of(int64_t id) const {
 bool Scheduler::poll() {
   const bool collected = cores_.collect([this](int64_t id, const CoreTiming &timing) {
     const bool failed = status_of(id) != 0;
+    if (failed) {
+      DEV_ERROR(reinterpret_cast<const pto_device_log *>(h_->log_addr),
+                "task %lld (kernel %u) failed with status %d", static_cast<long long>(id),
+                slot_of(h_, id).func_id, status_of(id));
+    }
     record(id, failed ? kTraceFailed : kTraceDone, timing);
+    if (const int32_t dump = slot_of(h_, id).dump; dump >= 0) {  // its outputs, before any successor runs
+      auto *d = reinterpret_cast<DumpRegion *>(h_->dump_addr);
+      dump_task_views(d, dump_tasks(d)[dump], kDumpAfter);
+    }
     if (!failed) h_->run_by_type[slot_of(h_, id).core_type].fetch_add(1, std::memory_order_relaxed);
     finish(id, failed ? kFailed : kDone);
   }) != 0;
@@ -171,6 +191,9 @@ void Scheduler::run() {
     }
   }
   counters_.end_ns = platform_now_ns();
+  if (h_->abort.load(std::memory_order_relaxed) != 0)
+    DEV_WARN(reinterpret_cast<const pto_device_log *>(h_->log_addr), "scheduler %u: run aborted by the host",
+             idx_);
   scheduler_counters(h_->counters_addr)[idx_] = counters_;
   cores_.write_counters(core_counters(h_->counters_addr, h_->sched_threads));
 }

@@ -37,6 +37,7 @@ class Scheduler {
   int32_t status_of(int64_t id) const;
   void record(int64_t id, uint16_t status, const CoreTiming &timing);
   void start(int64_t id, uint32_t core);
+  void dump_before(const TaskSlot &t);  // enable_dump_tensor: a selected task's inputs
   void finish(int64_t id, TaskState state);
   void try_retire();
   bool done() const;

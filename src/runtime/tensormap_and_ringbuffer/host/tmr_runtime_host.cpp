@@ -12,6 +12,7 @@
 #include "core/align.h"
 #include "host/device_runner.h"
 #include "host/run_wait.h"
+#include "host/tensor_dump_files.h"
 #include "host/trace_json.h"
 #include "pto_platform/doorbell.h"
 #include "tmr_layout.h"
@@ -23,7 +24,7 @@ using tmr::Header;
 
 struct Layout {
   uint64_t window, call_stride, slots, calls, deps, kernels, tensors, scalars, queue[PTO_TASK_SHAPE_COUNT],
-      trace = 0, edges = 0, counters, total;
+      trace = 0, edges = 0, pmu = 0, counters, dump = 0, total;
   uint32_t num_kernels, sched_threads, trace_capacity = 0, edge_capacity = 0;
 
   Layout(const RunInputs &in, uint32_t nkernels) {
@@ -46,13 +47,15 @@ struct Layout {
     tensors = take(in.tensors.size() * sizeof(TensorView));
     scalars = take(in.scalars.size() * sizeof(int64_t));
     for (auto &q : queue) q = take(window * sizeof(MpmcCell));
-    if (c.enable_profiling) {
+    if (c.enable_profiling || c.enable_pmu) {
       trace_capacity = c.trace_tasks;
       edge_capacity = 4 * c.trace_tasks;  // a task has four producers on average, at most
       trace = take(uint64_t{trace_capacity} * sizeof(TaskTrace));
       edges = take(uint64_t{edge_capacity} * sizeof(EdgeTrace));
+      if (c.enable_pmu) pmu = take(uint64_t{trace_capacity} * sizeof(PmuTrace));
     }
     counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
+    if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
     total = off;
   }
 };
@@ -97,7 +100,11 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->orch_entry = orch_entry;
   h->trace_addr = L.trace ? dev + L.trace : 0;
   h->edges_addr = L.edges ? dev + L.edges : 0;
+  h->pmu_addr = L.pmu ? dev + L.pmu : 0;
   h->counters_addr = dev + L.counters;
+  h->log_addr = in.device_log;
+  h->dump_addr = L.dump ? dev + L.dump : 0;
+  if (L.dump) init_dump_region(base, L.dump, dev, in.cfg);
   h->trace_capacity = L.trace_capacity;
   h->edge_capacity = L.edge_capacity;
   h->failed_task.store(-1, std::memory_order_relaxed);
@@ -189,6 +196,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   const uint64_t kept = std::min<uint64_t>(tasks, L.trace_capacity);
   std::vector<TaskTrace> records(kept);
   if (kept) runner.device().copy_from_device(records.data(), dev + L.trace, kept * sizeof(TaskTrace));
+  std::vector<PmuTrace> pmu(L.pmu ? kept : 0);
+  if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), dev + L.pmu, kept * sizeof(PmuTrace));
   const uint64_t nedges = hdr->edges_count.load(std::memory_order_relaxed);
   std::vector<EdgeTrace> edges(std::min<uint64_t>(nedges, L.edge_capacity));
   if (!edges.empty())
@@ -200,7 +209,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   meta.orchestrator_thread = static_cast<int32_t>(in.cfg.aicpu_thread_num) - 1;
   meta.dropped_tasks = tasks - kept;
   meta.dropped_edges = nedges - edges.size();
-  runner.set_last_trace(trace_to_json(meta, in, runner.geometry(), records.data(), records.size(), edges));
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu));
 }
 
 // Once the device programs returned: trace, statistics, and the run's failure if any.
@@ -208,6 +217,16 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
                       uint64_t launch_ns, pto_run_stats *stats, std::string *error) {
   Device &device = runner.device();
   if (L.trace) export_trace(runner, in, L, static_cast<const char *>(dev_ptr), launch_ns);
+  if (L.dump) {  // before the failure checks: a failed run's dumps are the interesting ones
+    std::string dump_error;
+    const std::string dir = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L.dump,
+                                             "tensormap_and_ringbuffer", &dump_error);
+    if (dir.empty()) {
+      *error = "enable_dump_tensor: " + dump_error;
+      return PTO_INTERNAL;
+    }
+    snprintf(stats->dump_dir, sizeof stats->dump_dir, "%s", dir.c_str());
+  }
 
   HostImage back(sizeof(Header));
   device.copy_from_device(back.data(), dev_ptr, sizeof(Header));
