@@ -9,12 +9,17 @@
 
 namespace pto {
 namespace l3 {
-// L3 does not collect per-chip traces yet: say so rather than drop the request.
+// L3 does not hand per-chip traces, PMU counters or tensor dumps back yet: say so rather than
+// drop the request.
 void check_chip_config(const ChipCallConfig &config) {
-  if (config.enable_profiling) {
-    throw Error(PTO_NOT_SUPPORTED,
-                "ChipCallConfig.enable_profiling on an L3 chip task: per-chip traces are not collected at L3 "
-                "yet (docs/l3.md); profile the kernel graph on a level-2 ChipWorker");
+  const char *what = config.enable_profiling     ? "enable_profiling"
+                     : config.enable_pmu         ? "enable_pmu"
+                     : config.enable_dump_tensor ? "enable_dump_tensor"
+                                                 : nullptr;
+  if (what) {
+    throw Error(PTO_NOT_SUPPORTED, std::string("ChipCallConfig.") + what +
+                                       " on an L3 chip task: per-chip traces, counters and dumps are not "
+                                       "collected at L3 yet (docs/l3.md); use a level-2 ChipWorker for that");
   }
 }
 
