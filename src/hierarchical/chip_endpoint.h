@@ -21,6 +21,7 @@ struct ChipResult {
   std::string message;  // set when code != OK
   RunStats stats;
   bool context_lost = false;  // the chip context died with the run (it is being replaced)
+  std::string where;          // describe() of the context that ran it (before any replacement)
 };
 
 class ChipEndpoint {

@@ -307,6 +307,7 @@ void ProcessChip::start(const ChipCallable &callable, const ChipStorageTaskArgs 
 
 bool ProcessChip::poll(ChipResult *out) {
   if (state_ != State::kRunning) return false;
+  out->where = describe();
   if (mb_.done_seq.load(std::memory_order_acquire) == expected_seq_) {
     out->code = static_cast<pto_status>(mb_.result_code);
     if (out->code == PTO_OK) {

@@ -201,8 +201,7 @@ void WorkerCore::scheduler_main() {
         t->run->stats.tasks_per_chip[static_cast<size_t>(d.chip)] += 1;
         t->run->stats.chip_device_us += d.result.stats.device_us;
         if (d.result.code != PTO_OK && t->error.empty()) {
-          t->error = t->label() + " failed on " + chips[static_cast<size_t>(d.chip)]->describe() + ": " +
-                     d.result.message;
+          t->error = t->label() + " failed on " + d.result.where + ": " + d.result.message;
           if (d.result.context_lost) t->error = t->label() + " failed: " + d.result.message;
           t->error_code = d.result.code;
         }
@@ -320,11 +319,13 @@ void WorkerCore::scheduler_main() {
         ChipResult r;
         r.code = e.code();
         r.message = std::string("could not start: ") + e.what();
+        r.where = chips[static_cast<size_t>(l.chip)]->describe();
         chip_done.push_back({l.chip, std::move(r)});
       } catch (const std::exception &e) {
         ChipResult r;
         r.code = PTO_INTERNAL;
         r.message = std::string("could not start: ") + e.what();
+        r.where = chips[static_cast<size_t>(l.chip)]->describe();
         chip_done.push_back({l.chip, std::move(r)});
       }
       if (chips[static_cast<size_t>(l.chip)]->needs_polling()) must_poll = true;

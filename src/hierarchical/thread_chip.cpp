@@ -22,6 +22,7 @@ void ThreadChip::start(const ChipCallable &callable, const ChipStorageTaskArgs &
 }
 
 bool ThreadChip::poll(ChipResult *out) {
+  out->where = describe();
   try {
     if (!worker_.poll(&out->stats)) return false;
     out->code = PTO_OK;

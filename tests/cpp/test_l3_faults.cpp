@@ -109,7 +109,9 @@ TEST(L3Faults, ChipRunThatTimesOutFailsItsTaskAndTheChipIsReplaced) {
     FAIL() << "the run must time out";
   } catch (const pto::Error &e) {
     ASSERT_EQ(e.code(), PTO_RUN_TIMEOUT) << e.what();
-    EXPECT_TRUE(contains(e.what(), "'hangs' failed on chip 0")) << e.what();
+    EXPECT_TRUE(
+        contains(e.what(), "'hangs' failed on chip 0 (device 0, process " + std::to_string(before) + ")"))
+        << e.what();
     EXPECT_TRUE(contains(e.what(), "is being replaced by a new process")) << e.what();
   }
   expect_next_run_works(w, 0);
