@@ -6,6 +6,8 @@
 // on a fresh chip process.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -116,6 +118,36 @@ TEST(L3Faults, ChipRunThatTimesOutFailsItsTaskAndTheChipIsReplaced) {
   }
   expect_next_run_works(w, 0);
   EXPECT_NE(w.chip_pid(0), before);
+}
+
+// A host process that dies without closing its worker (SIGKILL) must not leave chip processes
+// behind: the zygote sees its request pipe close and takes them down.
+TEST(L3Faults, ChipProcessesExitWhenTheHostProcessIsKilled) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t host = fork();
+  ASSERT_GE(host, 0);
+  if (host == 0) {  // the "host": makes a worker, reports its chip's pid, waits to be killed
+    close(fds[0]);
+    pto::Worker w(l3_test::options(pto::ChipMode::kProcess, 1, 0));
+    const int pid = w.chip_pid(0);
+    if (write(fds[1], &pid, sizeof pid) != static_cast<ssize_t>(sizeof pid)) _exit(2);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  int chip = -1;
+  ASSERT_EQ(read(fds[0], &chip, sizeof chip), static_cast<ssize_t>(sizeof chip));
+  close(fds[0]);
+  ASSERT_GT(chip, 0);
+  ASSERT_EQ(kill(chip, 0), 0) << "the chip process runs while its host lives";
+  kill(host, SIGKILL);
+  waitpid(host, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i) {
+    gone = kill(chip, 0) != 0;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "chip process " << chip << " outlived its host process by 3 s";
 }
 
 TEST(L3Faults, ChipProcessesExitWhenTheWorkerCloses) {
