@@ -30,9 +30,18 @@ class CorePool {
   // and points their completions at `bell`. Every core must be idle (the previous run's
   // scheduler waited for its cores; the host's launch orders that before this). With
   // `profiling`, cores timestamp their kernels and collect() reports CoreTiming.
+  //
+  // `narrow`: the device threads outnumber the CPUs that run them (the sim on a small host).
+  // Then, while the kernels are short, the pool keeps one core busy at a time — the warm one,
+  // still spinning — instead of handing each ready task to another, parked core: waking a
+  // parked thread costs tens of microseconds there, far more than a short task. Peers take
+  // what this thread leaves in the queue (needs_help). Once the kernels take longer than
+  // kSpreadNs on average, every idle core is used again.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
-            Doorbell *bell, bool profiling = false, bool pmu = false) {
+            Doorbell *bell, bool profiling = false, bool pmu = false, bool narrow = false) {
     count_ = nclusters_ = busy_ = warm_ = 0;
+    narrow_ = narrow;
+    task_ns_ = 0;
     profiling_ = kProfilingBuilt && (profiling || pmu);
     pmu_ = kProfilingBuilt && pmu;
     idle_by_type_[0] = idle_by_type_[1] = 0;
@@ -77,6 +86,7 @@ class CorePool {
       ++c.counters.tasks;
       if (c.counters.first_start_ns == 0) c.counters.first_start_ns = start_ns;
       c.counters.last_end_ns = end_ns;
+      task_ns_ += (static_cast<int64_t>(end_ns - start_ns) - task_ns_) / 8;  // moving average
       CoreTiming timing;
       if (profiling()) {
         timing = CoreTiming{c.dispatch_ns, start_ns, end_ns, platform_now_ns(), static_cast<int32_t>(c.slot)};
@@ -130,7 +140,7 @@ class CorePool {
   // qualifies; -1 if none. Used to run a task this thread just released right here (no trip
   // through the shared queue, where an idle peer would take it to a cold, parked core).
   int32_t idle_core(uint32_t core_type) const {
-    if (core_type >= PTO_CORE_TYPE_COUNT || idle_by_type_[core_type] == 0) return -1;
+    if (core_type >= PTO_CORE_TYPE_COUNT || idle_by_type_[core_type] == 0 || at_cap()) return -1;
     for (uint32_t k = 0; k < count_; ++k) {
       const uint32_t i = (warm_ + k) % count_;
       const Core &c = cores_[i];
@@ -164,7 +174,7 @@ class CorePool {
     } else {
       for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
     }
-    for (uint32_t k = 0; k < count_; ++k) {
+    for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
       const uint32_t i = (warm_ + k) % count_;
       if (cores_[i].task >= 0 || clusters_[cores_[i].cluster].reserved) continue;
       uint64_t t;
@@ -199,7 +209,7 @@ class CorePool {
   // peer (a hint: the queue may drain meanwhile, which only costs a spurious wake-up).
   bool needs_help(const MpmcQueue *queues, uint32_t num_queues) const {
     for (uint32_t t = 0; t < PTO_CORE_TYPE_COUNT; ++t) {
-      if (!queues[t].probably_empty() && idle_by_type_[t] == 0) return true;
+      if (!queues[t].probably_empty() && (idle_by_type_[t] == 0 || at_cap())) return true;
     }
     if (num_queues > PTO_CORE_MIX && !queues[PTO_CORE_MIX].probably_empty()) {
       for (uint32_t c = 0; c < nclusters_; ++c) {
@@ -232,6 +242,9 @@ class CorePool {
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
   };
 
+  static constexpr int64_t kSpreadNs = 20000;
+  bool at_cap() const { return narrow_ && busy_ != 0 && task_ns_ < kSpreadNs; }
+
   void reserve_one() {
     uint32_t best = nclusters_;
     for (uint32_t c = 0; c < nclusters_; ++c) {
@@ -248,6 +261,8 @@ class CorePool {
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
+  bool narrow_ = false;     // see init
+  int64_t task_ns_ = 0;     // moving average of this pool's kernel durations
   bool profiling_ = false;  // profiling or enable_pmu: per-task timings for the trace
   bool pmu_ = false;
   bool profiling() const { return kProfilingBuilt && profiling_; }  // false at compile time without

@@ -29,6 +29,9 @@ using AicoreEntryFn = void (*)(void *handshakes, uint32_t core_idx);
 struct LaunchSpec {
   void *runtime = nullptr;     // device address of the runtime's shared memory
   uint32_t aicpu_threads = 1;  // threads running the AICPU entry
+  // AICPU threads 0 .. scheduler_threads-1 schedule; scheduler i owns the clusters c with
+  // c % scheduler_threads == i (core/core_pool.h). A hint for where the sim runs threads.
+  uint32_t scheduler_threads = 1;
 };
 
 struct LoadedKernel {
@@ -79,6 +82,10 @@ class Device {
   virtual bool finished() = 0;
   // The first non-zero status an AICPU thread returned in the last launch.
   virtual int launch_status() const = 0;
+
+  // True when the device's threads outnumber the CPUs that run them (the sim on a small host):
+  // schedulers then keep fewer cores busy while tasks are short (core/core_pool.h).
+  virtual bool narrow() const { return false; }
 
   // Stops device threads and unloads programs. Idempotent.
   virtual void shutdown() = 0;

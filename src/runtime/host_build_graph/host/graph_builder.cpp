@@ -25,33 +25,33 @@ void HostGraphBuilder::fail(const char *message) {
 }
 
 bool HostGraphBuilder::check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n) {
-  const std::string who = task_name(id, k.func_id);
+  auto who = [&] { return task_name(id, k.func_id); };  // built only for a message (hot path)
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind == PTO_ARG_TENSOR) {
       const Tensor &t = args[i].tensor;
       if (!runner_.memory().contains(t.addr, t.nbytes)) {
-        error(PTO_BAD_TENSOR, who + ": argument " + std::to_string(i) +
+        error(PTO_BAD_TENSOR, who() + ": argument " + std::to_string(i) +
                                   " is not a live device tensor (use a tensor from args or alloc_tensor)");
         return false;
       }
     } else if (args[i].kind != PTO_ARG_SCALAR) {
-      error(PTO_INVALID_ARGUMENT, who + ": argument " + std::to_string(i) + " has an unknown kind");
+      error(PTO_INVALID_ARGUMENT, who() + ": argument " + std::to_string(i) + " has an unknown kind");
       return false;
     }
   }
   const pto_kernel_signature_t *sig = k.loaded.signature;
   if (!sig) return true;  // the kernel declares nothing: only the checks above apply
   if (sig->num_args != n) {
-    error(PTO_INVALID_ARGUMENT, who + " has " + std::to_string(n) +
+    error(PTO_INVALID_ARGUMENT, who() + " has " + std::to_string(n) +
                                     " arguments but the kernel's signature declares " +
                                     std::to_string(sig->num_args));
     return false;
   }
   for (uint32_t i = 0; i < n; ++i) {
     const pto_arg_spec &s = sig->args[i];
-    const std::string arg = who + ": argument " + std::to_string(i);
+    auto arg = [&] { return who() + ": argument " + std::to_string(i); };
     if (s.kind != static_cast<uint32_t>(args[i].kind)) {
-      error(PTO_INVALID_ARGUMENT, arg + " is a " + (args[i].kind == PTO_ARG_TENSOR ? "tensor" : "scalar") +
+      error(PTO_INVALID_ARGUMENT, arg() + " is a " + (args[i].kind == PTO_ARG_TENSOR ? "tensor" : "scalar") +
                                       " but the kernel declares a " +
                                       (s.kind == PTO_ARG_TENSOR ? "tensor" : "scalar"));
       return false;
@@ -59,21 +59,22 @@ bool HostGraphBuilder::check_args(const KernelEntry &k, TaskId id, const TaskArg
     if (s.kind != PTO_ARG_TENSOR) continue;
     const Tensor &t = args[i].tensor;
     if (s.dtype != PTO_DTYPE_ANY && s.dtype != static_cast<uint32_t>(t.dtype)) {
-      error(PTO_BAD_TENSOR, arg + " has dtype " + pto_dtype_name(t.dtype) + " but the kernel takes " +
+      error(PTO_BAD_TENSOR, arg() + " has dtype " + pto_dtype_name(t.dtype) + " but the kernel takes " +
                                 pto_dtype_name(static_cast<pto_dtype>(s.dtype)));
       return false;
     }
     if (s.min_elems_arg >= 0) {
       const auto ref = static_cast<uint32_t>(s.min_elems_arg);
       if (ref >= n || args[ref].kind != PTO_ARG_SCALAR) {
-        error(PTO_INVALID_ARGUMENT, arg + ": the kernel's signature sizes it by argument " +
+        error(PTO_INVALID_ARGUMENT, arg() + ": the kernel's signature sizes it by argument " +
                                         std::to_string(ref) + ", which is not a scalar of this task");
         return false;
       }
       const int64_t need = args[ref].scalar;
       if (need < 0 || static_cast<uint64_t>(need) > t.nelems) {
-        error(PTO_BAD_TENSOR, arg + " holds " + std::to_string(t.nelems) + " elements but the kernel uses " +
-                                  std::to_string(need) + " (argument " + std::to_string(ref) + ")");
+        error(PTO_BAD_TENSOR, arg() + " holds " + std::to_string(t.nelems) +
+                                  " elements but the kernel uses " + std::to_string(need) + " (argument " +
+                                  std::to_string(ref) + ")");
         return false;
       }
     }

@@ -74,6 +74,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->num_tasks = static_cast<uint32_t>(graph.size());
   h->block_dim = block_dim;
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
+  h->narrow = in.narrow ? 1 : 0;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->tasks_addr = dev + L.tasks;
   h->successors_addr = dev + L.successors;
@@ -241,6 +242,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   auto *h = static_cast<RuntimeHeader *>(dev_ptr);
   run->spec.runtime = dev_ptr;
   run->spec.aicpu_threads = threads;
+  run->spec.scheduler_threads = threads;
   // The sim maps device memory into the host, so the report reads the task records in place;
   // a hardware backend would copy them back first.
   run->hooks.report = [builder, h] { return pending_report(builder->tasks(), hbg::tasks_of(h), 16); };

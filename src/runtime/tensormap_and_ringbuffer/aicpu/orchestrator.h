@@ -66,7 +66,7 @@ class DeviceOrchestrator final : public Orchestrator {
   bool wait_until(Stall what, Ready ready, int64_t wake_at = 0);
   bool check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
                   const TaskHandle *after, uint32_t num_after);
-  bool check_view(const TensorView &v, const std::string &who);
+  bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);
   void wire(TaskSlot &task, int64_t id);
   // enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
   // tensors: inputs copied before it runs, outputs after.

@@ -78,6 +78,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->window = static_cast<uint32_t>(L.window);
   h->block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
+  h->narrow = in.narrow ? 1 : 0;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->sched_threads = L.sched_threads;
   h->max_args = in.cfg.max_args_per_task;
@@ -311,6 +312,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   auto *h = static_cast<Header *>(dev_ptr);
   run->spec.runtime = dev_ptr;
   run->spec.aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
+  run->spec.scheduler_threads = L.sched_threads;
   run->hooks.report = [h] { return pending_report(h); };
   run->hooks.abort = [h, Lp] {
     h->abort.store(1, std::memory_order_release);
