@@ -1,5 +1,8 @@
 """python/pto_runtime/__init__.py — PTO Runtime: task graphs on a (simulated) Ascend-like chip.
 
+Many chips on one host (L3): ``pto.Worker(level=3, device_ids=[0, 1], mode="process")``,
+see ``pto_runtime.l3``.
+
 One chip (L2)::
 
     import numpy as np
@@ -57,6 +60,7 @@ from .errors import (
     TaskFailedError,
     error_from_code,
 )
+from .l3 import Event, Orchestrator, RunHandle, SubContext, WorkerRunStats
 from .task_args import ChipStorageTaskArgs
 from .trace import Trace
 from .worker import Worker
@@ -84,6 +88,7 @@ __all__ = [
     "CoreType",
     "DType",
     "DeviceError",
+    "Event",
     "Direction",
     "Error",
     "ErrorCode",
@@ -92,15 +97,19 @@ __all__ = [
     "KernelCompiler",
     "LoadError",
     "NotSupportedError",
+    "Orchestrator",
     "OrchestrationError",
     "PlatformInfo",
     "RingCapacityError",
+    "RunHandle",
     "RunStats",
     "RunTimeoutError",
     "RuntimeBinaries",
     "RuntimeBuilder",
+    "SubContext",
     "TaskFailedError",
     "Trace",
     "Worker",
+    "WorkerRunStats",
     "__version__",
 ]

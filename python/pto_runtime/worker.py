@@ -1,11 +1,15 @@
 """python/pto_runtime/worker.py — Worker(level=N): the factory that routes by level (seed 001).
 
-Level 2 is one chip and returns a ready ``ChipWorker``. Levels 3 and up (many chips, many
-hosts) will return the prefix-less L3+ ``Worker`` once it exists.
+Level 2 is one chip and returns a ready ``ChipWorker``. Level 3 (one host, many chips and
+host SUB workers) returns the prefix-less ``pto_runtime.l3.Worker``. Level 4 and up (many
+hosts) is not implemented yet.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from . import l3
 from ._native import ChipWorker
 from .errors import ErrorCode, error_from_code
 
@@ -17,20 +21,32 @@ def Worker(  # a factory named like the L3+ class it will stand for
     platform: str = "a2a3sim",
     runtime: str = "host_build_graph",
     device_id: int = 0,
-) -> ChipWorker:
-    """A worker for ``level``: 2 gives a ``ChipWorker`` already init()-ed and set_device()-d.
+    **l3_options: Any,
+) -> ChipWorker | l3.Worker:
+    """A worker for ``level``: 2 gives a ``ChipWorker`` already init()-ed and set_device()-d;
+    3 gives an ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
+    spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).
 
-    Raises NotSupportedError for level 3 and above (not implemented yet) and
-    InvalidArgumentError for any other level.
+    Raises NotSupportedError for level 4 and above (not implemented yet) and
+    InvalidArgumentError for any other level or an L3 option given at level 2.
     """
     if isinstance(level, bool) or not isinstance(level, int):
         raise error_from_code(
             ErrorCode.INVALID_ARGUMENT, f"Worker: level must be an int, got {level!r}"
         )
-    if level >= 3:
+    if level == 3:
+        l3_options.setdefault("device_ids", [device_id])
+        return l3.Worker(platform=platform, runtime=runtime, **l3_options)
+    if level >= 4:
         raise error_from_code(
             ErrorCode.NOT_SUPPORTED,
-            f"Worker(level={level}): L3+ (many chips) is not implemented yet; see the README",
+            f"Worker(level={level}): L4+ (many hosts) is not implemented yet; see the README",
+        )
+    if l3_options:
+        raise error_from_code(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Worker(level={level}): {', '.join(sorted(l3_options))} are options of level 3; "
+            "use Worker(level=3, ...)",
         )
     if level != 2:
         raise error_from_code(

@@ -275,9 +275,9 @@ def test_callable_rejects_a_duplicate_func_id():
 # --- Worker factory and ChipWorker ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("level", [3, 4])
-def test_worker_level_3_and_up_is_not_supported(level):
-    with pytest.raises(pto.NotSupportedError, match="L3\\+"):
+@pytest.mark.parametrize("level", [4, 5])
+def test_worker_level_4_and_up_is_not_supported(level):
+    with pytest.raises(pto.NotSupportedError, match="L4\\+"):
         pto.Worker(level=level)
 
 

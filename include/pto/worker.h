@@ -1,0 +1,234 @@
+// include/pto/worker.h — the one-host, many-chips (L3) user API in C++: Worker, HostOrchestrator, RunHandle.
+//
+//   pto::WorkerOptions o;  o.device_ids = {0, 1, 2, 3};  o.num_sub_workers = 2;
+//   o.mode = pto::ChipMode::kProcess;            // or kThread (default)
+//   pto::Worker w(o);
+//   float *x = static_cast<float *>(w.alloc(n * 4));   // host heap: visible to every chip
+//   pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &orch) {
+//     uint64_t a = orch.submit_chip(callable, args_a, cfg, /*chip=*/0, "shard0");
+//     orch.submit_sub([&](pto::SubContext &) { reduce(); }, sub_args, "reduce");
+//   });
+// The orchestration function runs on the caller's thread; tasks start as soon as they are
+// submitted. Dependencies are inferred from the byte ranges of the tensor arguments (INPUT
+// reads, OUTPUT writes, INOUT both): read-after-write, write-after-write and write-after-read.
+// Design: docs/l3.md.
+#ifndef PTO_WORKER_H
+#define PTO_WORKER_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pto/chip_worker.h"
+
+namespace pto {
+
+namespace l3 {
+struct Task;
+struct WorkerCore;
+struct RunState;
+struct EventState;
+}  // namespace l3
+
+// Where the chips run: one ChipWorker per chip in this process, or one forked process per chip.
+enum class ChipMode { kThread = 0, kProcess = 1 };
+
+// Any idle chip may run the task.
+constexpr int kAnyChip = -1;
+
+struct WorkerOptions {
+  std::vector<int> device_ids{0};  // one chip per entry; chip index i runs device_ids[i]
+  int num_sub_workers = 1;         // host threads running SUB tasks (0 = none)
+  std::string platform = "a2a3sim";
+  std::string runtime = "host_build_graph";
+  ChipMode mode = ChipMode::kThread;
+  uint64_t heap_bytes = 256ull << 20;  // host heap (shared with the chip processes)
+  uint32_t spawn_timeout_ms = 30000;   // process mode: a chip process must be ready within this
+  uint32_t heap_wait_ms = 10000;       // alloc waits this long for buffers still in use
+  uint32_t close_timeout_ms = 10000;   // close() waits this long for tasks in flight
+};
+
+// Statistics of one run (one orchestration function and every task it submitted).
+struct WorkerRunStats {
+  uint64_t chip_tasks = 0;  // chip tasks finished (a group counts once)
+  uint64_t sub_tasks = 0;
+  uint64_t failed_tasks = 0;                   // ran and failed
+  uint64_t skipped_tasks = 0;                  // not run: an earlier task they depend on failed
+  std::vector<uint64_t> tasks_per_chip;        // chip runs per chip index (group parts count)
+  std::vector<uint64_t> tasks_per_sub_worker;  // SUB bodies per SUB worker
+  double wall_us = 0;                          // submit() to the last task's completion
+  double host_cpu_us = 0;       // CPU time of this process over the same interval (all threads)
+  double scheduler_cpu_us = 0;  // CPU time of the scheduler thread over the same interval
+  double chip_device_us = 0;    // sum of the chip runs' device time
+  std::string table() const;
+};
+
+// One external event a SUB task's completion waits for (OmpSs-2 external events, seed 003):
+// the task's dependents are released once its body has returned and every event it deferred
+// has been fulfilled. Copyable handle; fulfill() from any thread, exactly once.
+class Event {
+ public:
+  Event() = default;
+  // Throws INVALID_ARGUMENT if already fulfilled, NOT_INITIALIZED for a default-constructed Event.
+  void fulfill();
+  bool fulfilled() const;
+  uint64_t task_id() const;
+
+ private:
+  friend class SubContext;
+  std::shared_ptr<l3::EventState> state_;
+};
+
+// What a SUB task's body is given; valid only while the body runs.
+class SubContext {
+ public:
+  uint64_t task_id() const;
+  const std::string &name() const;
+  const std::vector<pto_arg_desc> &args() const;  // as passed to submit_sub
+  int sub_worker() const;                         // which SUB worker runs the body
+  // Adds one external event the task's completion waits for. Only while the body runs.
+  Event defer();
+
+ private:
+  friend struct l3::WorkerCore;
+  SubContext(const std::shared_ptr<l3::Task> &task, l3::WorkerCore *core, int worker)
+      : task_(task), core_(core), worker_(worker) {}
+  std::shared_ptr<l3::Task> task_;
+  l3::WorkerCore *core_;
+  int worker_;
+  bool active_ = true;
+};
+
+using SubFn = std::function<void(SubContext &)>;
+
+// Submits tasks for one run; handed to the orchestration function and valid only during it.
+// (The L3 Orchestrator of docs/l3.md; "Host" because pto::Orchestrator is the device-side
+// orchestration API of include/pto/orchestration.h. Python calls it pto_runtime.Orchestrator.)
+class HostOrchestrator {
+ public:
+  // A chip task: `callable` with `args` on chip `chip` (an index into device_ids) or any idle
+  // chip. Returns the task id. `after`: extra task ids of this run to wait for. `keepalive` is
+  // held until the task finished (bindings use it for the argument arrays).
+  uint64_t submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+                       const ChipCallConfig &config = ChipCallConfig{}, int chip = kAnyChip,
+                       const std::string &name = "", const std::vector<uint64_t> &after = {},
+                       std::shared_ptr<void> keepalive = nullptr);
+  // One task run as a group: args[i] on chips[i] at the same time (all chips idle together);
+  // chips empty = any args.size() distinct idle chips. Done when every part is done; fails if any
+  // part fails.
+  uint64_t submit_chip_group(const ChipCallable &callable, const std::vector<ChipStorageTaskArgs> &args,
+                             const ChipCallConfig &config = ChipCallConfig{},
+                             const std::vector<int> &chips = {}, const std::string &name = "",
+                             const std::vector<uint64_t> &after = {},
+                             std::shared_ptr<void> keepalive = nullptr);
+  // A SUB task: `fn` on a host SUB worker thread. `args` names the tensors it reads and writes
+  // (their directions drive the dependencies); scalars are passed through.
+  uint64_t submit_sub(SubFn fn, const ChipStorageTaskArgs &args = ChipStorageTaskArgs{},
+                      const std::string &name = "", const std::vector<uint64_t> &after = {},
+                      std::shared_ptr<void> keepalive = nullptr);
+
+  // Scopes bound the lifetime of alloc()ed buffers: a buffer is freed once its scope has ended
+  // and every task using it has finished. The run itself is the outermost scope.
+  void scope_begin();
+  void scope_end();
+  // nbytes from the host heap (64-byte aligned), owned by the innermost open scope. Waits up to
+  // WorkerOptions.heap_wait_ms for buffers still in use; OUT_OF_MEMORY if they do not come back.
+  void *alloc(uint64_t nbytes);
+
+  int num_chips() const;
+  int num_sub_workers() const;
+  ChipMode mode() const;
+
+ private:
+  friend struct l3::WorkerCore;
+  explicit HostOrchestrator(l3::WorkerCore *core, const std::shared_ptr<l3::RunState> &run)
+      : core_(core), run_(run) {}
+  void check_active() const;
+  l3::WorkerCore *core_;
+  std::shared_ptr<l3::RunState> run_;
+  bool active_ = true;
+};
+
+// RAII scope: HostScope s(orch);
+class HostScope {
+ public:
+  explicit HostScope(HostOrchestrator &o) : o_(o) { o_.scope_begin(); }
+  ~HostScope() {
+    try {
+      o_.scope_end();
+    } catch (...) {
+    }
+  }
+  HostScope(const HostScope &) = delete;
+  HostScope &operator=(const HostScope &) = delete;
+
+ private:
+  HostOrchestrator &o_;
+};
+
+// One submitted run. Copyable handle.
+class RunHandle {
+ public:
+  RunHandle() = default;
+  bool done() const;
+  // Waits for every task of the run. timeout_ms < 0 waits forever. Throws RUN_TIMEOUT naming the
+  // tasks still pending and what each waits for; TASK_FAILED (or the orchestration's error)
+  // naming the failed task once the run has finished with a failure.
+  WorkerRunStats wait(int64_t timeout_ms = -1) const;
+  // Statistics so far (final once done()).
+  WorkerRunStats stats() const;
+  // The tasks not yet finished and what each waits for (empty once done()).
+  std::string pending_report() const;
+
+ private:
+  friend struct l3::WorkerCore;
+  std::shared_ptr<l3::WorkerCore> core_;
+  std::shared_ptr<l3::RunState> run_;
+};
+
+// L3: one host, many chips and SUB workers (seed 001's Worker(level=3)).
+class Worker {
+ public:
+  explicit Worker(const WorkerOptions &options);
+  ~Worker();
+  Worker(const Worker &) = delete;
+  Worker &operator=(const Worker &) = delete;
+
+  using OrchFn = std::function<void(HostOrchestrator &)>;
+  // Runs `orch` on this thread (tasks start as it submits them) and returns once it returned.
+  // Errors of the orchestration function are reported by the handle's wait().
+  RunHandle submit(const OrchFn &orch);
+  WorkerRunStats run(const OrchFn &orch, int64_t timeout_ms = -1) { return submit(orch).wait(timeout_ms); }
+
+  // Host-heap memory outside any run (inputs and results); free() returns it once the tasks
+  // using it have finished. In process mode chip tasks may only use host-heap tensors.
+  void *alloc(uint64_t nbytes);
+  void free(void *ptr);
+  bool in_heap(const void *ptr, uint64_t nbytes = 1) const;
+  uint64_t heap_bytes_in_use() const;
+
+  // Fails what is still pending after close_timeout_ms, stops the threads and chip processes.
+  void close();
+  bool closed() const;
+
+  int level() const { return 3; }
+  int num_chips() const;
+  int num_sub_workers() const;
+  ChipMode mode() const;
+  const WorkerOptions &options() const;
+  // Process mode: the pid of chip `chip`'s current process (tests kill it); -1 in thread mode.
+  int chip_pid(int chip) const;
+  // Keeps the heap mapping alive after the worker is gone (bindings hand out views of it).
+  std::shared_ptr<void> heap_keepalive() const;
+  // free() through a heap_keepalive() handle: works after the worker is closed or destroyed
+  // (bindings call it when the last view of an alloc()ed buffer is garbage-collected).
+  static void release_heap_buffer(const std::shared_ptr<void> &heap, void *ptr) noexcept;
+
+ private:
+  std::shared_ptr<l3::WorkerCore> core_;
+};
+
+}  // namespace pto
+#endif  // PTO_WORKER_H

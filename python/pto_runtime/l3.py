@@ -1,0 +1,308 @@
+"""python/pto_runtime/l3.py — one host, many chips (L3): Worker, Orchestrator, RunHandle.
+
+``pto_runtime.Worker(level=3, ...)`` returns the ``Worker`` defined here::
+
+    with pto.Worker(level=3, device_ids=[0, 1, 2, 3], num_sub_workers=1, mode="process") as w:
+        x = w.alloc((4, n), np.float32)          # host heap: every chip process sees it
+        def orch(o):
+            for i in range(4):
+                args = pto.ChipStorageTaskArgs()
+                args.add_tensor(x[i], "inout")
+                o.submit_chip(callable_, args, chip=i, name=f"shard{i}")
+            o.submit_sub(lambda ctx: reduce(x), inputs=[x], name="reduce")
+        stats = w.run(orch)
+
+The orchestration function runs on the calling thread; tasks start as soon as they are
+submitted. Dependencies are inferred from the tensors each task reads and writes (by byte
+range): read-after-write, write-after-write and write-after-read. Design: docs/l3.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _native
+from ._native import ChipCallable, ChipCallConfig, Direction, Event, SubContext, WorkerRunStats
+from .errors import Error, ErrorCode, error_from_code
+from .task_args import ChipStorageTaskArgs
+
+__all__ = [
+    "Event",
+    "Orchestrator",
+    "RunHandle",
+    "SubContext",
+    "Worker",
+    "WorkerRunStats",
+]
+
+_MODES = {"thread": 0, "process": 1}
+
+
+def _invalid(message: str) -> Error:
+    return error_from_code(ErrorCode.INVALID_ARGUMENT, message)
+
+
+def _array_view(raw: np.ndarray, shape: int | Sequence[int], dtype: Any) -> np.ndarray:
+    dt = np.dtype(dtype)
+    return raw.view(dt).reshape(shape)
+
+
+def _nbytes(shape: int | Sequence[int], dtype: Any) -> int:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(int(d) < 0 for d in dims):
+        raise _invalid(f"alloc: shape {shape!r} has a negative dimension")
+    return int(np.prod(dims, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+class Orchestrator:
+    """Submits the tasks of one run; given to the orchestration function, valid only during it."""
+
+    def __init__(self, native: Any, keep: list[Any]) -> None:
+        self._native = native
+        self._keep = keep  # every object a task borrows, alive until the run is done
+
+    def submit_chip(
+        self,
+        callable_: ChipCallable,
+        args: ChipStorageTaskArgs,
+        config: ChipCallConfig | None = None,
+        chip: int | None = None,
+        name: str = "",
+        after: Iterable[int] = (),
+    ) -> int:
+        """A chip task: ``callable_`` with ``args`` on chip index ``chip`` (None = any idle chip).
+        Returns the task id; ``after`` lists extra task ids of this run to wait for."""
+        self._keep.append(args)
+        target = _native.ANY_CHIP if chip is None else int(chip)
+        return self._native.submit_chip(callable_, args, config, target, name, list(after))
+
+    def submit_chip_group(
+        self,
+        callable_: ChipCallable,
+        args: Sequence[ChipStorageTaskArgs],
+        config: ChipCallConfig | None = None,
+        chips: Sequence[int] | None = None,
+        name: str = "",
+        after: Iterable[int] = (),
+    ) -> int:
+        """One task run on several chips together: ``args[i]`` on ``chips[i]`` (None = any
+        distinct idle chips). Done when every part is done; fails if any part fails."""
+        self._keep.append(list(args))
+        return self._native.submit_chip_group(
+            callable_, list(args), config, None if chips is None else list(chips), name, list(after)
+        )
+
+    def submit_sub(
+        self,
+        fn: Callable[[SubContext], Any],
+        args: ChipStorageTaskArgs | None = None,
+        *,
+        inputs: Iterable[np.ndarray] = (),
+        outputs: Iterable[np.ndarray] = (),
+        inouts: Iterable[np.ndarray] = (),
+        name: str = "",
+        after: Iterable[int] = (),
+    ) -> int:
+        """A SUB task: ``fn(ctx)`` on a host SUB worker thread. The arrays it reads and writes
+        (``inputs``, ``outputs``, ``inouts``, or an explicit ``args``) drive its dependencies.
+        ``ctx.defer()`` returns an Event: dependents then also wait for ``event.fulfill()``."""
+        if not callable(fn):
+            raise _invalid(f"submit_sub: fn must be callable as fn(ctx), got {type(fn).__name__}")
+        if args is None:
+            args = ChipStorageTaskArgs()
+            for arrays, direction in (
+                (inputs, Direction.INPUT),
+                (outputs, Direction.OUTPUT),
+                (inouts, Direction.INOUT),
+            ):
+                for a in arrays:
+                    args.add_tensor(a, direction)
+        elif inputs or outputs or inouts:
+            raise _invalid("submit_sub: give either args or inputs/outputs/inouts, not both")
+        self._keep.append((fn, args))
+        return self._native.submit_sub(fn, args, name, list(after))
+
+    def alloc(self, shape: int | Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+        """A host-heap array owned by the innermost scope: freed once the scope ended and every
+        task using it finished. Do not use it after its scope ended."""
+        raw = self._native.alloc_bytes(_nbytes(shape, dtype))
+        return _array_view(raw, shape, dtype)
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        """``with o.scope():`` bounds the lifetime of the buffers alloc()ed inside it."""
+        self._native.scope_begin()
+        try:
+            yield
+        finally:
+            self._native.scope_end()
+
+    @property
+    def num_chips(self) -> int:
+        return self._native.num_chips
+
+    @property
+    def num_sub_workers(self) -> int:
+        return self._native.num_sub_workers
+
+
+class RunHandle:
+    """A submitted run: ``done()``, ``wait(timeout)``, ``stats``, ``pending_report()``."""
+
+    def __init__(self, native: Any, keep: list[Any], failure: dict[str, BaseException]) -> None:
+        self._native = native
+        self._keep = keep
+        self._failure = failure
+
+    def done(self) -> bool:
+        """True once every task of the run finished (successfully or not)."""
+        finished = self._native.done()
+        if finished:
+            self._keep.clear()
+        return finished
+
+    def wait(self, timeout: float | None = None) -> WorkerRunStats:
+        """Waits for the run; ``timeout`` in seconds (None = no limit). Raises RunTimeoutError
+        naming the pending tasks and what each waits for, TaskFailedError naming the failed task,
+        or the orchestration function's error (chained to the original exception)."""
+        ms = -1 if timeout is None else max(0, int(timeout * 1000))
+        try:
+            stats = self._native.wait(ms)
+        except Error as e:
+            if e.code != ErrorCode.RUN_TIMEOUT:
+                self._keep.clear()
+            original = self._failure.get("exception")
+            if original is not None and e.code != ErrorCode.RUN_TIMEOUT:
+                raise e from original
+            raise
+        self._keep.clear()
+        return stats
+
+    @property
+    def stats(self) -> WorkerRunStats:
+        """Statistics so far (final once done())."""
+        return self._native.stats()
+
+    def pending_report(self) -> str:
+        """The tasks not yet finished and what each waits for."""
+        return self._native.pending_report()
+
+    def __repr__(self) -> str:
+        return f"RunHandle(done={self._native.done()})"
+
+
+class Worker:
+    """L3: one host, many chips (``device_ids``) and ``num_sub_workers`` host SUB workers.
+
+    ``mode="thread"`` runs one ChipWorker per chip in this process; ``mode="process"`` forks
+    one process per chip (build process-mode workers before starting threads of your own).
+    In process mode chip tasks may only use host-heap arrays (``alloc``).
+    """
+
+    level = 3
+
+    def __init__(
+        self,
+        device_ids: Sequence[int] = (0,),
+        num_sub_workers: int = 1,
+        platform: str = "a2a3sim",
+        runtime: str = "host_build_graph",
+        mode: str = "thread",
+        heap_bytes: int = 256 << 20,
+        spawn_timeout: float = 30.0,
+        heap_wait: float = 10.0,
+        close_timeout: float = 10.0,
+    ) -> None:
+        if mode not in _MODES:
+            raise _invalid(f"Worker(level=3): mode must be 'thread' or 'process', got {mode!r}")
+        if isinstance(device_ids, (int, np.integer)):
+            raise _invalid("Worker(level=3): device_ids is a list of device ids, e.g. [0, 1, 2, 3]")
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._in_flight: list[RunHandle] = []
+        self._native = _native.L3Worker(
+            [int(d) for d in device_ids],
+            int(num_sub_workers),
+            platform,
+            runtime,
+            _MODES[mode],
+            int(heap_bytes),
+            int(spawn_timeout * 1000),
+            int(heap_wait * 1000),
+            int(close_timeout * 1000),
+        )
+
+    def submit(self, orch: Callable[[Orchestrator], Any]) -> RunHandle:
+        """Runs ``orch(orchestrator)`` on this thread (tasks start as it submits them) and
+        returns once it returned; the returned handle waits for the tasks."""
+        if not callable(orch):
+            raise _invalid(f"submit: orch must be callable as orch(orchestrator), got {orch!r}")
+        keep: list[Any] = [orch]
+        failure: dict[str, BaseException] = {}
+
+        def runner(native_orch: Any) -> None:
+            try:
+                orch(Orchestrator(native_orch, keep))
+            except BaseException as e:
+                failure["exception"] = e
+                raise
+
+        handle = RunHandle(self._native.submit(runner), keep, failure)
+        with self._lock:  # keep the run's objects alive even if the caller drops the handle
+            self._in_flight = [h for h in self._in_flight if not h.done()]
+            self._in_flight.append(handle)
+        return handle
+
+    def run(
+        self, orch: Callable[[Orchestrator], Any], timeout: float | None = None
+    ) -> WorkerRunStats:
+        """``submit(orch).wait(timeout)``."""
+        return self.submit(orch).wait(timeout)
+
+    def alloc(self, shape: int | Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+        """A host-heap array (visible to every chip process), freed once garbage-collected and
+        no task uses it any more."""
+        raw = self._native.alloc_bytes(_nbytes(shape, dtype))
+        return _array_view(raw, shape, dtype)
+
+    def chip_pid(self, chip: int) -> int:
+        """Process mode: the pid of chip ``chip``'s current process; -1 in thread mode."""
+        return self._native.chip_pid(chip)
+
+    @property
+    def num_chips(self) -> int:
+        return self._native.num_chips
+
+    @property
+    def num_sub_workers(self) -> int:
+        return self._native.num_sub_workers
+
+    @property
+    def heap_bytes_in_use(self) -> int:
+        return self._native.heap_bytes_in_use
+
+    @property
+    def closed(self) -> bool:
+        return self._native.closed
+
+    def close(self) -> None:
+        """Waits up to close_timeout for runs in flight, fails what is left, stops the threads
+        and chip processes. Idempotent."""
+        self._native.close()
+        with self._lock:
+            self._in_flight.clear()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self.num_chips} chips"
+        return f"Worker(level=3, mode={self.mode!r}, {state})"

@@ -1,0 +1,317 @@
+// python/src/bind_l3.cpp — the L3 Worker for Python: L3Worker, L3Orchestrator, L3RunHandle, SubContext,
+// Event.
+//
+// pto_runtime.l3 wraps these into the public classes (Worker(level=3), Orchestrator, RunHandle).
+// The C++ core never holds a Python reference: the Python layer keeps every function and
+// argument object of a run alive until the run is done, and the C++ side only borrows them.
+// GIL rules: every call that may wait (submit, wait, close, alloc) releases the GIL; the
+// orchestration function and SUB bodies re-acquire it to call into Python. The scheduler thread
+// never touches Python.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "pto/worker.h"
+
+namespace pto_py {
+namespace {
+
+using nb::literals::operator""_a;
+using Release = nb::call_guard<nb::gil_scoped_release>;
+using ByteArray = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>, nb::c_contig>;
+
+// An orchestrator valid only while the orchestration function runs.
+struct PyOrch {
+  pto::HostOrchestrator *o = nullptr;
+  std::shared_ptr<void> heap;
+  pto::HostOrchestrator &get() const {
+    if (!o) {
+      throw pto::Error(PTO_NOT_INITIALIZED,
+                       "this Orchestrator is only valid inside the orchestration function it was given to");
+    }
+    return *o;
+  }
+};
+
+// A SUB body's context, valid only while the body runs.
+struct PySubContext {
+  pto::SubContext *c = nullptr;
+  pto::SubContext &get() const {
+    if (!c) throw pto::Error(PTO_NOT_INITIALIZED, "this SubContext is only valid while the SUB body runs");
+    return *c;
+  }
+};
+
+struct PyL3Worker {
+  std::unique_ptr<pto::Worker> w;
+  PyL3Worker() = default;
+  PyL3Worker(const PyL3Worker &) = delete;
+  PyL3Worker &operator=(const PyL3Worker &) = delete;
+  // Garbage-collected without close(): SUB threads may be waiting for the GIL to run a body,
+  // so close without it.
+  ~PyL3Worker() {
+    if (w) {
+      nb::gil_scoped_release release;
+      w.reset();
+    }
+  }
+  pto::Worker &get() const {
+    if (!w) throw pto::Error(PTO_NOT_INITIALIZED, "the worker is closed");
+    return *w;
+  }
+};
+
+// The message of the Python exception being handled, as "Type: message" (GIL held).
+std::string py_error_text(nb::python_error &e, pto_status *code) {
+  nb::handle value = e.value();
+  *code = PTO_ORCHESTRATION_FAILED;
+  if (nb::hasattr(value, "code")) {
+    try {
+      *code = static_cast<pto_status>(nb::cast<int>(value.attr("code")));
+    } catch (...) {
+    }
+  }
+  std::string type = nb::cast<std::string>(nb::str(e.type().attr("__name__")));
+  return type + ": " + nb::cast<std::string>(nb::str(value));
+}
+
+// A view of [ptr, ptr + nbytes) whose owner runs `release` when the last view goes away.
+ByteArray byte_view(void *ptr, uint64_t nbytes, std::shared_ptr<void> heap, bool release) {
+  struct Owner {
+    std::shared_ptr<void> heap;
+    void *ptr;
+    bool release;
+  };
+  auto *owner = new Owner{std::move(heap), ptr, release};
+  nb::capsule cap(owner, [](void *p) noexcept {
+    auto *o = static_cast<Owner *>(p);
+    if (o->release) pto::Worker::release_heap_buffer(o->heap, o->ptr);
+    delete o;
+  });
+  size_t shape[1] = {static_cast<size_t>(nbytes)};
+  return ByteArray(static_cast<uint8_t *>(ptr), 1, shape, cap);
+}
+
+std::vector<uint64_t> ids(const std::optional<std::vector<uint64_t>> &v) {
+  return v ? *v : std::vector<uint64_t>{};
+}
+
+void bind_stats(nb::module_ &m) {
+  nb::class_<pto::WorkerRunStats>(m, "WorkerRunStats", "Statistics of one L3 run.")
+      .def_ro("chip_tasks", &pto::WorkerRunStats::chip_tasks, "chip tasks finished (a group counts once)")
+      .def_ro("sub_tasks", &pto::WorkerRunStats::sub_tasks, "SUB tasks finished")
+      .def_ro("failed_tasks", &pto::WorkerRunStats::failed_tasks, "tasks that ran and failed")
+      .def_ro("skipped_tasks", &pto::WorkerRunStats::skipped_tasks, "tasks not run: a predecessor failed")
+      .def_ro("tasks_per_chip", &pto::WorkerRunStats::tasks_per_chip, "chip runs per chip index")
+      .def_ro("tasks_per_sub_worker", &pto::WorkerRunStats::tasks_per_sub_worker, "SUB bodies per SUB worker")
+      .def_ro("wall_us", &pto::WorkerRunStats::wall_us, "submit() to the last task's completion")
+      .def_ro("host_cpu_us", &pto::WorkerRunStats::host_cpu_us, "CPU time of this process over the run")
+      .def_ro("scheduler_cpu_us", &pto::WorkerRunStats::scheduler_cpu_us, "CPU time of the scheduler thread")
+      .def_ro("chip_device_us", &pto::WorkerRunStats::chip_device_us, "sum of the chip runs' device time")
+      .def("table", &pto::WorkerRunStats::table, "A short printable table.")
+      .def("__repr__", [](const pto::WorkerRunStats &s) {
+        return "WorkerRunStats(chip_tasks=" + std::to_string(s.chip_tasks) +
+               ", sub_tasks=" + std::to_string(s.sub_tasks) +
+               ", failed_tasks=" + std::to_string(s.failed_tasks) +
+               ", skipped_tasks=" + std::to_string(s.skipped_tasks) +
+               ", wall_us=" + std::to_string(s.wall_us) + ")";
+      });
+}
+
+void bind_events(nb::module_ &m) {
+  nb::class_<pto::Event>(
+      m, "Event", "An external event a SUB task's completion waits for; fulfill() once, from any thread.")
+      .def("fulfill", &pto::Event::fulfill, Release(),
+           "Fulfills the event; the task completes once its body returned and all its events are fulfilled.")
+      .def_prop_ro("fulfilled", &pto::Event::fulfilled)
+      .def_prop_ro("task_id", &pto::Event::task_id)
+      .def("__repr__", [](const pto::Event &e) {
+        return "Event(task_id=" + std::to_string(e.task_id()) +
+               ", fulfilled=" + (e.fulfilled() ? "True" : "False") + ")";
+      });
+  nb::class_<PySubContext>(m, "SubContext", "What a SUB body is given; valid only while the body runs.")
+      .def(
+          "defer", [](PySubContext &c) { return c.get().defer(); },
+          "Adds an external event the task's completion (and so its dependents) waits for.")
+      .def_prop_ro("task_id", [](PySubContext &c) { return c.get().task_id(); })
+      .def_prop_ro("name", [](PySubContext &c) { return c.get().name(); })
+      .def_prop_ro("sub_worker", [](PySubContext &c) { return c.get().sub_worker(); });
+}
+
+void bind_orchestrator(nb::module_ &m) {
+  nb::class_<PyOrch>(m, "L3Orchestrator", "Native orchestrator; use pto_runtime.l3.Orchestrator.")
+      .def(
+          "submit_chip",
+          [](PyOrch &o, const pto::ChipCallable &c, const pto::ChipStorageTaskArgs &a,
+             const pto::ChipCallConfig *cfg, int chip, const std::string &name,
+             const std::optional<std::vector<uint64_t>> &after) {
+            return o.get().submit_chip(c, a, cfg ? *cfg : pto::ChipCallConfig{}, chip, name, ids(after));
+          },
+          "callable"_a, "args"_a, "config"_a.none() = nb::none(), "chip"_a = pto::kAnyChip, "name"_a = "",
+          "after"_a.none() = nb::none())
+      .def(
+          "submit_chip_group",
+          [](PyOrch &o, const pto::ChipCallable &c,
+             const std::vector<const pto::ChipStorageTaskArgs *> &parts, const pto::ChipCallConfig *cfg,
+             const std::optional<std::vector<int>> &chips, const std::string &name,
+             const std::optional<std::vector<uint64_t>> &after) {
+            std::vector<pto::ChipStorageTaskArgs> copies;
+            for (const auto *p : parts) {
+              if (!p) throw pto::Error(PTO_INVALID_ARGUMENT, "submit_chip_group: an argument set is None");
+              copies.push_back(*p);
+            }
+            return o.get().submit_chip_group(c, copies, cfg ? *cfg : pto::ChipCallConfig{},
+                                             chips ? *chips : std::vector<int>{}, name, ids(after));
+          },
+          "callable"_a, "args"_a, "config"_a.none() = nb::none(), "chips"_a.none() = nb::none(),
+          "name"_a = "", "after"_a.none() = nb::none())
+      .def(
+          "submit_sub",
+          [](PyOrch &o, nb::handle fn, const pto::ChipStorageTaskArgs *a, const std::string &name,
+             const std::optional<std::vector<uint64_t>> &after) {
+            if (!PyCallable_Check(fn.ptr())) {
+              throw pto::Error(PTO_INVALID_ARGUMENT, "submit_sub: fn must be callable as fn(ctx)");
+            }
+            PyObject *borrowed = fn.ptr();  // kept alive by pto_runtime.l3 until the run is done
+            pto::SubFn body = [borrowed](pto::SubContext &ctx) {
+              std::string err;
+              pto_status code = PTO_TASK_FAILED;
+              {
+                nb::gil_scoped_acquire gil;
+                // Owned by Python (a body may keep ctx); invalidated below, never dangling.
+                auto *pyctx = new PySubContext{&ctx};
+                nb::object wrapped = nb::cast(pyctx, nb::rv_policy::take_ownership);
+                try {
+                  nb::object ignored = nb::handle(borrowed)(wrapped);
+                } catch (nb::python_error &e) {
+                  pto_status unused;
+                  err = py_error_text(e, &unused);
+                }
+                pyctx->c = nullptr;
+              }
+              if (!err.empty()) throw pto::Error(code, err);
+            };
+            return o.get().submit_sub(std::move(body), a ? *a : pto::ChipStorageTaskArgs{}, name, ids(after));
+          },
+          "fn"_a, "args"_a.none() = nb::none(), "name"_a = "", "after"_a.none() = nb::none())
+      .def("scope_begin", [](PyOrch &o) { o.get().scope_begin(); })
+      .def("scope_end", [](PyOrch &o) { o.get().scope_end(); })
+      .def(
+          "alloc_bytes",
+          [](PyOrch &o, uint64_t nbytes) {
+            pto::HostOrchestrator &orch = o.get();
+            void *p;
+            {
+              nb::gil_scoped_release release;
+              p = orch.alloc(nbytes);
+            }
+            return byte_view(p, nbytes, o.heap, false);
+          },
+          "nbytes"_a, "A uint8 view of nbytes of host heap owned by the innermost scope.")
+      .def_prop_ro("num_chips", [](PyOrch &o) { return o.get().num_chips(); })
+      .def_prop_ro("num_sub_workers", [](PyOrch &o) { return o.get().num_sub_workers(); });
+}
+
+void bind_worker(nb::module_ &m) {
+  nb::class_<pto::RunHandle>(m, "L3RunHandle", "Native run handle; use pto_runtime.l3.RunHandle.")
+      .def("done", &pto::RunHandle::done, Release())
+      .def("wait", &pto::RunHandle::wait, "timeout_ms"_a = -1, Release())
+      .def("stats", &pto::RunHandle::stats, Release())
+      .def("pending_report", &pto::RunHandle::pending_report, Release());
+
+  nb::class_<PyL3Worker>(m, "L3Worker", "Native L3 worker; use pto_runtime.Worker(level=3, ...).")
+      .def(
+          "__init__",
+          [](PyL3Worker *self, const std::vector<int> &device_ids, int num_sub_workers,
+             const std::string &platform, const std::string &runtime, int mode, uint64_t heap_bytes,
+             uint32_t spawn_timeout_ms, uint32_t heap_wait_ms, uint32_t close_timeout_ms) {
+            pto::WorkerOptions o;
+            o.device_ids = device_ids;
+            o.num_sub_workers = num_sub_workers;
+            o.platform = platform;
+            o.runtime = runtime;
+            o.mode = static_cast<pto::ChipMode>(mode);
+            o.heap_bytes = heap_bytes;
+            o.spawn_timeout_ms = spawn_timeout_ms;
+            o.heap_wait_ms = heap_wait_ms;
+            o.close_timeout_ms = close_timeout_ms;
+            PyL3Worker *w = new (self) PyL3Worker();
+            nb::gil_scoped_release release;
+            w->w = std::make_unique<pto::Worker>(o);
+          },
+          "device_ids"_a, "num_sub_workers"_a, "platform"_a, "runtime"_a, "mode"_a, "heap_bytes"_a,
+          "spawn_timeout_ms"_a, "heap_wait_ms"_a, "close_timeout_ms"_a)
+      .def(
+          "submit",
+          [](PyL3Worker &w, nb::handle runner) {
+            pto::Worker &worker = w.get();
+            std::shared_ptr<void> heap = worker.heap_keepalive();
+            PyObject *borrowed = runner.ptr();  // the caller holds it for the duration of the call
+            pto::Worker::OrchFn fn = [borrowed, heap](pto::HostOrchestrator &o) {
+              std::string err;
+              pto_status code = PTO_ORCHESTRATION_FAILED;
+              {
+                nb::gil_scoped_acquire gil;
+                auto *py = new PyOrch{&o, heap};  // owned by Python; invalidated below
+                nb::object wrapped = nb::cast(py, nb::rv_policy::take_ownership);
+                try {
+                  // (not `nb::handle(borrowed)(wrapped);`: that declares a variable)
+                  nb::object ignored = nb::handle(borrowed)(wrapped);
+                } catch (nb::python_error &e) {
+                  err = py_error_text(e, &code);
+                }
+                py->o = nullptr;
+              }
+              if (!err.empty()) throw pto::Error(code, err);
+            };
+            nb::gil_scoped_release release;
+            return worker.submit(fn);
+          },
+          "runner"_a)
+      .def(
+          "alloc_bytes",
+          [](PyL3Worker &w, uint64_t nbytes) {
+            pto::Worker &worker = w.get();
+            void *p;
+            {
+              nb::gil_scoped_release release;
+              p = worker.alloc(nbytes);
+            }
+            return byte_view(p, nbytes, worker.heap_keepalive(), true);
+          },
+          "nbytes"_a, "A uint8 view of nbytes of host heap, freed when the last view is garbage-collected.")
+      .def("close",
+           [](PyL3Worker &w) {
+             if (!w.w) return;
+             nb::gil_scoped_release release;
+             w.w->close();
+           })
+      .def_prop_ro("closed", [](PyL3Worker &w) { return !w.w || w.w->closed(); })
+      .def_prop_ro("num_chips", [](PyL3Worker &w) { return w.get().num_chips(); })
+      .def_prop_ro("num_sub_workers", [](PyL3Worker &w) { return w.get().num_sub_workers(); })
+      .def_prop_ro("heap_bytes_in_use", [](PyL3Worker &w) { return w.get().heap_bytes_in_use(); })
+      .def("in_heap", [](PyL3Worker &w, uintptr_t p,
+                         uint64_t n) { return w.get().in_heap(reinterpret_cast<const void *>(p), n); })
+      .def(
+          "chip_pid", [](PyL3Worker &w, int chip) { return w.get().chip_pid(chip); }, "chip"_a);
+}
+
+}  // namespace
+
+void bind_l3(nb::module_ &m) {
+  m.attr("ANY_CHIP") = pto::kAnyChip;
+  bind_stats(m);
+  bind_events(m);
+  bind_orchestrator(m);
+  bind_worker(m);
+}
+
+}  // namespace pto_py

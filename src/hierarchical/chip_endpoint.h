@@ -1,0 +1,50 @@
+// src/hierarchical/chip_endpoint.h — the seam between the L3 scheduler and one chip context.
+//
+// The scheduler only starts runs and polls for their end; it never blocks on a chip. Two
+// implementations today: ThreadChip (a ChipWorker in this process, ChipWorker::start/poll)
+// and ProcessChip (a forked chip process behind a shared-memory mailbox). An L4 transport
+// (MPI to another host) is a third implementation of this interface: nothing above it knows
+// about fork, futexes or shared memory. All methods are called by the scheduler thread only
+// (plus construction/shutdown by the Worker, when the scheduler is not running).
+#ifndef PTO_HIERARCHICAL_CHIP_ENDPOINT_H
+#define PTO_HIERARCHICAL_CHIP_ENDPOINT_H
+
+#include <string>
+
+#include "pto/chip_worker.h"
+
+namespace pto {
+namespace l3 {
+
+struct ChipResult {
+  pto_status code = PTO_OK;
+  std::string message;  // set when code != OK
+  RunStats stats;
+  bool context_lost = false;  // the chip context died with the run (it is being replaced)
+  std::string where;          // describe() of the context that ran it (before any replacement)
+};
+
+class ChipEndpoint {
+ public:
+  virtual ~ChipEndpoint() = default;
+  // "chip 1 (device 5, process 4321)": names the chip in errors and reports.
+  virtual std::string describe() const = 0;
+  // Starts a run and returns without waiting for it. Throws pto::Error if it cannot start.
+  virtual void start(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+                     const ChipCallConfig &config) = 0;
+  // Never blocks. True once the started run finished; *out says how.
+  virtual bool poll(ChipResult *out) = 0;
+  // True when a run may be started now. May advance a restart; never blocks.
+  virtual bool available() = 0;
+  // True when the chip can no longer serve runs; *why says what happened.
+  virtual bool broken(std::string *why) const = 0;
+  // True when completions are only found by polling (the scheduler then wakes up periodically
+  // while a run is in flight); false when the chip rings the scheduler's bell itself.
+  virtual bool needs_polling() const = 0;
+  // Stops the context (waits for a run in flight to drain where the chip allows it).
+  virtual void shutdown() = 0;
+};
+
+}  // namespace l3
+}  // namespace pto
+#endif  // PTO_HIERARCHICAL_CHIP_ENDPOINT_H

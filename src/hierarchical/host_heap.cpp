@@ -1,0 +1,152 @@
+// src/hierarchical/host_heap.cpp — first-fit blocks in a MAP_SHARED mapping, freed by owner + users.
+#include "hierarchical/host_heap.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "hierarchical/shm_bell.h"  // now_ns
+#include "pto/error.h"
+
+namespace pto {
+namespace l3 {
+
+HostHeap::HostHeap(uint64_t bytes) {
+  if (bytes < kAlign) {
+    throw Error(PTO_INVALID_ARGUMENT, "WorkerOptions.heap_bytes = " + std::to_string(bytes) +
+                                          " is too small; use at least a few MiB (default 256 MiB)");
+  }
+  bytes = (bytes + 4095) & ~uint64_t{4095};
+  // MAP_NORESERVE: pages are only backed once touched, so a large default costs nothing.
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    throw Error(PTO_OUT_OF_MEMORY, "cannot map a host heap of " + std::to_string(bytes) + " bytes: " +
+                                       std::strerror(errno) + "; lower WorkerOptions.heap_bytes");
+  }
+  base_ = static_cast<char *>(p);
+  bytes_ = bytes;
+  free_[0] = bytes;
+}
+
+HostHeap::~HostHeap() {
+  if (base_) munmap(base_, bytes_);
+}
+
+HostHeap::Block *HostHeap::try_alloc(uint64_t nbytes) {
+  const uint64_t need = nbytes == 0 ? kAlign : (nbytes + kAlign - 1) & ~(kAlign - 1);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    if (it->second < need) continue;
+    const uint64_t off = it->first, size = it->second;
+    free_.erase(it);
+    if (size > need) free_[off + need] = size - need;
+    Block &b = live_[off];
+    b.offset = off;
+    b.size = need;
+    b.users = 0;
+    b.released = false;
+    in_use_ += need;
+    return &b;
+  }
+  return nullptr;
+}
+
+HostHeap::Block *HostHeap::alloc_wait(uint64_t nbytes, uint64_t deadline_ns) {
+  for (;;) {
+    if (Block *b = try_alloc(nbytes)) return b;
+    std::unique_lock<std::mutex> lock(mu_);
+    bool pending = false;  // is anything going to come back?
+    for (const auto &kv : live_) pending = pending || (kv.second.released && kv.second.users > 0);
+    if (!pending) return nullptr;
+    const uint64_t now = now_ns();
+    if (now >= deadline_ns) return nullptr;
+    freed_.wait_for(lock, std::chrono::nanoseconds(deadline_ns - now));
+  }
+}
+
+HostHeap::Block *HostHeap::find(const void *p, uint64_t n) {
+  if (!contains(p, n ? n : 1)) return nullptr;
+  const uint64_t off = static_cast<uint64_t>(static_cast<const char *>(p) - base_);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.upper_bound(off);
+  if (it != live_.begin()) {
+    --it;
+    if (off >= it->second.offset && off + n <= it->second.offset + it->second.size) return &it->second;
+  }
+  throw Error(PTO_INVALID_ARGUMENT, "tensor at heap offset " + std::to_string(off) + " (" +
+                                        std::to_string(n) +
+                                        " bytes) is not inside one live host-heap buffer: it was freed, or "
+                                        "spans two buffers; allocate one buffer per tensor");
+}
+
+void HostHeap::add_user(Block *b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++b->users;
+}
+
+void HostHeap::drop_user(Block *b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--b->users == 0 && b->released) free_locked(b);
+}
+
+void HostHeap::release(Block *b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  b->released = true;
+  if (b->users == 0) free_locked(b);
+}
+
+void HostHeap::release_ptr(const void *p) {
+  const char *c = static_cast<const char *>(p);
+  if (c < base_ || c >= base_ + bytes_) {
+    throw Error(PTO_INVALID_ARGUMENT, "Worker.free: the pointer is not in this worker's host heap");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(static_cast<uint64_t>(c - base_));
+  if (it == live_.end() || it->second.released) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "Worker.free: the pointer does not start a live host-heap buffer (freed twice, or not "
+                "the address alloc returned)");
+  }
+  it->second.released = true;
+  if (it->second.users == 0) free_locked(&it->second);
+}
+
+void HostHeap::free_locked(Block *b) {
+  uint64_t off = b->offset, size = b->size;
+  in_use_ -= size;
+  live_.erase(off);
+  auto next = free_.lower_bound(off);
+  if (next != free_.end() && off + size == next->first) {
+    size += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == off) {
+      prev->second += size;
+      freed_.notify_all();
+      return;
+    }
+  }
+  free_[off] = size;
+  freed_.notify_all();
+}
+
+uint64_t HostHeap::in_use() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return in_use_;
+}
+
+uint64_t HostHeap::awaiting_users() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t n = 0;
+  for (const auto &kv : live_)
+    if (kv.second.released && kv.second.users > 0) n += kv.second.size;
+  return n;
+}
+
+}  // namespace l3
+}  // namespace pto

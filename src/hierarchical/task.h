@@ -1,0 +1,94 @@
+// src/hierarchical/task.h — one L3 task (chip or SUB) and the state the scheduler keeps for it.
+//
+// Ownership: the run (RunState::tasks) and the dependency tracker hold shared_ptrs; successor
+// lists hold raw pointers (a successor cannot finish before its predecessors released it, and
+// its run keeps it alive until then); pred lists hold shared_ptrs so a pending task can always
+// say what it waits for. Fields under "graph" are guarded by WorkerCore::mu; the atomics say who
+// writes them.
+#ifndef PTO_HIERARCHICAL_TASK_H
+#define PTO_HIERARCHICAL_TASK_H
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hierarchical/host_heap.h"
+#include "pto/worker.h"
+
+namespace pto {
+namespace l3 {
+
+enum class TaskKind : uint8_t { kChip, kSub };
+
+enum class TaskState : uint8_t {
+  kPending,   // waits for predecessors
+  kReady,     // in a ready queue
+  kRunning,   // dispatched (chip parts in flight, or SUB body running)
+  kDeferred,  // SUB body returned; waits for external events
+  kDone,
+  kFailed,
+  kSkipped,  // not run: a predecessor failed or was skipped
+};
+
+const char *task_state_name(TaskState s);
+
+struct Task : std::enable_shared_from_this<Task> {
+  // --- immutable after submit (written by the orchestrating thread before publication) ---
+  uint64_t id = 0;
+  std::string name;
+  TaskKind kind = TaskKind::kSub;
+  RunState *run = nullptr;  // the run that owns this task (alive while the task is unfinished)
+  // chip tasks: one part per chip; parts.size() > 1 only for groups
+  std::shared_ptr<const ChipCallable> callable;
+  ChipCallConfig config;
+  std::vector<ChipStorageTaskArgs> parts;
+  std::vector<int> part_chips;  // chip index per part, or kAnyChip
+  bool group = false;
+  // SUB tasks
+  SubFn fn;  // reset by the SUB worker after the body ran
+  ChipStorageTaskArgs sub_args;
+  std::shared_ptr<void> keepalive;
+  std::vector<HostHeap::Block *> heap_refs;  // host-heap blocks this task is a user of
+
+  // --- graph (guarded by WorkerCore::mu) ---
+  TaskState state = TaskState::kPending;
+  uint32_t fanin = 0;  // unfinished predecessors
+  std::vector<Task *> successors;
+  std::vector<std::shared_ptr<Task>> preds;  // every predecessor (for reports)
+  std::string poisoned_by;                   // label of the first failed/skipped predecessor
+  std::string error;                         // why it failed or was skipped
+  pto_status error_code = PTO_OK;
+  uint32_t parts_left = 0;      // chip parts not yet finished
+  std::vector<int> running_on;  // chip index per part once dispatched
+  // SUB worker running the body; written by that worker under SubQueue::mu when it takes the
+  // task, read by reports and close() (under SubQueue::mu, or relaxed for a report).
+  std::atomic<int> sub_worker{-1};
+  uint64_t t_ready_ns = 0, t_start_ns = 0;
+
+  // --- cross-thread ---
+  // Writers: the scheduler (finish, release ordering); readers: the dependency tracker
+  // (acquire) to drop entries of finished tasks without taking the lock.
+  std::atomic<bool> finished{false};
+  // OmpSs-2 external-event counter: 1 for the body plus one per deferred Event. Writers: the
+  // SUB worker (body return, -1), SubContext::defer (+1, while the body runs), Event::fulfill
+  // (-1, any thread). Whoever brings it to 0 posts the completion.
+  std::atomic<int32_t> events{1};
+  // Set once by whoever posts the completion (exchange): a failed body and a late fulfill
+  // cannot both complete the task.
+  std::atomic<bool> completion_posted{false};
+  // Failure reported by the SUB worker (written before posting, read by the scheduler after
+  // taking the inbox lock).
+  bool body_failed = false;
+  std::string body_error;
+
+  bool is_finished_state() const {
+    return state == TaskState::kDone || state == TaskState::kFailed || state == TaskState::kSkipped;
+  }
+  std::string label() const;  // "task 7 'shard2'"
+};
+
+}  // namespace l3
+}  // namespace pto
+#endif  // PTO_HIERARCHICAL_TASK_H

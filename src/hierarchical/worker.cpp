@@ -1,0 +1,375 @@
+// src/hierarchical/worker.cpp — pto::Worker (L3): building and closing the parts; handles and events.
+#include "pto/worker.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "hierarchical/thread_chip.h"
+#include "hierarchical/worker_core.h"
+
+namespace pto {
+namespace l3 {
+
+const char *task_state_name(TaskState s) {
+  switch (s) {
+    case TaskState::kPending:
+      return "pending";
+    case TaskState::kReady:
+      return "ready";
+    case TaskState::kRunning:
+      return "running";
+    case TaskState::kDeferred:
+      return "waiting for external events";
+    case TaskState::kDone:
+      return "done";
+    case TaskState::kFailed:
+      return "failed";
+    case TaskState::kSkipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+std::string Task::label() const {
+  std::string s = "task " + std::to_string(id);
+  if (!name.empty()) s += " '" + name + "'";
+  return s;
+}
+
+double process_cpu_us() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+struct EventState {
+  std::shared_ptr<Task> task;
+  std::shared_ptr<Inbox> inbox;
+  std::atomic<bool> fulfilled{false};  // writer: the first fulfill() (exchange)
+};
+
+namespace {
+
+void validate(const WorkerOptions &o) {
+  if (o.num_sub_workers < 0 || o.num_sub_workers > 256) {
+    throw Error(PTO_INVALID_ARGUMENT, "Worker: num_sub_workers = " + std::to_string(o.num_sub_workers) +
+                                          " must be between 0 and 256");
+  }
+  if (o.device_ids.empty() && o.num_sub_workers == 0) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "Worker: no chips (device_ids is empty) and no SUB workers; give at least one");
+  }
+  for (size_t i = 0; i < o.device_ids.size(); ++i) {
+    if (o.device_ids[i] < 0) {
+      throw Error(PTO_DEVICE_OUT_OF_RANGE,
+                  "Worker: device id " + std::to_string(o.device_ids[i]) + " is negative");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (o.device_ids[j] == o.device_ids[i]) {
+        throw Error(PTO_INVALID_ARGUMENT, "Worker: device id " + std::to_string(o.device_ids[i]) +
+                                              " is listed twice in device_ids; list each device once");
+      }
+    }
+  }
+  if (o.mode != ChipMode::kThread && o.mode != ChipMode::kProcess) {
+    throw Error(PTO_INVALID_ARGUMENT, "Worker: mode must be thread or process");
+  }
+}
+
+}  // namespace
+
+WorkerCore::WorkerCore(const WorkerOptions &o) : opt(o) {
+  validate(o);
+  heap = std::make_shared<HostHeap>(o.heap_bytes);
+  const size_t n = o.device_ids.size();
+  if (o.mode == ChipMode::kProcess) {
+    // Before any thread of ours exists: the zygote is forked here (chip_process.h).
+    procs = std::make_unique<ProcessChipSet>(o.device_ids, o.platform, o.runtime);
+    bell = procs->bell();
+    for (size_t c = 0; c < n; ++c) {
+      chips.push_back(std::make_unique<ProcessChip>(procs.get(), static_cast<int>(c), o.device_ids[c],
+                                                    o.spawn_timeout_ms));
+    }
+    for (;;) {
+      const uint32_t seen = bell->prepare();
+      size_t settled = 0;
+      for (size_t c = 0; c < n; ++c) {
+        std::string why;
+        if (chips[c]->broken(&why)) {
+          throw Error(PTO_LOAD_FAILED, "Worker: " + chips[c]->describe() + " could not start: " + why);
+        }
+        if (chips[c]->available()) ++settled;
+      }
+      if (settled == n) break;
+      bell->wait(seen, 50000000ull);
+    }
+  } else {
+    bell = &own_bell;
+    for (size_t c = 0; c < n; ++c) {
+      chips.push_back(
+          std::make_unique<ThreadChip>(static_cast<int>(c), o.device_ids[c], o.platform, o.runtime));
+    }
+  }
+  inbox = std::make_shared<Inbox>(bell);
+  pinned_ready.resize(n);
+  chip_slots.resize(n);
+}
+
+void WorkerCore::start_threads() {
+  scheduler = std::thread([this] { scheduler_main(); });
+  scheduler_handle = scheduler.native_handle();
+  scheduler_started.store(true, std::memory_order_release);
+  for (int w = 0; w < num_subs(); ++w) sub_threads.emplace_back([this, w] { sub_main(w); });
+}
+
+void WorkerCore::close() {
+  if (closed.exchange(true, std::memory_order_acq_rel)) return;
+  std::vector<std::shared_ptr<void>> graveyard;
+  std::vector<std::shared_ptr<RunState>> abandoned;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    run_cv.wait_for(lock, std::chrono::milliseconds(opt.close_timeout_ms), [&] { return live_runs.empty(); });
+    stopping = true;
+    abandoned = live_runs;                            // keeps their tasks alive until the threads are gone
+    std::unique_lock<std::mutex> subq(sub_queue.mu);  // no worker takes a task from here on
+    sub_queue.tasks.clear();
+    any_ready.clear();
+    group_ready.clear();
+    for (auto &q : pinned_ready) q.clear();
+    for (const auto &r : abandoned) {
+      for (const auto &t : r->tasks) {
+        if (t->is_finished_state()) continue;
+        if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0 &&
+            t->state != TaskState::kDeferred) {
+          // The body is still running on its SUB worker: it owns fn until it returns.
+          SubFn keep = std::move(t->fn);
+          finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT,
+                        t->label() + " did not finish before the worker was closed (close_timeout_ms = " +
+                            std::to_string(opt.close_timeout_ms) + ")",
+                        &graveyard);
+          t->fn = std::move(keep);
+          continue;
+        }
+        finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT,
+                      t->label() + " did not finish before the worker was closed (close_timeout_ms = " +
+                          std::to_string(opt.close_timeout_ms) + ")",
+                      &graveyard);
+      }
+    }
+  }
+  graveyard.clear();
+  bell->ring();
+  if (scheduler.joinable()) scheduler.join();
+  subs_stop.store(true, std::memory_order_release);
+  sub_queue.bell.ring();
+  for (auto &t : sub_threads)
+    if (t.joinable()) t.join();
+  for (auto &c : chips) c->shutdown();
+  if (procs) procs->shutdown();
+  inbox->close();
+}
+
+WorkerCore::~WorkerCore() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+}  // namespace l3
+
+// ---------------------------------------------------------------------------------------------
+
+std::string WorkerRunStats::table() const {
+  char buf[256];
+  std::string t;
+  std::snprintf(buf, sizeof buf, "tasks            chip %llu, SUB %llu, failed %llu, skipped %llu\n",
+                static_cast<unsigned long long>(chip_tasks), static_cast<unsigned long long>(sub_tasks),
+                static_cast<unsigned long long>(failed_tasks),
+                static_cast<unsigned long long>(skipped_tasks));
+  t += buf;
+  t += "per chip        ";
+  for (uint64_t n : tasks_per_chip) t += " " + std::to_string(n);
+  t += "\nper SUB worker  ";
+  for (uint64_t n : tasks_per_sub_worker) t += " " + std::to_string(n);
+  std::snprintf(
+      buf, sizeof buf,
+      "\nwall             %.1f us\nhost CPU         %.1f us (scheduler thread %.1f us)\nchip device "
+      "time %.1f us\n",
+      wall_us, host_cpu_us, scheduler_cpu_us, chip_device_us);
+  t += buf;
+  return t;
+}
+
+void Event::fulfill() {
+  if (!state_)
+    throw Error(PTO_NOT_INITIALIZED, "Event.fulfill on an empty Event; get one from SubContext.defer()");
+  if (state_->fulfilled.exchange(true, std::memory_order_acq_rel)) {
+    throw Error(PTO_INVALID_ARGUMENT, "Event.fulfill: the event of " + state_->task->label() +
+                                          " was already fulfilled; fulfill each event exactly once");
+  }
+  l3::Task *t = state_->task.get();
+  if (t->events.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (!t->completion_posted.exchange(true, std::memory_order_acq_rel))
+      state_->inbox->post(l3::Notice{t, -1, true});
+  }
+}
+
+bool Event::fulfilled() const {
+  return state_ && state_->fulfilled.load(std::memory_order_acquire);
+}
+
+uint64_t Event::task_id() const {
+  return state_ ? state_->task->id : 0;
+}
+
+uint64_t SubContext::task_id() const {
+  return task_->id;
+}
+const std::string &SubContext::name() const {
+  return task_->name;
+}
+const std::vector<pto_arg_desc> &SubContext::args() const {
+  return task_->sub_args.descs();
+}
+int SubContext::sub_worker() const {
+  return worker_;
+}
+
+Event SubContext::defer() {
+  if (!active_) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "SubContext.defer after the task's body returned: defer inside the body");
+  }
+  task_->events.fetch_add(1, std::memory_order_acq_rel);
+  Event e;
+  e.state_ = std::make_shared<l3::EventState>();
+  e.state_->task = task_;
+  e.state_->inbox = core_->inbox;
+  return e;
+}
+
+bool RunHandle::done() const {
+  if (!run_) return true;
+  std::lock_guard<std::mutex> lock(core_->mu);
+  return run_->done;
+}
+
+WorkerRunStats RunHandle::wait(int64_t timeout_ms) const {
+  if (!run_)
+    throw Error(PTO_NOT_INITIALIZED, "RunHandle.wait on an empty handle; use the one submit() returned");
+  std::unique_lock<std::mutex> lock(core_->mu);
+  if (timeout_ms < 0) {
+    core_->run_cv.wait(lock, [&] { return run_->done; });
+  } else if (!core_->run_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                                     [&] { return run_->done; })) {
+    throw Error(PTO_RUN_TIMEOUT, "run " + std::to_string(run_->id) + " did not finish within " +
+                                     std::to_string(timeout_ms) + " ms; still pending:\n" +
+                                     core_->pending_report_locked(run_.get()));
+  }
+  if (run_->error_code != PTO_OK) {
+    std::string msg = run_->error;
+    if (!run_->skipped.empty()) {
+      msg += "; " + std::to_string(run_->stats.skipped_tasks) + " dependent task(s) were not run:";
+      for (const auto &s : run_->skipped) msg += " " + s + ",";
+      msg.pop_back();
+      if (run_->stats.skipped_tasks > run_->skipped.size()) msg += " ...";
+    }
+    throw Error(run_->error_code, msg);
+  }
+  return run_->stats;
+}
+
+WorkerRunStats RunHandle::stats() const {
+  if (!run_) return WorkerRunStats{};
+  std::lock_guard<std::mutex> lock(core_->mu);
+  WorkerRunStats s = run_->stats;
+  if (!run_->done) s.wall_us = static_cast<double>(l3::now_ns() - run_->t_submit_ns) / 1e3;
+  return s;
+}
+
+std::string RunHandle::pending_report() const {
+  if (!run_) return "";
+  std::lock_guard<std::mutex> lock(core_->mu);
+  return core_->pending_report_locked(run_.get());
+}
+
+Worker::Worker(const WorkerOptions &options) : core_(std::make_shared<l3::WorkerCore>(options)) {
+  core_->start_threads();
+}
+
+Worker::~Worker() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+RunHandle Worker::submit(const OrchFn &orch) {
+  return core_->submit(core_, orch);
+}
+
+void *Worker::alloc(uint64_t nbytes) {
+  if (core_->closed.load(std::memory_order_acquire)) {
+    throw Error(PTO_NOT_INITIALIZED, "Worker.alloc after close(): create a new Worker");
+  }
+  return core_->heap->address(core_->alloc_block(nbytes, "Worker.alloc"));
+}
+
+void Worker::free(void *ptr) {
+  core_->heap->release_ptr(ptr);
+}
+
+bool Worker::in_heap(const void *ptr, uint64_t nbytes) const {
+  return core_->heap->contains(ptr, nbytes);
+}
+
+uint64_t Worker::heap_bytes_in_use() const {
+  return core_->heap->in_use();
+}
+
+void Worker::close() {
+  core_->close();
+}
+
+bool Worker::closed() const {
+  return core_->closed.load(std::memory_order_acquire);
+}
+
+int Worker::num_chips() const {
+  return static_cast<int>(core_->chips.size());
+}
+int Worker::num_sub_workers() const {
+  return core_->num_subs();
+}
+ChipMode Worker::mode() const {
+  return core_->opt.mode;
+}
+const WorkerOptions &Worker::options() const {
+  return core_->opt;
+}
+
+int Worker::chip_pid(int chip) const {
+  if (chip < 0 || chip >= num_chips()) {
+    throw Error(PTO_INVALID_ARGUMENT, "chip_pid: chip " + std::to_string(chip) + " is out of range");
+  }
+  if (core_->opt.mode != ChipMode::kProcess) return -1;
+  return static_cast<const l3::ProcessChip *>(core_->chips[static_cast<size_t>(chip)].get())->pid();
+}
+
+std::shared_ptr<void> Worker::heap_keepalive() const {
+  return core_->heap;
+}
+
+void Worker::release_heap_buffer(const std::shared_ptr<void> &heap, void *ptr) noexcept {
+  try {
+    static_cast<l3::HostHeap *>(heap.get())->release_ptr(ptr);
+  } catch (...) {
+  }
+}
+
+}  // namespace pto

@@ -1,0 +1,152 @@
+// src/hierarchical/worker_core.h — what a pto::Worker is made of: scheduler, SUB workers, chips, heap.
+//
+// Threads: the orchestrating thread (the caller of Worker::submit), ONE scheduler thread (the
+// polling service of seed 003: it notices every completion, releases dependents and
+// dispatches), and num_sub_workers SUB threads. Chips never have a host thread of their own
+// waiting on them: THREAD mode polls ChipWorker::poll, PROCESS mode is rung by the chip
+// process. Locks: `mu` guards the task graph, ready queues, chip/SUB slots and runs; the heap
+// and the inbox have their own (always taken after mu, or alone). No Python object is ever
+// referenced here: bindings keep those alive on the Python side.
+#ifndef PTO_HIERARCHICAL_WORKER_CORE_H
+#define PTO_HIERARCHICAL_WORKER_CORE_H
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hierarchical/chip_endpoint.h"
+#include "hierarchical/chip_process.h"
+#include "hierarchical/dep_tracker.h"
+#include "hierarchical/host_heap.h"
+#include "hierarchical/run_state.h"
+#include "hierarchical/shm_bell.h"
+#include "hierarchical/task.h"
+#include "pto/worker.h"
+
+namespace pto {
+namespace l3 {
+
+// Completions posted to the scheduler by other threads (SUB workers, Event::fulfill).
+struct Notice {
+  Task *task = nullptr;
+  int sub_worker = -1;    // >= 0: this SUB worker's body returned; the worker is idle again
+  bool complete = false;  // the task is complete (body returned and every event fulfilled)
+};
+
+class Inbox {
+ public:
+  explicit Inbox(ShmBell *bell) : bell_(bell) {}
+  void post(const Notice &n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    items_.push_back(n);
+    bell_->ring();  // under the lock: close() may unmap the bell right after
+  }
+  void drain(std::vector<Notice> *out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    out->swap(items_);
+  }
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Notice> items_;  // writers: posters; drained by the scheduler
+  bool closed_ = false;
+  ShmBell *bell_;
+};
+
+// The ready queue SUB workers pull from. Idle SUB workers take the next task themselves, so
+// a stream of SUB tasks costs no scheduler round trip per task (measured: 13-16 us per no-op
+// task with a per-worker hand-off slot, ~1-2 us with the shared queue; bench/l3). Completion
+// still goes through the scheduler's inbox, which releases the dependents.
+struct alignas(64) SubQueue {
+  std::mutex mu;
+  std::deque<Task *> tasks;  // writers: whoever makes a SUB task ready (holding WorkerCore::mu)
+                             // pushes; SUB workers pop
+  ShmBell bell;              // rung after a push; idle SUB workers park on it
+};
+struct ChipSlot {  // guarded by mu; written by the scheduler thread only
+  Task *task = nullptr;
+  int part = -1;
+  uint64_t t_start_ns = 0;
+};
+
+struct WorkerCore {
+  explicit WorkerCore(const WorkerOptions &o);
+  ~WorkerCore();
+  void start_threads();
+  void close();
+
+  // --- configuration (immutable) ---
+  WorkerOptions opt;
+  std::shared_ptr<HostHeap> heap;
+  std::unique_ptr<ProcessChipSet> procs;  // process mode
+  ShmBell own_bell;                       // thread mode: the scheduler's bell
+  ShmBell *bell = nullptr;                // the scheduler's bell (in shared memory in process mode)
+  std::vector<std::unique_ptr<ChipEndpoint>> chips;
+  std::shared_ptr<Inbox> inbox;
+  SubQueue sub_queue;
+  std::vector<std::thread> sub_threads;
+  // --- graph, queues, slots, runs: guarded by mu ---
+  std::mutex mu;
+  std::condition_variable run_cv;  // a run finished
+  std::deque<Task *> any_ready, group_ready;
+  std::vector<std::deque<Task *>> pinned_ready;
+  std::vector<ChipSlot> chip_slots;
+  std::vector<std::shared_ptr<RunState>> live_runs;
+  bool stopping = false;
+
+  // --- orchestration: one at a time ---
+  std::mutex submit_mu;
+  // The thread running an orchestration function (writer: submit(); read by submit() to refuse
+  // re-entry from that thread, which would deadlock on submit_mu).
+  std::atomic<std::thread::id> orchestrating{};
+  DepTracker tracker;  // guarded by submit_mu
+  std::atomic<uint64_t> next_task_id{1};
+  uint64_t next_run_id = 1;  // guarded by submit_mu
+
+  std::atomic<bool> closed{false};
+  std::atomic<bool> subs_stop{false};
+  std::thread scheduler;
+  pthread_t scheduler_handle{};
+  std::atomic<bool> scheduler_started{false};
+
+  // --- orchestrator side (orchestrator.cpp) ---
+  uint64_t publish(RunState *run, const std::shared_ptr<Task> &t, const std::vector<DepTracker::Access> &acc,
+                   const std::vector<uint64_t> &after);
+  void *alloc_in_run(RunState *run, uint64_t nbytes);
+  HostHeap::Block *alloc_block(uint64_t nbytes, const char *who);
+  RunHandle submit(const std::shared_ptr<WorkerCore> &self, const Worker::OrchFn &orch);
+
+  // --- scheduler side (scheduler.cpp); the *_locked functions need mu ---
+  void scheduler_main();
+  void make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *graveyard);
+  void finish_locked(Task *t, TaskState st, pto_status code, const std::string &err,
+                     std::vector<std::shared_ptr<void>> *graveyard);
+  void complete_run_locked(RunState *r);
+  std::string describe_task_locked(const Task *t) const;
+  std::string pending_report_locked(const RunState *r) const;
+  double scheduler_cpu_us() const;
+
+  // --- SUB workers (sub_workers.cpp) ---
+  int num_subs() const { return opt.num_sub_workers; }
+  void sub_main(int w);
+  void run_sub(int w, Task *t);
+  void post_complete(Task *t, int sub_worker);
+};
+
+double process_cpu_us();
+
+}  // namespace l3
+}  // namespace pto
+#endif  // PTO_HIERARCHICAL_WORKER_CORE_H

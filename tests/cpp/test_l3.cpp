@@ -1,0 +1,324 @@
+// tests/cpp/test_l3.cpp — claims about the L3 Worker: inferred dependencies, deferred completion, handles.
+//
+// Contract under test: tasks of a run behave as if run one by one in submission order
+// (read-after-write, write-after-write and write-after-read between chip and SUB tasks, by
+// byte range); a SUB task that deferred events releases its dependents only once the body
+// returned AND every event was fulfilled, from any thread; wait(timeout) names what is pending;
+// scoped heap buffers come back once the scope ended and their users finished. Every test runs
+// in THREAD and PROCESS mode unless it is about one of them.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "l3_util.h"
+#include "pto/orchestration.h"  // the device-side API must coexist with the L3 one (no name clash)
+
+namespace {
+
+using l3_test::contains;
+using pto::ChipMode;
+
+class L3 : public ::testing::TestWithParam<ChipMode> {};
+
+int64_t *heap_i64(pto::Worker &w, int64_t n, int64_t fill) {
+  auto *p = static_cast<int64_t *>(w.alloc(static_cast<uint64_t>(n) * 8));
+  for (int64_t i = 0; i < n; ++i) p[i] = fill + i;
+  return p;
+}
+
+TEST_P(L3, ChipThenSubThenChipSeesEachResult) {
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  pto::Worker w(l3_test::options(GetParam(), 2, 1));
+  const int64_t n = 1024;
+  int64_t *a = heap_i64(w, n, 0), *b = heap_i64(w, n, -1), *c = heap_i64(w, n, -1), *d = heap_i64(w, n, -1);
+  pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
+    o.submit_chip(add, l3_test::io_args(a, b, n, {n, 1}), {}, 0, "b=a+1");
+    pto::ChipStorageTaskArgs sa;
+    sa.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
+    sa.add_tensor(c, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_OUTPUT);
+    o.submit_sub(
+        [=](pto::SubContext &) {
+          for (int64_t i = 0; i < n; ++i) c[i] = b[i] * 2;
+        },
+        sa, "c=2b");
+    o.submit_chip(add, l3_test::io_args(c, d, n, {n, 1}), {}, 1, "d=c+1");
+  });
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(d[i], (i + 1) * 2 + 1) << "element " << i;
+  EXPECT_EQ(s.chip_tasks, 2u);
+  EXPECT_EQ(s.sub_tasks, 1u);
+  EXPECT_EQ(s.tasks_per_chip, (std::vector<uint64_t>{1, 1}));
+  EXPECT_EQ(s.failed_tasks, 0u);
+}
+
+// A SUB that overwrites the buffer a slow chip task reads must wait for it. The SUB peeks at the
+// chip task's output (not declared): without the write-after-read edge it would run while the
+// chip task sleeps, and see the output not yet written.
+TEST_P(L3, SubOverwritingAChipInputWaitsForTheChipTask) {
+  const pto::ChipCallable slow = l3_test::callable(l3_test::kSlowCopyKernel, "l3_slow_copy");
+  pto::Worker w(l3_test::options(GetParam(), 1, 1));
+  const int64_t n = 256;
+  int64_t *a = heap_i64(w, n, 100), *b = heap_i64(w, n, -1);
+  std::atomic<bool> saw_chip_output{false};
+  w.run([&](pto::HostOrchestrator &o) {
+    o.submit_chip(slow, l3_test::io_args(a, b, n, {n, 300}), {}, 0, "reads a");
+    pto::ChipStorageTaskArgs sa;
+    sa.add_tensor(a, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_OUTPUT);
+    o.submit_sub(
+        [&, a, b](pto::SubContext &) {
+          saw_chip_output.store(b[n - 1] == 100 + n - 1);
+          for (int64_t i = 0; i < n; ++i) a[i] = -7;
+        },
+        sa, "overwrites a");
+  });
+  EXPECT_TRUE(saw_chip_output.load()) << "the SUB ran before the chip task that reads its buffer finished";
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b[i], 100 + i) << "the chip task read the overwritten buffer";
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(a[i], -7);
+}
+
+TEST_P(L3, WritersOfOneBufferRunInSubmissionOrder) {
+  pto::Worker w(l3_test::options(GetParam(), 0, 2));
+  int64_t *x = heap_i64(w, 8, 0);
+  w.run([&](pto::HostOrchestrator &o) {
+    pto::ChipStorageTaskArgs sa;
+    sa.add_tensor(x + 2, 16, PTO_DTYPE_I64, {2}, PTO_DIR_OUTPUT);  // overlaps the second one's range
+    o.submit_sub(
+        [x](pto::SubContext &) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          x[3] = 1;
+        },
+        sa, "first");
+    pto::ChipStorageTaskArgs sb;
+    sb.add_tensor(x, 64, PTO_DTYPE_I64, {8}, PTO_DIR_INOUT);
+    o.submit_sub([x](pto::SubContext &) { x[3] = x[3] * 10 + 2; }, sb, "second");
+  });
+  EXPECT_EQ(x[3], 12);
+}
+
+TEST_P(L3, DependentsOfADeferredSubWaitForTheEventFulfilledFromAnotherThread) {
+  pto::Worker w(l3_test::options(GetParam(), 0, 2));
+  int64_t *x = heap_i64(w, 1, 0);
+  std::atomic<int64_t> seen{-1};
+  std::thread helper;
+  std::atomic<bool> fulfilled{false};
+  pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
+    pto::ChipStorageTaskArgs out;
+    out.add_tensor(x, 8, PTO_DTYPE_I64, {1}, PTO_DIR_OUTPUT);
+    o.submit_sub(
+        [&, x](pto::SubContext &ctx) {
+          pto::Event e = ctx.defer();
+          helper = std::thread([&, e, x]() mutable {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            x[0] = 42;
+            fulfilled.store(true);
+            e.fulfill();
+          });
+        },
+        out, "producer (async)");
+    pto::ChipStorageTaskArgs in;
+    in.add_tensor(x, 8, PTO_DTYPE_I64, {1}, PTO_DIR_INPUT);
+    o.submit_sub([&, x](pto::SubContext &) { seen.store(fulfilled.load() ? x[0] : -2); }, in, "consumer");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(h.done()) << "the run finished before the producer's event was fulfilled";
+  EXPECT_TRUE(contains(h.pending_report(), "external event")) << h.pending_report();
+  h.wait(5000);
+  helper.join();
+  EXPECT_EQ(seen.load(), 42);
+}
+
+TEST_P(L3, WaitTimeOutNamesThePendingTasksAndWhatEachWaitsFor) {
+  pto::Worker w(l3_test::options(GetParam(), 0, 1));
+  int64_t *x = heap_i64(w, 1, 0);
+  pto::Event ev;
+  pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
+    pto::ChipStorageTaskArgs out;
+    out.add_tensor(x, 8, PTO_DTYPE_I64, {1}, PTO_DIR_OUTPUT);
+    o.submit_sub([&](pto::SubContext &ctx) { ev = ctx.defer(); }, out, "waits-for-event");
+    pto::ChipStorageTaskArgs in;
+    in.add_tensor(x, 8, PTO_DTYPE_I64, {1}, PTO_DIR_INPUT);
+    o.submit_sub([](pto::SubContext &) {}, in, "reader");
+  });
+  try {
+    h.wait(150);
+    FAIL() << "wait must time out while the event is pending";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_RUN_TIMEOUT);
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, "'waits-for-event' (SUB): body returned; waits for 1 external event")) << m;
+    EXPECT_TRUE(contains(m, "'reader' (SUB): waits for 1 earlier task(s):")) << m;
+    EXPECT_TRUE(contains(m, "within 150 ms")) << m;
+  }
+  ev.fulfill();
+  EXPECT_THROW(ev.fulfill(), pto::Error) << "an event is fulfilled once";
+  const pto::WorkerRunStats s = h.wait(5000);
+  EXPECT_EQ(s.sub_tasks, 2u);
+}
+
+TEST_P(L3, AFailedTaskSkipsItsDependentsAndTheWorkerServesTheNextRun) {
+  pto::ChipCallable fail(pto_test::orch(l3_test::kOneTaskOrch, "l3_one_task_orch"));
+  fail.add_kernel(0, PTO_CORE_AIV, pto_test::kernel(pto_test::kFailKernel, "fail_kernel"));
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  pto::Worker w(l3_test::options(GetParam(), 2, 1));
+  const int64_t n = 64;
+  int64_t *a = heap_i64(w, n, 0), *b = heap_i64(w, n, 0), *c = heap_i64(w, n, 0);
+  std::atomic<bool> dependent_ran{false}, independent_ran{false};
+  try {
+    w.run([&](pto::HostOrchestrator &o) {
+      o.submit_chip(fail, l3_test::io_args(a, b, n, {}), {}, 1, "bad kernel");
+      pto::ChipStorageTaskArgs in;
+      in.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
+      o.submit_sub([&](pto::SubContext &) { dependent_ran = true; }, in, "consumer");
+      o.submit_sub([&](pto::SubContext &) { independent_ran = true; }, {}, "independent");
+    });
+    FAIL() << "the run must fail";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_TASK_FAILED);
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, "'bad kernel' failed on chip 1")) << m;
+    EXPECT_TRUE(contains(m, "were not run: task")) << m;
+    EXPECT_TRUE(contains(m, "'consumer'")) << m;
+  }
+  EXPECT_FALSE(dependent_ran.load());
+  EXPECT_TRUE(independent_ran.load());
+  w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, c, n, {n, 5}), {}, 1); });
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c[i], i + 5);
+}
+
+TEST_P(L3, GroupRunsOnePartPerChip) {
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  pto::Worker w(l3_test::options(GetParam(), 2, 0));
+  const int64_t n = 128;
+  int64_t *a = heap_i64(w, 2 * n, 0), *b = heap_i64(w, 2 * n, 0);
+  const pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
+    o.submit_chip_group(add, {l3_test::io_args(a, b, n, {n, 1}), l3_test::io_args(a + n, b + n, n, {n, 2})},
+                        {}, {1, 0}, "group");
+  });
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b[i], i + 1);
+  for (int64_t i = n; i < 2 * n; ++i) ASSERT_EQ(b[i], i + 2);
+  EXPECT_EQ(s.chip_tasks, 1u);
+  EXPECT_EQ(s.tasks_per_chip, (std::vector<uint64_t>{1, 1}));
+}
+
+TEST_P(L3, ScopedBuffersReturnOnceTheScopeEndedAndTheirUsersFinished) {
+  pto::Worker w(l3_test::options(GetParam(), 0, 1));
+  const uint64_t before = w.heap_bytes_in_use();
+  uint64_t during = 0;
+  w.run([&](pto::HostOrchestrator &o) {
+    pto::HostScope scope(o);
+    auto *p = static_cast<int64_t *>(o.alloc(1 << 20));
+    pto::ChipStorageTaskArgs sa;
+    sa.add_tensor(p, 1 << 20, PTO_DTYPE_I64, {1 << 17}, PTO_DIR_OUTPUT);
+    o.submit_sub(
+        [p](pto::SubContext &) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          p[0] = 1;
+        },
+        sa, "user");
+    o.scope_end();
+    during = w.heap_bytes_in_use();  // the scope ended, the user still runs
+    o.scope_begin();                 // balanced for the RAII scope
+  });
+  EXPECT_EQ(during, before + (1 << 20));
+  EXPECT_EQ(w.heap_bytes_in_use(), before);
+}
+
+TEST_P(L3, BadInputIsReportedWithWhatToDo) {
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  pto::Worker w(l3_test::options(GetParam(), 1, 0));
+  int64_t *a = heap_i64(w, 4, 0);
+  try {
+    w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a, 4, {4, 1}), {}, 3); });
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(e.what(), "chip 3 is out of range; this worker has 1 chips")) << e.what();
+  }
+  try {
+    w.run([&](pto::HostOrchestrator &o) { o.submit_sub([](pto::SubContext &) {}); });
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_TRUE(contains(e.what(), "num_sub_workers >= 1")) << e.what();
+  }
+  if (GetParam() == ChipMode::kProcess) {
+    std::vector<int64_t> outside(4, 0);
+    try {
+      w.run([&](pto::HostOrchestrator &o) {
+        o.submit_chip(add, l3_test::io_args(outside.data(), outside.data(), 4, {4, 1}), {}, 0);
+      });
+      FAIL();
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+      EXPECT_TRUE(contains(e.what(), "not in the worker's host heap")) << e.what();
+    }
+  }
+  try {
+    pto::ChipCallConfig profiled;
+    profiled.enable_profiling = true;
+    w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a, 4, {4, 1}), profiled); });
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED) << e.what();
+  }
+  w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, a + 2, 2, {2, 1})); });
+  EXPECT_EQ(a[2], 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, L3, ::testing::Values(ChipMode::kThread, ChipMode::kProcess),
+                         [](const auto &i) { return std::string(l3_test::mode_name(i.param)); });
+
+TEST(L3Worker, OptionsAreChecked) {
+  pto::WorkerOptions o;
+  o.device_ids = {0, 0};
+  EXPECT_THROW(pto::Worker{o}, pto::Error);
+  o.device_ids = {};
+  o.num_sub_workers = 0;
+  EXPECT_THROW(pto::Worker{o}, pto::Error);
+  o.num_sub_workers = -1;
+  EXPECT_THROW(pto::Worker{o}, pto::Error);
+}
+
+TEST(L3Worker, SubmitAfterCloseIsAnError) {
+  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 1));
+  w.close();
+  w.close();
+  try {
+    w.submit([](pto::HostOrchestrator &) {});
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED);
+  }
+}
+
+TEST(L3Worker, SubmitFromInsideAnOrchestrationIsRefused) {
+  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 1));
+  try {
+    w.run([&](pto::HostOrchestrator &) { w.run([](pto::HostOrchestrator &) {}); });
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(e.what(), "from inside an orchestration function")) << e.what();
+  }
+  w.run([](pto::HostOrchestrator &) {});  // and the worker still serves runs
+}
+
+TEST(L3Worker, ManySubTasksOnAChainAndAFanOut) {
+  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 2));
+  int64_t *x = heap_i64(w, 64, 0);
+  for (int64_t i = 0; i < 64; ++i) x[i] = 0;
+  const pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
+    for (int k = 0; k < 500; ++k) {
+      pto::ChipStorageTaskArgs sa;
+      const int64_t slot = k % 64;
+      sa.add_tensor(x + slot, 8, PTO_DTYPE_I64, {1}, PTO_DIR_INOUT);
+      o.submit_sub([x, slot](pto::SubContext &) { x[slot] += 1; }, sa);
+    }
+  });
+  int64_t total = 0;
+  for (int64_t i = 0; i < 64; ++i) total += x[i];
+  EXPECT_EQ(total, 500);
+  EXPECT_EQ(s.sub_tasks, 500u);
+}
+
+}  // namespace
