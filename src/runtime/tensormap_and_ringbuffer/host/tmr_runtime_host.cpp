@@ -154,7 +154,9 @@ const char *state_name(uint32_t s) {
 // What the run was doing when time ran out (read in place: the sim maps device memory).
 std::string pending_report(const Header *h) {
   static const char *const kWaits[] = {"", "task window", "heap ring", "dependency pool", "TensorMap"};
-  const int64_t next = h->next_task.load(std::memory_order_relaxed);
+  // Acquire: the slots of the tasks counted in next_task were filled before it was published
+  // (the orchestrator's seq_cst store); the report reads them while the run goes on.
+  const int64_t next = h->next_task.load(std::memory_order_acquire);
   const int64_t fin = h->finished.load(std::memory_order_relaxed);
   const int64_t la = h->last_task_alive.load(std::memory_order_relaxed);
   std::string out =
