@@ -186,6 +186,9 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     if (info.tasks_run >= 0 && info.tasks_run != p.tasks && problem.empty()) {
       problem = "ran " + std::to_string(info.tasks_run) + " tasks, expected " + std::to_string(p.tasks);
     }
+    if (std::getenv("PTO_BENCH_VERBOSE"))  // every repetition on stderr (diagnosing outliers)
+      std::fprintf(stderr, "%s/%s rep %d: %.1f us%s\n", o.workload.c_str(), o.runtime.c_str(), r, us,
+                   r < o.warmup ? " (warm-up)" : "");
     if (r < o.warmup) continue;
     wall.push_back(us);
     if (info.orchestration_us >= 0) orch.push_back(info.orchestration_us);
