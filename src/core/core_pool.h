@@ -31,16 +31,16 @@ class CorePool {
   // scheduler waited for its cores; the host's launch orders that before this). With
   // `profiling`, cores timestamp their kernels and collect() reports CoreTiming.
   //
-  // `narrow`: the device threads outnumber the CPUs that run them (the sim on a small host).
-  // Then, while the kernels are short, the pool keeps one core busy at a time — the warm one,
-  // still spinning — instead of handing each ready task to another, parked core: waking a
-  // parked thread costs tens of microseconds there, far more than a short task. Peers take
-  // what this thread leaves in the queue (needs_help). Once the kernels take longer than
-  // kSpreadNs on average, every idle core is used again.
+  // `short_task_ns` (non-zero only when the device threads outnumber the CPUs that run them:
+  // the sim on a small host): while this pool's kernels take less than that on average, it
+  // keeps one core busy at a time — the warm one, still spinning — instead of handing each
+  // ready task to another, parked core, whose wake-up costs tens of microseconds there. Peers
+  // take what this thread leaves in the queue (needs_help). Longer kernels spread over every
+  // idle core as usual.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
-            Doorbell *bell, bool profiling = false, bool pmu = false, bool narrow = false) {
+            Doorbell *bell, bool profiling = false, bool pmu = false, uint32_t short_task_ns = 0) {
     count_ = nclusters_ = busy_ = warm_ = 0;
-    narrow_ = narrow;
+    short_ns_ = short_task_ns;
     task_ns_ = 0;
     profiling_ = kProfilingBuilt && (profiling || pmu);
     pmu_ = kProfilingBuilt && pmu;
@@ -242,8 +242,7 @@ class CorePool {
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
   };
 
-  static constexpr int64_t kSpreadNs = 20000;
-  bool at_cap() const { return narrow_ && busy_ != 0 && task_ns_ < kSpreadNs; }
+  bool at_cap() const { return busy_ != 0 && task_ns_ < short_ns_; }
 
   void reserve_one() {
     uint32_t best = nclusters_;
@@ -261,7 +260,7 @@ class CorePool {
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
-  bool narrow_ = false;     // see init
+  int64_t short_ns_ = 0;    // see init
   int64_t task_ns_ = 0;     // moving average of this pool's kernel durations
   bool profiling_ = false;  // profiling or enable_pmu: per-task timings for the trace
   bool pmu_ = false;

@@ -34,7 +34,7 @@ struct RunInputs {
   uint64_t handshakes = 0;                   // the device's handshake block (device address)
   uint64_t scheduler_bells = 0;              // the device's scheduler doorbells (device address)
   uint64_t device_log = 0;                   // the device's pto_device_log (device address)
-  bool narrow = false;                       // Device::narrow(): fewer CPUs than device threads
+  uint32_t short_task_ns = 0;                // Device::short_task_ns() (core/core_pool.h)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
 };
 

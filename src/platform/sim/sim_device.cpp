@@ -46,6 +46,13 @@ size_t host_cpus() {
   return allowed_cpus().empty() ? 1 : allowed_cpus().size();
 }
 
+// Below this average kernel time, handing tasks to more cores (waking parked core threads, 10-50
+// us each on the 2-vCPU VM) costs more than it gains; see short_task_ns(). Tuned with
+// bench/run.py (METG and empty tasks) at 0, 3, 8 and 20 us: 0 makes fan-out and stencil graphs
+// 5-8x slower; 3 us gave the best METG (20-44 us against 35-58 at 20 us), the same empty-task
+// costs.
+constexpr uint32_t kShortTaskNs = 3000;
+
 std::string dl_error() {
   const char *e = dlerror();
   return e ? e : "unknown dynamic loader error";
@@ -77,10 +84,14 @@ class SimDevice final : public Device {
   bool wait(uint64_t deadline_ns) override;
   bool finished() override { return remaining_.load(std::memory_order_acquire) == 0; }
   int launch_status() const override { return status_.load(std::memory_order_acquire); }
-  // PTO_SIM_NARROW=0 turns the short-task policy of core/core_pool.h off (experiments).
-  bool narrow() const override {
-    static const bool allowed = !(getenv("PTO_SIM_NARROW") && strcmp(getenv("PTO_SIM_NARROW"), "0") == 0);
-    return allowed && host_cpus() < threads_.size();
+  // With fewer CPUs than device threads: kernels shorter than PTO_SIM_SHORT_TASK_NS (default
+  // kShortTaskNs; 0 turns the policy off) stay on one warm core per scheduler.
+  uint32_t short_task_ns() const override {
+    static const uint32_t ns = [] {
+      const char *s = getenv("PTO_SIM_SHORT_TASK_NS");
+      return s ? static_cast<uint32_t>(strtoul(s, nullptr, 10)) : kShortTaskNs;
+    }();
+    return host_cpus() < threads_.size() ? ns : 0;
   }
   void shutdown() override;
 

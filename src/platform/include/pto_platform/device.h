@@ -83,9 +83,9 @@ class Device {
   // The first non-zero status an AICPU thread returned in the last launch.
   virtual int launch_status() const = 0;
 
-  // True when the device's threads outnumber the CPUs that run them (the sim on a small host):
-  // schedulers then keep fewer cores busy while tasks are short (core/core_pool.h).
-  virtual bool narrow() const { return false; }
+  // Non-zero when the device's threads outnumber the CPUs that run them (the sim on a small
+  // host): schedulers keep one core busy while kernels are shorter than this (core/core_pool.h).
+  virtual uint32_t short_task_ns() const { return 0; }
 
   // Stops device threads and unloads programs. Idempotent.
   virtual void shutdown() = 0;

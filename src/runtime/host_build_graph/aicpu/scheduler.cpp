@@ -28,7 +28,7 @@ class Scheduler {
         bell_(&sched_of(h)[thread_idx].bell),
         peers_(sched_of(h), thread_num, thread_idx) {
     cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, thread_idx, thread_num, bell_,
-                h->trace_addr != 0, h->pmu_addr != 0, h->narrow != 0);
+                h->trace_addr != 0, h->pmu_addr != 0, h->short_task_ns);
     idx_ = thread_idx;
     log_ = reinterpret_cast<const pto_device_log *>(h->log_addr);
     dump_ = reinterpret_cast<DumpRegion *>(h->dump_addr);

@@ -74,7 +74,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->num_tasks = static_cast<uint32_t>(graph.size());
   h->block_dim = block_dim;
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
-  h->narrow = in.narrow ? 1 : 0;
+  h->short_task_ns = in.short_task_ns;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->tasks_addr = dev + L.tasks;
   h->successors_addr = dev + L.successors;

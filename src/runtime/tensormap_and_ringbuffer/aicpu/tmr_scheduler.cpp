@@ -9,7 +9,7 @@ namespace tmr {
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
   cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0,
-              h->pmu_addr != 0, h->narrow != 0);
+              h->pmu_addr != 0, h->short_task_ns);
   counters_.start_ns = platform_now_ns();
 }
 

@@ -78,7 +78,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->window = static_cast<uint32_t>(L.window);
   h->block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
-  h->narrow = in.narrow ? 1 : 0;
+  h->short_task_ns = in.short_task_ns;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->sched_threads = L.sched_threads;
   h->max_args = in.cfg.max_args_per_task;
