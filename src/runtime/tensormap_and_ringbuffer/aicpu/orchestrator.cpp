@@ -388,11 +388,9 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
 // (producer, kind) once). Written before publication, so schedulers never race with it.
 void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_type core_type) {
   if (static_cast<uint64_t>(id) < h_->trace_capacity) {
-    TaskTrace &r = reinterpret_cast<TaskTrace *>(h_->trace_addr)[id];
-    r.id = id;
-    r.func = func_id;
-    r.shape = static_cast<uint16_t>(core_type);
-    r.submit_ns = platform_now_ns();
+    // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
+    reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] = TaskTrace{
+        id, func_id, static_cast<uint16_t>(core_type), kTraceNone, -1, -1, platform_now_ns(), 0, 0, 0, 0};
   }
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
   edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());

@@ -24,7 +24,12 @@ using tmr::Header;
 
 struct Layout {
   uint64_t window, call_stride, slots, calls, deps, kernels, tensors, scalars, queue[PTO_TASK_SHAPE_COUNT],
-      trace = 0, edges = 0, pmu = 0, counters, dump = 0, total;
+      counters, dump = 0, total;
+  // Profiling records live in a block of their own, allocated but not copied from the host
+  // image: their size follows trace_tasks (65536 by default), not the run, and zeroing and
+  // copying ~10 MB per run made profiling cost more than recording. The orchestrator writes
+  // each task's record whole at submit. Offsets are relative to that block.
+  uint64_t trace = 0, edges = 0, pmu = 0, prof_total = 0;
   uint32_t num_kernels, sched_threads, trace_capacity = 0, edge_capacity = 0;
 
   Layout(const RunInputs &in, uint32_t nkernels) {
@@ -47,16 +52,18 @@ struct Layout {
     tensors = take(in.tensors.size() * sizeof(TensorView));
     scalars = take(in.scalars.size() * sizeof(int64_t));
     for (auto &q : queue) q = take(window * sizeof(MpmcCell));
-    if (c.enable_profiling || c.enable_pmu) {
-      trace_capacity = c.trace_tasks;
-      edge_capacity = 4 * c.trace_tasks;  // a task has four producers on average, at most
-      trace = take(uint64_t{trace_capacity} * sizeof(TaskTrace));
-      edges = take(uint64_t{edge_capacity} * sizeof(EdgeTrace));
-      if (c.enable_pmu) pmu = take(uint64_t{trace_capacity} * sizeof(PmuTrace));
-    }
     counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
     if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
     total = off;
+    if (c.enable_profiling || c.enable_pmu) {
+      trace_capacity = c.trace_tasks;
+      edge_capacity = 4 * c.trace_tasks;  // a task has four producers on average, at most
+      off = 0;
+      trace = take(uint64_t{trace_capacity} * sizeof(TaskTrace));
+      edges = take(uint64_t{edge_capacity} * sizeof(EdgeTrace));
+      if (c.enable_pmu) pmu = take(uint64_t{trace_capacity} * sizeof(PmuTrace));
+      prof_total = off;
+    }
   }
 };
 
@@ -72,7 +79,7 @@ pto_status check_rings(const pto_call_config &c, std::string *error) {
   return PTO_OK;
 }
 
-void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint64_t orch_entry,
+void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint64_t orch_entry, uint64_t prof,
                  const RunInputs &in) {
   auto *h = new (base) Header();
   h->window = static_cast<uint32_t>(L.window);
@@ -99,9 +106,9 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->heap_addr = heap;
   h->heap_bytes = in.cfg.heap_bytes;
   h->orch_entry = orch_entry;
-  h->trace_addr = L.trace ? dev + L.trace : 0;
-  h->edges_addr = L.edges ? dev + L.edges : 0;
-  h->pmu_addr = L.pmu ? dev + L.pmu : 0;
+  h->trace_addr = prof ? prof + L.trace : 0;
+  h->edges_addr = prof ? prof + L.edges : 0;
+  h->pmu_addr = prof && L.pmu ? prof + L.pmu : 0;
   h->counters_addr = dev + L.counters;
   h->log_addr = in.device_log;
   h->dump_addr = L.dump ? dev + L.dump : 0;
@@ -191,20 +198,20 @@ std::string pending_report(const Header *h) {
 
 // The trace records and recorded edges as JSON for ChipWorker.last_trace.
 void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, const char *dev,
-                  uint64_t launch_ns) {
+                  const char *prof, uint64_t launch_ns) {
   HostImage hdr_back(sizeof(Header));
   runner.device().copy_from_device(hdr_back.data(), dev, sizeof(Header));
   const auto *hdr = reinterpret_cast<const Header *>(hdr_back.data());
   const uint64_t tasks = static_cast<uint64_t>(hdr->next_task.load(std::memory_order_relaxed));
   const uint64_t kept = std::min<uint64_t>(tasks, L.trace_capacity);
   std::vector<TaskTrace> records(kept);
-  if (kept) runner.device().copy_from_device(records.data(), dev + L.trace, kept * sizeof(TaskTrace));
+  if (kept) runner.device().copy_from_device(records.data(), prof + L.trace, kept * sizeof(TaskTrace));
   std::vector<PmuTrace> pmu(L.pmu ? kept : 0);
-  if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), dev + L.pmu, kept * sizeof(PmuTrace));
+  if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), prof + L.pmu, kept * sizeof(PmuTrace));
   const uint64_t nedges = hdr->edges_count.load(std::memory_order_relaxed);
   std::vector<EdgeTrace> edges(std::min<uint64_t>(nedges, L.edge_capacity));
   if (!edges.empty())
-    runner.device().copy_from_device(edges.data(), dev + L.edges, edges.size() * sizeof(EdgeTrace));
+    runner.device().copy_from_device(edges.data(), prof + L.edges, edges.size() * sizeof(EdgeTrace));
   TraceMeta meta;
   meta.runtime = "tensormap_and_ringbuffer";
   meta.launch_ns = launch_ns;
@@ -217,9 +224,11 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
 
 // Once the device programs returned: trace, statistics, and the run's failure if any.
 pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L, void *dev_ptr,
-                      uint64_t launch_ns, pto_run_stats *stats, std::string *error) {
+                      void *prof_ptr, uint64_t launch_ns, pto_run_stats *stats, std::string *error) {
   Device &device = runner.device();
-  if (L.trace) export_trace(runner, in, L, static_cast<const char *>(dev_ptr), launch_ns);
+  if (prof_ptr)
+    export_trace(runner, in, L, static_cast<const char *>(dev_ptr), static_cast<const char *>(prof_ptr),
+                 launch_ns);
   if (L.dump) {  // before the failure checks: a failed run's dumps are the interesting ones
     std::string dump_error;
     const std::string dir = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L.dump,
@@ -300,7 +309,8 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const Layout &L = *Lp;
   void *dev_ptr = in.allocations->allocate(L.total);
   void *heap_ptr = in.allocations->allocate(in.cfg.heap_bytes);
-  if (!dev_ptr || !heap_ptr) {
+  void *prof_ptr = L.prof_total ? in.allocations->allocate(L.prof_total) : nullptr;
+  if (!dev_ptr || !heap_ptr || (L.prof_total && !prof_ptr)) {
     *error = "cannot allocate " + std::to_string(L.total) + " + " + std::to_string(in.cfg.heap_bytes) +
              " device bytes for the runtime and its heap ring (lower task_window or heap_bytes)";
     return PTO_OUT_OF_MEMORY;
@@ -308,7 +318,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   {
     HostImage img(L.total);
     build_image(img.data(), L, reinterpret_cast<uint64_t>(dev_ptr), reinterpret_cast<uint64_t>(heap_ptr),
-                orch_entry, in);
+                orch_entry, reinterpret_cast<uint64_t>(prof_ptr), in);
     device.copy_to_device(dev_ptr, img.data(), L.total);
   }
   auto *h = static_cast<Header *>(dev_ptr);
@@ -321,8 +331,9 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     for (uint32_t k = 0; k < Lp->sched_threads; ++k) doorbell_ring(tmr::sched_of(h)[k].bell);
     doorbell_ring(h->orch_bell);
   };
-  run->finish = [&runner, &in, Lp, dev_ptr](uint64_t launch_ns, pto_run_stats *st, std::string *err) {
-    return finish_run(runner, in, *Lp, dev_ptr, launch_ns, st, err);
+  run->finish = [&runner, &in, Lp, dev_ptr, prof_ptr](uint64_t launch_ns, pto_run_stats *st,
+                                                      std::string *err) {
+    return finish_run(runner, in, *Lp, dev_ptr, prof_ptr, launch_ns, st, err);
   };
   return PTO_OK;
 }
