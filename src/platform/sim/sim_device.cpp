@@ -63,12 +63,8 @@ class SimDevice final : public Device {
   SimDevice(const ChipGeometry &g, int device_id) : Device(g, device_id), log_(device_id) {}
   ~SimDevice() override { shutdown(); }
 
-  void *malloc(size_t bytes) override {
-    void *p = nullptr;
-    if (posix_memalign(&p, 64, bytes == 0 ? 64 : bytes) != 0) return nullptr;
-    return p;
-  }
-  void free(void *addr) override { ::free(addr); }
+  void *malloc(size_t bytes) override;
+  void free(void *addr) override;
   void copy_to_device(void *dst, const void *src, size_t bytes) override { memcpy(dst, src, bytes); }
   void copy_from_device(void *dst, const void *src, size_t bytes) override { memcpy(dst, src, bytes); }
 
@@ -126,6 +122,16 @@ class SimDevice final : public Device {
   std::atomic<int> status_{0};
   Doorbell done_;  // rung by the last thread to finish
   SimDeviceLog log_;
+
+  // Large blocks freed by one run are kept for the next (runs of one graph ask for the same
+  // sizes): the C library would hand them back to the kernel, and the next run would fault in
+  // and zero every page again — a fixed cost per run that grew with the block.
+  static constexpr size_t kCacheMinBytes = 64 << 10;
+  static constexpr size_t kCacheMaxBytes = 512ull << 20;  // at most this much kept
+  std::mutex blocks_mu_;
+  std::multimap<size_t, void *> free_blocks_;  // size -> block (blocks_mu_)
+  std::map<void *, size_t> block_size_;        // every large block handed out (blocks_mu_)
+  size_t cached_bytes_ = 0;                    // in free_blocks_ (blocks_mu_)
 
   void *library(const std::string &path, std::string *error);  // dlopen once per path (libs_mu_ held)
   std::mutex libs_mu_;
@@ -319,6 +325,43 @@ void SimDevice::aicpu_main(uint32_t index, ThreadSlot *slot) {
   }
 }
 
+void *SimDevice::malloc(size_t bytes) {
+  if (bytes == 0) bytes = 64;
+  if (bytes >= kCacheMinBytes) {
+    bytes = (bytes + 4095) & ~size_t{4095};
+    std::lock_guard<std::mutex> lock(blocks_mu_);
+    auto it = free_blocks_.find(bytes);
+    if (it != free_blocks_.end()) {
+      void *p = it->second;
+      free_blocks_.erase(it);
+      cached_bytes_ -= bytes;
+      return p;
+    }
+  }
+  void *p = nullptr;
+  if (posix_memalign(&p, 64, bytes) != 0) return nullptr;
+  if (bytes >= kCacheMinBytes) {
+    std::lock_guard<std::mutex> lock(blocks_mu_);
+    block_size_[p] = bytes;
+  }
+  return p;
+}
+
+void SimDevice::free(void *addr) {
+  if (!addr) return;
+  {
+    std::lock_guard<std::mutex> lock(blocks_mu_);
+    auto it = block_size_.find(addr);
+    if (it != block_size_.end() && cached_bytes_ + it->second <= kCacheMaxBytes) {
+      free_blocks_.emplace(it->second, addr);
+      cached_bytes_ += it->second;
+      return;
+    }
+    if (it != block_size_.end()) block_size_.erase(it);
+  }
+  ::free(addr);
+}
+
 void SimDevice::shutdown() {
   if (!threads_.empty()) {
     stopping_.store(true, std::memory_order_release);
@@ -340,6 +383,13 @@ void SimDevice::shutdown() {
   if (aicore_lib_) dlclose(aicore_lib_);
   if (aicpu_lib_) dlclose(aicpu_lib_);
   aicore_lib_ = aicpu_lib_ = nullptr;
+  std::lock_guard<std::mutex> lock(blocks_mu_);
+  for (auto &kv : free_blocks_) {
+    block_size_.erase(kv.second);
+    ::free(kv.second);
+  }
+  free_blocks_.clear();
+  cached_bytes_ = 0;
 }
 
 }  // namespace
