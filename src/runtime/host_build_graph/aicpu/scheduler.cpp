@@ -138,6 +138,9 @@ class Scheduler {
     task.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
     task.state.store(kRunning, std::memory_order_relaxed);
     if (task.dump >= 0) dump_task_views(dump_, dump_tasks(dump_)[task.dump], kDumpBefore);  // its inputs
+    // Profiling: fetch the task's record line for writing while the core runs it.
+    if (kProfilingBuilt && h_->trace_addr)
+      __builtin_prefetch(reinterpret_cast<TaskTrace *>(h_->trace_addr) + t, 1);
     cores_.dispatch(core, t, &task.payload);
   }
 
