@@ -1,8 +1,6 @@
 // src/host/tensor_dump_files.cpp — see tensor_dump_files.h.
 #include "host/tensor_dump_files.h"
 
-#include <errno.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,6 +11,7 @@
 
 #include "core/align.h"
 #include "core/handshake.h"
+#include "pto_platform/files.h"
 
 namespace pto {
 namespace {
@@ -51,19 +50,6 @@ const char *numpy_descr(uint32_t dtype) {
     default:
       return "|u1";
   }
-}
-
-bool make_dirs(const std::string &dir, std::string *error) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') {
-      const std::string part = dir.substr(0, i);
-      if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-        *error = "cannot create " + part + ": " + strerror(errno);
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 // NPY format 1.0: magic, version, header length, a Python-dict header padded to 64 bytes.
@@ -154,7 +140,10 @@ std::string write_dump_files(DeviceRunner &runner, const RunInputs &in, const vo
   const char *env = getenv("PTO_DUMP_DIR");
   const std::string dir = std::string(env && *env ? env : "pto_dump") + "/device-" +
                           std::to_string(device.device_id()) + "/" + run_dir_name();
-  if (!make_dirs(dir, error)) return "";
+  if (const int err = platform_make_directories(dir)) {
+    *error = "cannot create " + dir + ": " + strerror(err);
+    return "";
+  }
   std::string index = "{\"version\": 1, \"runtime\": \"" + std::string(runtime) +
                       "\", \"dropped\": " + std::to_string(d->dropped.load(std::memory_order_relaxed)) +
                       ", \"tasks_selected\": " + std::to_string(d->tasks_used) + ", \"tensors\": [";

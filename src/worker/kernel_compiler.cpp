@@ -28,6 +28,7 @@
 #include "core/geometry.h"
 #include "pto/error.h"
 #include "pto/runtime_builder.h"
+#include "pto_platform/files.h"
 #include "worker/paths.h"
 
 #ifndef PTO_SOURCE_INCLUDE_DIR
@@ -472,7 +473,7 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   const std::string so_path = worker::join_path(dir, stem + ".so");
   if (worker::is_regular_file(so_path)) return so_path;  // the common case: a hash and a stat
 
-  if (const int err = worker::make_directories(dir)) throw cache_error("create directory", dir, err);
+  if (const int err = platform_make_directories(dir)) throw cache_error("create directory", dir, err);
 
   // Unique per process and per call, so concurrent compiles never share a temporary.
   static std::atomic<uint64_t> counter{0};

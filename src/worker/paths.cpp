@@ -48,18 +48,5 @@ std::string join_path(const std::string &a, const std::string &b) {
   return a + "/" + b;
 }
 
-int make_directories(const std::string &path) {
-  if (path.empty()) return ENOENT;
-  // Create each prefix in turn; EEXIST is success because another process (or thread)
-  // may create the same cache directory at the same moment.
-  for (std::string::size_type pos = 1;; ++pos) {
-    pos = path.find('/', pos);
-    const std::string prefix = path.substr(0, pos);
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) return errno;
-    if (pos == std::string::npos) break;
-  }
-  return is_directory(path) ? 0 : ENOTDIR;
-}
-
 }  // namespace worker
 }  // namespace pto

@@ -24,9 +24,6 @@ bool is_regular_file(const std::string &path);
 // `a/b` without doubling the separator.
 std::string join_path(const std::string &a, const std::string &b);
 
-// mkdir -p. Returns 0, or the errno of the component that could not be created.
-int make_directories(const std::string &path);
-
 }  // namespace worker
 }  // namespace pto
 #endif  // PTO_WORKER_PATHS_H

@@ -2,11 +2,12 @@
 #include "device_log_sim.h"
 
 #include <errno.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+
+#include "pto_platform/files.h"
 
 namespace pto {
 namespace {
@@ -21,17 +22,6 @@ const char *level_name(int32_t level) {
 const char *base_name(const char *path) {
   const char *slash = path ? strrchr(path, '/') : nullptr;
   return slash ? slash + 1 : (path ? path : "?");
-}
-
-// mkdir -p; true if the directory exists afterwards.
-bool make_dirs(const std::string &dir) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') {
-      const std::string part = dir.substr(0, i);
-      if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -81,7 +71,11 @@ void SimDeviceLog::append(const char *text, size_t len) {
   std::lock_guard<std::mutex> lock(mu_);
   if (failed_) return;
   if (!file_) {
-    if (make_dirs(dir_)) file_ = fopen(path_.c_str(), "a");
+    if (const int err = platform_make_directories(dir_)) {
+      errno = err;
+    } else {
+      file_ = fopen(path_.c_str(), "a");
+    }
     if (!file_) {
       failed_ = true;
       fprintf(stderr,
