@@ -190,7 +190,6 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   last_error_.clear();
   last_trace_.clear();
   render_trace_ = nullptr;
-  pmu_note_.clear();
   if (!device_)
     return fail(PTO_NOT_INITIALIZED, "run() before set_device(): call set_device(device_id) first");
   if (!broken_.empty()) return fail(PTO_DEVICE_BROKEN, broken_);
@@ -253,10 +252,9 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   }
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
   run.stats.total_ns = platform_now_ns() - run.t0;
-  if (!pmu_note_.empty()) {
-    snprintf(run.stats.pmu_note, sizeof run.stats.pmu_note, "%s", pmu_note_.c_str());
+  if (run.stats.pmu_note[0]) {
     static std::once_flag said;  // say it once per process, not once per run
-    std::call_once(said, [this] { fprintf(stderr, "pto_runtime: enable_pmu: %s\n", pmu_note_.c_str()); });
+    std::call_once(said, [&run] { fprintf(stderr, "pto_runtime: enable_pmu: %s\n", run.stats.pmu_note); });
   }
   if (stats) *stats = run.stats;
   return PTO_OK;

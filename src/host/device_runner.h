@@ -75,8 +75,6 @@ class DeviceRunner {
     return last_trace_;
   }
   void set_last_trace(std::function<std::string()> render) { render_trace_ = std::move(render); }
-  // enable_pmu: which counters the last run could not count, and why ("" if none).
-  void set_pmu_note(std::string note) { pmu_note_ = std::move(note); }
   const ChipGeometry &geometry() const { return *geometry_; }
   Device &device() { return *device_; }
   MemoryAllocator &memory() { return *memory_; }
@@ -104,7 +102,6 @@ class DeviceRunner {
   std::string last_error_;
   std::string last_trace_;
   std::function<std::string()> render_trace_;  // pending: renders last_trace_
-  std::string pmu_note_;
 };
 
 }  // namespace pto

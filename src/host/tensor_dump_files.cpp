@@ -126,8 +126,11 @@ void init_dump_region(char *image, uint64_t off, uint64_t dev, const pto_call_co
   d->tasks_used = 0;
 }
 
-std::string write_dump_files(DeviceRunner &runner, const RunInputs &in, const void *dev_region,
-                             const char *runtime, std::string *error) {
+namespace {
+
+// The directory written, or "" with *error set.
+std::string write_files(DeviceRunner &runner, const RunInputs &in, const void *dev_region,
+                        const char *runtime, std::string *error) {
   Device &device = runner.device();
   const Offsets o = offsets_of(in.cfg);
   std::vector<char> region(o.total);
@@ -176,6 +179,20 @@ std::string write_dump_files(DeviceRunner &runner, const RunInputs &in, const vo
   }
   fclose(f);
   return dir;
+}
+
+}  // namespace
+
+pto_status write_dump_files(DeviceRunner &runner, const RunInputs &in, const void *dev_region,
+                            const char *runtime, pto_run_stats *stats, std::string *error) {
+  std::string why;
+  const std::string dir = write_files(runner, in, dev_region, runtime, &why);
+  if (dir.empty()) {
+    *error = "enable_dump_tensor: " + why;
+    return PTO_INTERNAL;
+  }
+  snprintf(stats->dump_dir, sizeof stats->dump_dir, "%s", dir.c_str());
+  return PTO_OK;
 }
 
 }  // namespace pto

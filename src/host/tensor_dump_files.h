@@ -18,10 +18,10 @@ uint64_t dump_region_bytes(const pto_call_config &cfg);
 void init_dump_region(char *image, uint64_t off, uint64_t dev, const pto_call_config &cfg);
 
 // Writes the dumped tensors of a finished run under $PTO_DUMP_DIR (default ./pto_dump)/
-// device-<id>/run-<time>-<pid>-<n>/ and returns that directory; on failure returns "" and sets
-// *error. `kernels` names the func_ids in index.json.
-std::string write_dump_files(DeviceRunner &runner, const RunInputs &in, const void *dev_region,
-                             const char *runtime, std::string *error);
+// device-<id>/run-<time>-<pid>-<n>/ and names that directory in stats->dump_dir. A file that
+// cannot be written fails the run (PTO_INTERNAL, *error says which).
+pto_status write_dump_files(DeviceRunner &runner, const RunInputs &in, const void *dev_region,
+                            const char *runtime, pto_run_stats *stats, std::string *error);
 
 }  // namespace pto
 #endif  // PTO_HOST_TENSOR_DUMP_FILES_H

@@ -146,14 +146,17 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
     first = false;
   }
   j += "}";
-  if (meta.pmu) j += ",\n\"pmu_note\": " + quoted(pmu_note(tasks, meta.pmu, num_tasks));
+  if (meta.pmu) j += ",\n\"pmu_note\": " + quoted(meta.pmu_note);
   j += "}\n";
   return j;
 }
 
 void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
-                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu) {
-  if (!pmu.empty()) runner.set_pmu_note(pmu_note(records.data(), pmu.data(), records.size()));
+                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu, pto_run_stats *stats) {
+  if (!pmu.empty()) {
+    meta.pmu_note = pmu_note(records.data(), pmu.data(), records.size());
+    snprintf(stats->pmu_note, sizeof stats->pmu_note, "%s", meta.pmu_note.c_str());
+  }
   struct Kept {
     TraceMeta meta;
     RunInputs in;  // only cfg and kernels are used

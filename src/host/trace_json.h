@@ -20,13 +20,14 @@ struct TraceMeta {
   uint64_t dropped_tasks = 0;        // tasks past the trace capacity
   uint64_t dropped_edges = 0;
   const PmuTrace *pmu = nullptr;  // enable_pmu: one per task record, else null
+  std::string pmu_note;           // enable_pmu: pmu_note() of the records
 };
 
 // Keeps a finished run's trace records in `runner` and renders the JSON only when someone asks
 // for it (ChipWorker.last_trace_json): formatting costs far more than recording, so a profiled
-// run does not pay for it. Also sets the runner's PMU note when `pmu` is not empty.
+// run does not pay for it. With `pmu` records, also writes the PMU note into stats->pmu_note.
 void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
-                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu);
+                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu, pto_run_stats *stats);
 
 // enable_pmu: "" when every counter of every task that ran was counted, else which ones are
 // missing and why. pmu[i] belongs to tasks[i].

@@ -171,7 +171,8 @@ std::string pending_report(const std::vector<HostTask> &graph, const hbg::Task *
 
 // The trace records plus the graph's edges (all explicit here) as JSON for ChipWorker.last_trace.
 void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<HostTask> &graph,
-                  const char *dev_trace, const char *dev_pmu, uint64_t launch_ns, uint32_t threads) {
+                  const char *dev_trace, const char *dev_pmu, uint64_t launch_ns, uint32_t threads,
+                  pto_run_stats *stats) {
   std::vector<TaskTrace> records(graph.size());
   if (!graph.empty())
     runner.device().copy_from_device(records.data(), dev_trace, graph.size() * sizeof(TaskTrace));
@@ -187,7 +188,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
   meta.aicpu_threads = threads;
-  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu));
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), stats);
 }
 
 }  // namespace
@@ -256,16 +257,11 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     Device &d = runner.device();
     if (L->trace)
       export_trace(runner, in, g, static_cast<const char *>(dev_ptr) + L->trace,
-                   L->pmu ? static_cast<const char *>(dev_ptr) + L->pmu : nullptr, launch_ns, threads);
+                   L->pmu ? static_cast<const char *>(dev_ptr) + L->pmu : nullptr, launch_ns, threads, st);
     if (L->dump) {  // before the failure check: a failed run's dumps are the interesting ones
-      std::string dump_error;
-      const std::string dir = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L->dump,
-                                               "host_build_graph", &dump_error);
-      if (dir.empty()) {
-        *err = "enable_dump_tensor: " + dump_error;
-        return PTO_INTERNAL;
-      }
-      snprintf(st->dump_dir, sizeof st->dump_dir, "%s", dir.c_str());
+      const pto_status dumped = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L->dump,
+                                                 "host_build_graph", st, err);
+      if (dumped != PTO_OK) return dumped;
     }
     HostImage back(L->tasks);
     d.copy_from_device(back.data(), dev_ptr, L->tasks);

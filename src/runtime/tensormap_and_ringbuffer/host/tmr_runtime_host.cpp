@@ -198,7 +198,7 @@ std::string pending_report(const Header *h) {
 
 // The trace records and recorded edges as JSON for ChipWorker.last_trace.
 void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, const char *dev,
-                  const char *prof, uint64_t launch_ns) {
+                  const char *prof, uint64_t launch_ns, pto_run_stats *stats) {
   HostImage hdr_back(sizeof(Header));
   runner.device().copy_from_device(hdr_back.data(), dev, sizeof(Header));
   const auto *hdr = reinterpret_cast<const Header *>(hdr_back.data());
@@ -219,7 +219,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   meta.orchestrator_thread = static_cast<int32_t>(in.cfg.aicpu_thread_num) - 1;
   meta.dropped_tasks = tasks - kept;
   meta.dropped_edges = nedges - edges.size();
-  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu));
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), stats);
 }
 
 // Once the device programs returned: trace, statistics, and the run's failure if any.
@@ -228,16 +228,11 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   Device &device = runner.device();
   if (prof_ptr)
     export_trace(runner, in, L, static_cast<const char *>(dev_ptr), static_cast<const char *>(prof_ptr),
-                 launch_ns);
+                 launch_ns, stats);
   if (L.dump) {  // before the failure checks: a failed run's dumps are the interesting ones
-    std::string dump_error;
-    const std::string dir = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L.dump,
-                                             "tensormap_and_ringbuffer", &dump_error);
-    if (dir.empty()) {
-      *error = "enable_dump_tensor: " + dump_error;
-      return PTO_INTERNAL;
-    }
-    snprintf(stats->dump_dir, sizeof stats->dump_dir, "%s", dir.c_str());
+    const pto_status rc = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L.dump,
+                                           "tensormap_and_ringbuffer", stats, error);
+    if (rc != PTO_OK) return rc;
   }
 
   HostImage back(sizeof(Header));
