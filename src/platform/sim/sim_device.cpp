@@ -254,11 +254,10 @@ void SimDevice::launch(const LaunchSpec &spec) {
 // i owns (it owns the clusters c with c % S == i) runs on CPU (i + 1 + m) % n. The core of each
 // type a scheduler uses first (and keeps warm) is on another CPU than the scheduler, and its
 // cores alternate across the CPUs so compute-bound runs still use them all, even on one
-// cluster. Measured against no placement, 5 rounds on
-// that VM: chain 10x faster, fan-out/fan-in and stencil 1.1-1.4x, tensormap independent tasks
-// 2x, tiled GEMM 1.4x (bench/). PTO_SIM_PLACE=0 turns it off; with at least as many CPUs as
-// device threads nothing is pinned. `schedulers` = S of the run being launched; the threads
-// are re-placed only when it changes.
+// cluster. Against no placement (5 rounds on that VM, time ratios): chain 0.27-0.41x, stencil
+// 0.58-0.79x, fan-out/fan-in 0.81x, tiled GEMM 0.92x (docs/benchmarks.md). PTO_SIM_PLACE=0
+// turns it off; with at least as many CPUs as device threads nothing is pinned. `schedulers` =
+// S of the run being launched; the threads are re-placed only when it changes.
 void SimDevice::place_threads(uint32_t schedulers) {
   if (schedulers == 0 || schedulers == placed_for_) return;
   placed_for_ = schedulers;
