@@ -151,8 +151,8 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
   return j;
 }
 
-void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
-                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu, pto_run_stats *stats) {
+void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, TraceRecords records,
+                std::vector<EdgeTrace> edges, PmuRecords pmu, pto_run_stats *stats) {
   if (!pmu.empty()) {
     meta.pmu_note = pmu_note(records.data(), pmu.data(), records.size());
     snprintf(stats->pmu_note, sizeof stats->pmu_note, "%s", meta.pmu_note.c_str());
@@ -160,9 +160,9 @@ void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::
   struct Kept {
     TraceMeta meta;
     RunInputs in;  // only cfg and kernels are used
-    std::vector<TaskTrace> records;
+    TraceRecords records;
     std::vector<EdgeTrace> edges;
-    std::vector<PmuTrace> pmu;
+    PmuRecords pmu;
   };
   auto kept = std::make_shared<Kept>();
   kept->meta = meta;

@@ -4,13 +4,39 @@
 #define PTO_HOST_TRACE_JSON_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/trace.h"
 #include "host/device_runner.h"
 
 namespace pto {
+
+// A std::allocator that leaves elements default-initialised (for TaskTrace and PmuTrace,
+// uninitialised): the buffers below are filled by a copy from the device at once, and
+// value-initialising them first would zero every record for nothing.
+template <typename T>
+struct NoInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = NoInitAllocator<U>;
+  };
+  NoInitAllocator() = default;
+  template <typename U>
+  NoInitAllocator(const NoInitAllocator<U> &) noexcept {}
+  template <typename U>
+  void construct(U *p) noexcept {
+    ::new (static_cast<void *>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using TraceRecords = std::vector<TaskTrace, NoInitAllocator<TaskTrace>>;
+using PmuRecords = std::vector<PmuTrace, NoInitAllocator<PmuTrace>>;
 
 struct TraceMeta {
   const char *runtime = "";
@@ -26,8 +52,8 @@ struct TraceMeta {
 // Keeps a finished run's trace records in `runner` and renders the JSON only when someone asks
 // for it (ChipWorker.last_trace_json): formatting costs far more than recording, so a profiled
 // run does not pay for it. With `pmu` records, also writes the PMU note into stats->pmu_note.
-void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, std::vector<TaskTrace> records,
-                std::vector<EdgeTrace> edges, std::vector<PmuTrace> pmu, pto_run_stats *stats);
+void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, TraceRecords records,
+                std::vector<EdgeTrace> edges, PmuRecords pmu, pto_run_stats *stats);
 
 // enable_pmu: "" when every counter of every task that ran was counted, else which ones are
 // missing and why. pmu[i] belongs to tasks[i].

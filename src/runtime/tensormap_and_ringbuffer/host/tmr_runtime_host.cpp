@@ -204,9 +204,9 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   const auto *hdr = reinterpret_cast<const Header *>(hdr_back.data());
   const uint64_t tasks = static_cast<uint64_t>(hdr->next_task.load(std::memory_order_relaxed));
   const uint64_t kept = std::min<uint64_t>(tasks, L.trace_capacity);
-  std::vector<TaskTrace> records(kept);
+  TraceRecords records(kept);
   if (kept) runner.device().copy_from_device(records.data(), prof + L.trace, kept * sizeof(TaskTrace));
-  std::vector<PmuTrace> pmu(L.pmu ? kept : 0);
+  PmuRecords pmu(L.pmu ? kept : 0);
   if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), prof + L.pmu, kept * sizeof(PmuTrace));
   const uint64_t nedges = hdr->edges_count.load(std::memory_order_relaxed);
   std::vector<EdgeTrace> edges(std::min<uint64_t>(nedges, L.edge_capacity));
