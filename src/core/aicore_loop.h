@@ -8,6 +8,7 @@
 #include "core/handshake.h"
 #include "core/profiling.h"
 #include "pto/kernel.h"
+#include "pto_platform/clock.h"
 #include "pto_platform/pmu.h"
 
 namespace pto {
@@ -19,9 +20,9 @@ inline void run_with_pmu(Handshake &hs, KernelFn kernel, int64_t *args) {
   PmuSample a, b;
   int32_t error = 0;
   const uint32_t valid = platform_pmu_read(&a, &error);
-  hs.start_ns = platform_now_ns();
+  hs.kernel_start = platform_ticks();
   kernel(args);
-  hs.end_ns = platform_now_ns();
+  hs.kernel_end = platform_ticks();
   platform_pmu_read(&b, &error);
   hs.pmu_cycles = b.cycles - a.cycles;
   hs.pmu_instructions = b.instructions - a.instructions;
@@ -47,9 +48,9 @@ inline void aicore_loop(Handshake &hs) {
     if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
       run_with_pmu(hs, reinterpret_cast<KernelFn>(p->kernel_addr), call->args);
     } else {
-      hs.start_ns = platform_now_ns();  // always: the run's busy counters (core/run_counters.h)
+      hs.kernel_start = platform_ticks();  // always: the run's busy counters (core/run_counters.h)
       reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
-      hs.end_ns = platform_now_ns();
+      hs.kernel_end = platform_ticks();
     }
     hs.task_status.store(0, std::memory_order_relaxed);
     hs.done_seq.store(seq, std::memory_order_release);  // publishes the kernel's writes

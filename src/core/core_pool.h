@@ -18,6 +18,7 @@
 #include "core/run_counters.h"
 #include "core/trace.h"
 #include "pto/types.h"
+#include "pto_platform/clock.h"
 
 namespace pto {
 
@@ -31,17 +32,17 @@ class CorePool {
   // scheduler waited for its cores; the host's launch orders that before this). With
   // `profiling`, cores timestamp their kernels and collect() reports CoreTiming.
   //
-  // `short_task_ns` (non-zero only when the device threads outnumber the CPUs that run them:
+  // `short_task_ticks` (non-zero only when the device threads outnumber the CPUs that run them:
   // the sim on a small host): while this pool's kernels take less than that on average, it
   // keeps one core busy at a time — the warm one, still spinning — instead of handing each
   // ready task to another, parked core, whose wake-up costs tens of microseconds there. Peers
   // take what this thread leaves in the queue (needs_help). Longer kernels spread over every
   // idle core as usual.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
-            Doorbell *bell, bool profiling = false, bool pmu = false, uint32_t short_task_ns = 0) {
+            Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0) {
     count_ = nclusters_ = busy_ = warm_ = 0;
-    short_ns_ = short_task_ns;
-    task_ns_ = 0;
+    short_ticks_ = static_cast<int64_t>(short_task_ticks);
+    task_ticks_ = 0;
     profiling_ = kProfilingBuilt && (profiling || pmu);
     pmu_ = kProfilingBuilt && pmu;
     idle_by_type_[0] = idle_by_type_[1] = 0;
@@ -71,7 +72,7 @@ class CorePool {
   template <typename OnDone>
   uint32_t collect(OnDone &&on_done) {
     uint32_t n = 0;
-    uint64_t seen_ns = 0;  // profiling: when this pass saw completions (a clock read per pass, mostly)
+    uint64_t seen = 0;  // profiling: when this pass saw completions (a tick read per pass, mostly)
     for (uint32_t i = 0; i < count_; ++i) {
       Core &c = cores_[i];
       if (c.task < 0 || c.hs->done_seq.load(std::memory_order_acquire) != c.seq) continue;
@@ -82,16 +83,16 @@ class CorePool {
       warm_ = i;
       Cluster &cl = clusters_[c.cluster];
       --cl.busy;
-      const uint64_t start_ns = c.hs->start_ns, end_ns = c.hs->end_ns;  // published by done_seq
-      c.counters.busy_ns += end_ns - start_ns;
+      const uint64_t start = c.hs->kernel_start, end = c.hs->kernel_end;  // published by done_seq
+      c.counters.busy_ticks += end - start;
       ++c.counters.tasks;
-      if (c.counters.first_start_ns == 0) c.counters.first_start_ns = start_ns;
-      c.counters.last_end_ns = end_ns;
-      task_ns_ += (static_cast<int64_t>(end_ns - start_ns) - task_ns_) / 8;  // moving average
+      if (c.counters.first_start == 0) c.counters.first_start = start;
+      c.counters.last_end = end;
+      task_ticks_ += (static_cast<int64_t>(end - start) - task_ticks_) / 8;  // moving average
       CoreTiming timing;
       if (profiling()) {
-        if (seen_ns < end_ns) seen_ns = platform_now_ns();  // never before the kernel's end
-        timing = CoreTiming{c.dispatch_ns, start_ns, end_ns, seen_ns, static_cast<int32_t>(c.slot)};
+        if (seen < end) seen = platform_ticks();  // never before the kernel's end
+        timing = CoreTiming{c.dispatch, start, end, seen, static_cast<int32_t>(c.slot)};
         if (pmu_on()) {
           timing.pmu = PmuTrace{c.hs->pmu_cycles, c.hs->pmu_instructions, c.hs->pmu_cache_misses,
                                 c.hs->pmu_valid, c.hs->pmu_error};
@@ -101,20 +102,16 @@ class CorePool {
         c.mix_part = false;
         if (profiling()) {
           CoreTiming &m = cl.mix_timing;
-          m.start_ns =
-              m.start_ns ? (timing.start_ns < m.start_ns ? timing.start_ns : m.start_ns) : timing.start_ns;
-          m.end_ns = timing.end_ns > m.end_ns ? timing.end_ns : m.end_ns;
+          m.start = m.start ? (timing.start < m.start ? timing.start : m.start) : timing.start;
+          m.end = timing.end > m.end ? timing.end : m.end;
           m.pmu.cycles += timing.pmu.cycles;
           m.pmu.instructions += timing.pmu.instructions;
           m.pmu.cache_misses += timing.pmu.cache_misses;
           m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing.pmu.valid) : timing.pmu.valid;
           m.pmu.error = m.pmu.error ? m.pmu.error : timing.pmu.error;
-          timing = CoreTiming{m.dispatch_ns,
-                              m.start_ns,
-                              m.end_ns,
-                              timing.complete_ns,
-                              static_cast<int32_t>(cores_[cl.core[0]].slot),
-                              m.pmu};
+          timing = CoreTiming{
+              m.dispatch, m.start, m.end, timing.complete, static_cast<int32_t>(cores_[cl.core[0]].slot),
+              m.pmu};
         }
         if (--cl.parts_left != 0) continue;
         cl.mix_task = -1;
@@ -129,7 +126,7 @@ class CorePool {
   void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload) {
     Core &c = cores_[i];
     c.task = task;
-    if (profiling()) c.dispatch_ns = platform_now_ns();
+    if (profiling()) c.dispatch = platform_ticks();
     ++busy_;
     --idle_by_type_[c.core_type & 1];
     ++clusters_[c.cluster].busy;
@@ -194,7 +191,7 @@ class CorePool {
     Cluster &cl = clusters_[c];
     cl.mix_task = task;
     cl.parts_left = 3;
-    if (profiling()) cl.mix_timing = CoreTiming{platform_now_ns(), 0, 0, 0, -1};
+    if (profiling()) cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
     for (uint32_t k = 0; k < 3; ++k) {
       cores_[cl.core[k]].mix_part = true;
       dispatch(cl.core[k], task, payloads[k]);
@@ -230,10 +227,10 @@ class CorePool {
     uint32_t seq;  // hs->dispatch.seq after our last ring (we are its only writer)
     int64_t task;  // running task (or MIX task part), -1 when idle
     uint32_t cluster;
-    bool mix_part;             // `task` is a part of the cluster's MIX task (a freed part's core may
-                               // meanwhile run single tasks, which must not count as parts)
-    uint64_t dispatch_ns = 0;  // profiling only
-    CoreCounters counters;     // this run's, always collected
+    bool mix_part;          // `task` is a part of the cluster's MIX task (a freed part's core may
+                            // meanwhile run single tasks, which must not count as parts)
+    uint64_t dispatch = 0;  // profiling only: ticks
+    CoreCounters counters;  // this run's, always collected
   };
   struct Cluster {
     uint32_t core[3] = {};    // indices into cores_: AIC, AIV, AIV
@@ -244,7 +241,7 @@ class CorePool {
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
   };
 
-  bool at_cap() const { return busy_ != 0 && task_ns_ < short_ns_; }
+  bool at_cap() const { return busy_ != 0 && task_ticks_ < short_ticks_; }
 
   void reserve_one() {
     uint32_t best = nclusters_;
@@ -262,9 +259,9 @@ class CorePool {
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
-  int64_t short_ns_ = 0;    // see init
-  int64_t task_ns_ = 0;     // moving average of this pool's kernel durations
-  bool profiling_ = false;  // profiling or enable_pmu: per-task timings for the trace
+  int64_t short_ticks_ = 0;  // see init
+  int64_t task_ticks_ = 0;   // moving average of this pool's kernel durations
+  bool profiling_ = false;   // profiling or enable_pmu: per-task timings for the trace
   bool pmu_ = false;
   bool profiling() const { return kProfilingBuilt && profiling_; }  // false at compile time without
   bool pmu_on() const { return kProfilingBuilt && pmu_; }           // the profiling code

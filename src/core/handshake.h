@@ -39,9 +39,9 @@ struct alignas(kCacheLine) Handshake {
 
   // --- Written by the core, read by the owning scheduler thread. ---
   alignas(kCacheLine) std::atomic<uint32_t> aicore_ready{0};  // 1 once the core polls the slot
-  std::atomic<uint32_t> done_seq{0};     // dispatch seq of the last completed payload (release)
-  std::atomic<uint32_t> task_status{0};  // 1 while running a task, 0 when idle (diagnostics)
-  uint64_t start_ns = 0, end_ns = 0;     // last task's kernel (written before done_seq)
+  std::atomic<uint32_t> done_seq{0};          // dispatch seq of the last completed payload (release)
+  std::atomic<uint32_t> task_status{0};       // 1 while running a task, 0 when idle (diagnostics)
+  uint64_t kernel_start = 0, kernel_end = 0;  // last task's kernel, ticks (written before done_seq)
   // enable_pmu: the last kernel's counters (pto_platform/pmu.h), written before done_seq.
   uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
   uint32_t pmu_valid = 0;  // kPmu* bits

@@ -1,29 +1,32 @@
 // src/core/run_counters.h — the counters every run collects, profiling or not.
 //
-// Cheap by construction: a core timestamps each kernel (two clock reads, written next to its
+// Cheap by construction: a core timestamps each kernel (two tick reads, written next to its
 // completion in the handshake slot), and its owning scheduler thread folds them into the
 // pool's per-core sums when it collects the completion; scheduler threads time only their
 // parked waits (the slow path). At the end of the run each scheduler thread writes its own
 // SchedulerCounters entry and the CoreCounters of the cores it owns (one writer each); the host
-// reads them after every device thread has returned.
+// reads them after every device thread has returned. Times are platform ticks
+// (pto_platform/clock.h) except the scheduler's clock pairs, which let the host convert them
+// (core/tick_clock.h).
 #ifndef PTO_CORE_RUN_COUNTERS_H
 #define PTO_CORE_RUN_COUNTERS_H
 
 #include <cstdint>
 
 #include "core/handshake.h"
+#include "pto_platform/clock.h"
 
 namespace pto {
 
 struct CoreCounters {
-  uint64_t busy_ns = 0;  // sum of its kernels' durations
-  uint64_t tasks = 0;    // kernels run (a MIX task counts once on each of its three cores)
-  uint64_t first_start_ns = 0, last_end_ns = 0;  // 0 when it ran nothing
+  uint64_t busy_ticks = 0;                 // sum of its kernels' durations
+  uint64_t tasks = 0;                      // kernels run (a MIX task counts once on each of its three cores)
+  uint64_t first_start = 0, last_end = 0;  // ticks; 0 when it ran nothing
 };
 
 struct alignas(kCacheLine) SchedulerCounters {
-  uint64_t start_ns = 0, end_ns = 0;  // the thread's scheduling loop
-  uint64_t parked_ns = 0;             // time it waited on its doorbell with nothing to do
+  ClockPair start, end;       // the thread's scheduling loop, both clocks
+  uint64_t parked_ticks = 0;  // time it waited on its doorbell with nothing to do
 };
 
 // The counters region of a run: SchedulerCounters[threads], then CoreCounters[cores] by slot.

@@ -2,7 +2,8 @@
 //
 // The cost when profiling is off is one predictable branch per dispatch and per completion
 // (a member of the scheduler's core pool); kernel timestamps are always taken for the run
-// counters (core/run_counters.h).
+// counters (core/run_counters.h). Times are platform ticks (pto_platform/clock.h); the host
+// converts them when it exports the trace (core/tick_clock.h).
 // Records are indexed by task id, so each is written once, by one thread, without atomics;
 // the host reads them after every device thread has returned.
 #ifndef PTO_CORE_TRACE_H
@@ -18,15 +19,15 @@ enum TraceEdgeKind : uint32_t { kEdgeRaw = 0, kEdgeWaw = 1, kEdgeWar = 2, kEdgeE
 struct TaskTrace {
   int64_t id;
   uint32_t func;
-  uint16_t shape;        // pto_core_type: AIC, AIV or MIX
-  uint16_t status;       // TraceStatus; kTraceNone until the record is written
-  int32_t core;          // handshake slot (a MIX task: its cluster's AIC slot)
-  int32_t thread;        // AICPU thread that dispatched it
-  uint64_t submit_ns;    // orchestrator (tensormap runtime), 0 otherwise
-  uint64_t dispatch_ns;  // scheduler, when it handed the task to a core
-  uint64_t start_ns;     // core, just before the kernel
-  uint64_t end_ns;       // core, just after the kernel
-  uint64_t complete_ns;  // scheduler, when it saw the completion
+  uint16_t shape;     // pto_core_type: AIC, AIV or MIX
+  uint16_t status;    // TraceStatus; kTraceNone until the record is written
+  int32_t core;       // handshake slot (a MIX task: its cluster's AIC slot)
+  int32_t thread;     // AICPU thread that dispatched it
+  uint64_t submit;    // orchestrator (tensormap runtime), 0 otherwise
+  uint64_t dispatch;  // scheduler, when it handed the task to a core
+  uint64_t start;     // core, just before the kernel
+  uint64_t end;       // core, just after the kernel
+  uint64_t complete;  // scheduler, when it saw the completion
 };
 static_assert(sizeof(TaskTrace) == 64, "one cache line per record");
 
@@ -46,7 +47,7 @@ struct PmuTrace {
 
 // What a scheduler learns about a finished task from its core(s) when profiling.
 struct CoreTiming {
-  uint64_t dispatch_ns = 0, start_ns = 0, end_ns = 0, complete_ns = 0;
+  uint64_t dispatch = 0, start = 0, end = 0, complete = 0;  // ticks
   int32_t core = -1;
   PmuTrace pmu{};  // enable_pmu only
 };

@@ -214,7 +214,8 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.handshakes = reinterpret_cast<uint64_t>(device_->handshake_block());
   in.scheduler_bells = reinterpret_cast<uint64_t>(device_->scheduler_bells());
   in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
-  in.short_task_ns = device_->short_task_ns();
+  in.ns_per_tick = device_->ns_per_tick();
+  in.short_task_ticks = static_cast<uint64_t>(device_->short_task_ns() / in.ns_per_tick);
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;

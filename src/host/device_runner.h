@@ -34,7 +34,8 @@ struct RunInputs {
   uint64_t handshakes = 0;                   // the device's handshake block (device address)
   uint64_t scheduler_bells = 0;              // the device's scheduler doorbells (device address)
   uint64_t device_log = 0;                   // the device's pto_device_log (device address)
-  uint32_t short_task_ns = 0;                // Device::short_task_ns() (core/core_pool.h)
+  uint64_t short_task_ticks = 0;             // Device::short_task_ns() in ticks (core/core_pool.h)
+  double ns_per_tick = 1.0;                  // Device::ns_per_tick() (core/tick_clock.h)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
 };
 

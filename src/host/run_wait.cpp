@@ -20,31 +20,45 @@ HostImage::HostImage(uint64_t bytes) {
   memset(mem_.get(), 0, rounded);
 }
 
+namespace {
+TickClock tick_clock_of(const SchedulerCounters &s, double ns_per_tick) {
+  return TickClock(s.start.ns, s.start.ticks, s.end.ns, s.end.ticks, ns_per_tick);
+}
+}  // namespace
+
+TickClock read_tick_clock(Device &device, const void *region, double ns_per_tick) {
+  SchedulerCounters s;
+  device.copy_from_device(&s, region, sizeof s);  // thread 0's entry comes first
+  return tick_clock_of(s, ns_per_tick);
+}
+
 void read_run_counters(Device &device, const void *region, uint32_t threads, uint32_t clusters,
-                       uint32_t block_dim, pto_run_stats *stats) {
+                       uint32_t block_dim, double ns_per_tick, pto_run_stats *stats) {
   const uint32_t cores = 3 * clusters;
   std::vector<char> buf(run_counters_bytes(threads, cores));
   device.copy_from_device(buf.data(), region, buf.size());
   const auto base = reinterpret_cast<uint64_t>(buf.data());
   const SchedulerCounters *sched = scheduler_counters(base);
   const CoreCounters *core = core_counters(base, threads);
+  const TickClock clock = tick_clock_of(sched[0], ns_per_tick);
   stats->scheduling_ns = 0;
   for (uint32_t t = 0; t < threads; ++t) {
-    const uint64_t span = sched[t].end_ns > sched[t].start_ns ? sched[t].end_ns - sched[t].start_ns : 0;
-    stats->scheduling_ns += span > sched[t].parked_ns ? span - sched[t].parked_ns : 0;
+    const uint64_t span = sched[t].end.ns > sched[t].start.ns ? sched[t].end.ns - sched[t].start.ns : 0;
+    const uint64_t parked = clock.span_ns(sched[t].parked_ticks);
+    stats->scheduling_ns += span > parked ? span - parked : 0;
   }
   uint64_t first = UINT64_MAX, last = 0;
   stats->num_cores = cores < PTO_STATS_MAX_CORES ? cores : PTO_STATS_MAX_CORES;
   stats->num_clusters = clusters;
   stats->block_dim = block_dim;
   for (uint32_t c = 0; c < stats->num_cores; ++c) {
-    stats->core_busy_ns[c] = core[c].busy_ns;
+    stats->core_busy_ns[c] = clock.span_ns(core[c].busy_ticks);
     stats->core_tasks[c] = static_cast<uint32_t>(core[c].tasks);
     if (core[c].tasks == 0) continue;
-    first = core[c].first_start_ns < first ? core[c].first_start_ns : first;
-    last = core[c].last_end_ns > last ? core[c].last_end_ns : last;
+    first = core[c].first_start < first ? core[c].first_start : first;
+    last = core[c].last_end > last ? core[c].last_end : last;
   }
-  stats->effective_ns = last > first ? last - first : 0;
+  stats->effective_ns = last > first ? clock.span_ns(last - first) : 0;
 }
 
 void launch_run(DeviceRunner &runner, LaunchedRun *run) {

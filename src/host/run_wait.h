@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "core/tick_clock.h"
 #include "host/device_runner.h"
 
 namespace pto {
@@ -48,9 +49,13 @@ struct LaunchedRun {
 // Fills the always-collected part of *stats (effective and scheduling time, per-core busy time
 // and task counts) from a run's counters region (core/run_counters.h) at device address
 // `region`, written by `threads` scheduler threads for a chip of `clusters` clusters of which
-// the run used `block_dim`.
+// the run used `block_dim`; `ns_per_tick` is Device::ns_per_tick().
 void read_run_counters(Device &device, const void *region, uint32_t threads, uint32_t clusters,
-                       uint32_t block_dim, pto_run_stats *stats);
+                       uint32_t block_dim, double ns_per_tick, pto_run_stats *stats);
+
+// The map from the run's device ticks to platform nanoseconds (core/tick_clock.h), from the
+// clock pairs of scheduler thread 0 in the counters region at device address `region`.
+TickClock read_tick_clock(Device &device, const void *region, double ns_per_tick);
 
 // Starts the device programs of `run`.
 void launch_run(DeviceRunner &runner, LaunchedRun *run);

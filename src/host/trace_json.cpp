@@ -62,6 +62,7 @@ std::string pmu_note(const TaskTrace *tasks, const PmuTrace *pmu, size_t num_tas
 std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const ChipGeometry &g,
                           const TaskTrace *tasks, size_t num_tasks, const std::vector<EdgeTrace> &edges) {
   const uint64_t t0 = meta.launch_ns;
+  const TickClock &clk = meta.clock;
   const auto clusters = static_cast<uint32_t>(g.num_clusters);
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   std::string j;
@@ -96,10 +97,11 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
     const bool ran = t.status != kTraceSkipped;
     j += std::string(first ? "" : ",") + "\n{\"id\": " + std::to_string(t.id) +
          ", \"func\": " + std::to_string(t.func) + ", \"shape\": \"" + shape +
-         "\", \"cores\": " + (ran ? cores : "[]") + ", \"start\": " + (ran ? rel(t.start_ns, t0) : "null") +
-         ", \"end\": " + (ran ? rel(t.end_ns, t0) : "null") + ", \"status\": \"" +
+         "\", \"cores\": " + (ran ? cores : "[]") +
+         ", \"start\": " + (ran ? rel(clk.ns(t.start), t0) : "null") +
+         ", \"end\": " + (ran ? rel(clk.ns(t.end), t0) : "null") + ", \"status\": \"" +
          kStatusNames[t.status < 4 ? t.status : 0] + "\"";
-    if (t.submit_ns) j += ", \"submit\": " + rel(t.submit_ns, t0);
+    if (t.submit) j += ", \"submit\": " + rel(clk.ns(t.submit), t0);
     if (meta.pmu && ran) {
       const PmuTrace &p = meta.pmu[i];
       auto counter = [&p](uint32_t bit, uint64_t v) { return (p.valid & bit) ? std::to_string(v) : "null"; };
@@ -111,11 +113,11 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
     j += "}";
     first = false;
     if (ran && t.thread >= 0 && static_cast<uint32_t>(t.thread) < meta.aicpu_threads) {
-      events[t.thread].emplace_back(t.dispatch_ns, 0, t.id);
-      events[t.thread].emplace_back(t.complete_ns, 1, t.id);
+      events[t.thread].emplace_back(clk.ns(t.dispatch), 0, t.id);
+      events[t.thread].emplace_back(clk.ns(t.complete), 1, t.id);
     }
-    if (t.submit_ns && meta.orchestrator_thread >= 0) {
-      events[meta.orchestrator_thread].emplace_back(t.submit_ns, 2, t.id);
+    if (t.submit && meta.orchestrator_thread >= 0) {
+      events[meta.orchestrator_thread].emplace_back(clk.ns(t.submit), 2, t.id);
     }
   }
   j += "],\n\"edges\": [";

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/tick_clock.h"
 #include "core/trace.h"
 #include "host/device_runner.h"
 
@@ -41,6 +42,7 @@ using PmuRecords = std::vector<PmuTrace, NoInitAllocator<PmuTrace>>;
 struct TraceMeta {
   const char *runtime = "";
   uint64_t launch_ns = 0;  // platform clock at launch: times are exported relative to it
+  TickClock clock;         // the records' ticks to platform nanoseconds
   uint32_t aicpu_threads = 1;
   int32_t orchestrator_thread = -1;  // tensormap runtime: the AICPU thread that orchestrates
   uint64_t dropped_tasks = 0;        // tasks past the trace capacity

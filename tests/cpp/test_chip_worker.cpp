@@ -154,3 +154,63 @@ TEST(RunCounters, CoreCountsAddUpToTheGraphAndBusyFitsTheEffectiveTime) {
 }
 
 }  // namespace
+
+namespace {
+
+// Device code stamps events with the platform's tick counter; the host converts them. Two
+// tasks that sleep 30 ms each, in a chain: the converted times must be host nanoseconds — the
+// kernels' spans at least the sleep, the whole inside the device time the host measured with
+// its own clock (a wrong tick rate breaks one side or the other).
+class DeviceClock : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(DeviceClock, TraceAndCountersAreInHostNanoseconds) {
+  const bool tmr = std::string(GetParam()) == "tensormap_and_ringbuffer";
+  const std::string src = tmr ? "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n"
+                                "  o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(30)});\n"
+                                "  o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(30)});\n}\n"
+                              : "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n  (void)args;\n"
+                                "  const auto a = g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(30)});\n"
+                                "  const auto b = g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(30)});\n"
+                                "  g.add_dependency(a, b);\n}\n";
+  pto::ChipCallable c(pto::KernelCompiler("a2a3sim").compile_orchestration_source(
+      GetParam(), src, tmr ? "clock_tmr" : "clock_hbg"));
+  c.add_kernel(5, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
+  pto::ChipWorker w;
+  w.init("a2a3sim", GetParam());
+  w.set_device(0);
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 1;
+  cfg.aicpu_thread_num = tmr ? 2 : 1;
+  cfg.enable_profiling = true;
+  pto::ChipStorageTaskArgs none;
+  const pto::RunStats s = w.run(c, none, cfg);
+  ASSERT_EQ(s.tasks_run, 2u);
+  double busy = 0;
+  for (const auto &core : s.cores) busy += core.busy_us;
+  EXPECT_GE(busy, 60e3 * 0.999);
+  EXPECT_LE(busy, s.effective_us * 1.0001);
+  EXPECT_GE(s.effective_us, 30e3 * 0.999);  // tmr's two tasks may overlap: no dependency
+  EXPECT_LE(s.effective_us, s.device_us * 1.001);
+
+  // Every task's kernel span in the trace: >= 30 ms, and within [launch, launch + device time].
+  const std::string j = w.last_trace_json();
+  size_t pos = 0;
+  int tasks = 0;
+  while ((pos = j.find("\"start\": ", pos)) != std::string::npos) {
+    const double start = std::stod(j.substr(pos + 9));
+    const size_t e = j.find("\"end\": ", pos);
+    ASSERT_NE(e, std::string::npos);
+    const double end = std::stod(j.substr(e + 7));
+    EXPECT_GE(end - start, 30e6 * 0.999) << j;
+    EXPECT_GT(start, 0.0);
+    EXPECT_LE(end, s.device_us * 1e3 * 1.001) << j;
+    ++tasks;
+    pos = e;
+  }
+  EXPECT_EQ(tasks, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, DeviceClock,
+                         ::testing::Values("host_build_graph", "tensormap_and_ringbuffer"));
+
+}  // namespace

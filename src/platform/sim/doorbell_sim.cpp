@@ -83,6 +83,21 @@ uint64_t platform_now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+ClockPair platform_clock_pair() {
+  ClockPair best;
+  uint64_t best_gap = UINT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t before = platform_ticks();
+    const uint64_t ns = platform_now_ns();
+    const uint64_t after = platform_ticks();
+    if (after - before < best_gap) {
+      best_gap = after - before;
+      best = ClockPair{ns, before + (after - before) / 2};
+    }
+  }
+  return best;
+}
+
 void doorbell_wait(Doorbell &b, uint32_t seen) {
   if (spin(b, seen)) return;
   park(b, seen, nullptr);

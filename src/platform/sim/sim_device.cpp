@@ -89,6 +89,7 @@ class SimDevice final : public Device {
     }();
     return host_cpus() < threads_.size() ? ns : 0;
   }
+  double ns_per_tick() const override;
   void shutdown() override;
 
  private:
@@ -359,6 +360,21 @@ void SimDevice::free(void *addr) {
     if (it != block_size_.end()) block_size_.erase(it);
   }
   ::free(addr);
+}
+
+// The host CPU's counter against the monotonic clock, over 2 ms, once per process: a rate
+// good to ~1e-5, for runs too short to measure their own (core/tick_clock.h).
+double SimDevice::ns_per_tick() const {
+  static const double rate = [] {
+    const ClockPair a = platform_clock_pair();
+    ClockPair b;
+    do {
+      b = platform_clock_pair();
+    } while (b.ns - a.ns < 2000000);
+    return b.ticks > a.ticks ? static_cast<double>(b.ns - a.ns) / static_cast<double>(b.ticks - a.ticks)
+                             : 1.0;
+  }();
+  return rate;
 }
 
 void SimDevice::shutdown() {

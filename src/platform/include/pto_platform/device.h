@@ -87,6 +87,10 @@ class Device {
   // host): schedulers keep one core busy while kernels are shorter than this (core/core_pool.h).
   virtual uint32_t short_task_ns() const { return 0; }
 
+  // Nanoseconds per platform_ticks() tick (pto_platform/clock.h): the rate hosts convert device
+  // timestamps with when a run is too short to measure it (core/tick_clock.h).
+  virtual double ns_per_tick() const = 0;
+
   // Stops device threads and unloads programs. Idempotent.
   virtual void shutdown() = 0;
 

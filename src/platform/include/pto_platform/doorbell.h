@@ -13,6 +13,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "pto_platform/clock.h"  // platform_now_ns, which the waits below take deadlines in
+
 namespace pto {
 
 struct Doorbell {
@@ -32,9 +34,6 @@ void doorbell_wait(Doorbell &b, uint32_t seen);
 bool doorbell_wait_until(Doorbell &b, uint32_t seen, uint64_t deadline_ns);
 // Bumps the sequence and wakes parked waiters, if any (one atomic RMW + one load otherwise).
 void doorbell_ring(Doorbell &b);
-
-// Monotonic clock in nanoseconds.
-uint64_t platform_now_ns();
 
 }  // namespace pto
 #endif  // PTO_PLATFORM_DOORBELL_H

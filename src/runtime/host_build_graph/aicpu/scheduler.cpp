@@ -28,7 +28,7 @@ class Scheduler {
         bell_(&sched_of(h)[thread_idx].bell),
         peers_(sched_of(h), thread_num, thread_idx) {
     cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, thread_idx, thread_num, bell_,
-                h->trace_addr != 0, h->pmu_addr != 0, h->short_task_ns);
+                h->trace_addr != 0, h->pmu_addr != 0, h->short_task_ticks);
     idx_ = thread_idx;
     log_ = reinterpret_cast<const pto_device_log *>(h->log_addr);
     dump_ = reinterpret_cast<DumpRegion *>(h->dump_addr);
@@ -36,7 +36,7 @@ class Scheduler {
 
   int run() {
     SchedulerCounters counters;
-    counters.start_ns = platform_now_ns();
+    counters.start = platform_clock_pair();
     DEV_DEBUG(log_, "scheduler %u: %u task(s), %u core(s)", idx_, h_->num_tasks, cores_.size());
     for (;;) {
       const uint32_t seen = doorbell_prepare(*bell_);
@@ -48,16 +48,17 @@ class Scheduler {
       }
       if (all_finished() || (aborting && cores_.busy() == 0)) break;
       if (!progress) {
-        const uint64_t t = platform_now_ns();
+        const uint64_t t = platform_ticks();
         doorbell_wait(*bell_, seen);
-        counters.parked_ns += platform_now_ns() - t;
+        counters.parked_ticks += platform_ticks() - t;
       }
     }
-    counters.end_ns = platform_now_ns();
+    counters.end = platform_clock_pair();
     if (h_->abort.load(std::memory_order_relaxed) != 0)
       DEV_WARN(log_, "scheduler %u: run aborted by the host", idx_);
-    DEV_DEBUG(log_, "scheduler %u: done, parked %llu us", idx_,
-              static_cast<unsigned long long>(counters.parked_ns / 1000));
+    DEV_DEBUG(log_, "scheduler %u: done, parked %llu of %llu ticks", idx_,
+              static_cast<unsigned long long>(counters.parked_ticks),
+              static_cast<unsigned long long>(counters.end.ticks - counters.start.ticks));
     scheduler_counters(h_->counters_addr)[idx_] = counters;
     cores_.write_counters(core_counters(h_->counters_addr, h_->aicpu_threads));
     return PTO_OK;
@@ -90,17 +91,11 @@ class Scheduler {
   void record(int64_t t, uint16_t status, const CoreTiming &timing) {
     if (!kProfilingBuilt || h_->trace_addr == 0) return;
     const bool ran = status != kTraceSkipped;
-    reinterpret_cast<TaskTrace *>(h_->trace_addr)[t] = TaskTrace{t,
-                                                                 tasks_[t].func_id,
-                                                                 static_cast<uint16_t>(tasks_[t].core_type),
-                                                                 status,
-                                                                 timing.core,
-                                                                 ran ? static_cast<int32_t>(idx_) : -1,
-                                                                 0,
-                                                                 timing.dispatch_ns,
-                                                                 timing.start_ns,
-                                                                 timing.end_ns,
-                                                                 timing.complete_ns};
+    reinterpret_cast<TaskTrace *>(h_->trace_addr)[t] =
+        TaskTrace{t,          tasks_[t].func_id, static_cast<uint16_t>(tasks_[t].core_type),
+                  status,     timing.core,       ran ? static_cast<int32_t>(idx_) : -1,
+                  0,          timing.dispatch,   timing.start,
+                  timing.end, timing.complete};
     if (h_->pmu_addr) reinterpret_cast<PmuTrace *>(h_->pmu_addr)[t] = timing.pmu;
   }
 

@@ -79,7 +79,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->num_tasks = static_cast<uint32_t>(graph.size());
   h->block_dim = block_dim;
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
-  h->short_task_ns = in.short_task_ns;
+  h->short_task_ticks = in.short_task_ticks;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->tasks_addr = dev + L.tasks;
   h->successors_addr = dev + L.successors;
@@ -206,6 +206,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
   TraceMeta meta;
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
+  meta.clock = read_tick_clock(d, dev + L.counters, in.ns_per_tick);
   meta.aicpu_threads = threads;
   keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), stats);
 }
@@ -307,7 +308,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     st->cores_used = 3 * block_dim;
     st->aicpu_threads_used = threads;
     read_run_counters(d, static_cast<const char *>(dev_ptr) + L->counters, threads,
-                      static_cast<uint32_t>(in.num_clusters), block_dim, st);
+                      static_cast<uint32_t>(in.num_clusters), block_dim, in.ns_per_tick, st);
     return PTO_OK;
   };
   return PTO_OK;

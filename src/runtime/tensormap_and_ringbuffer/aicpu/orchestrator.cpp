@@ -390,7 +390,7 @@ void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_typ
   if (static_cast<uint64_t>(id) < h_->trace_capacity) {
     // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
     reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] = TaskTrace{
-        id, func_id, static_cast<uint16_t>(core_type), kTraceNone, -1, -1, platform_now_ns(), 0, 0, 0, 0};
+        id, func_id, static_cast<uint16_t>(core_type), kTraceNone, -1, -1, platform_ticks(), 0, 0, 0, 0};
   }
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
   edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());

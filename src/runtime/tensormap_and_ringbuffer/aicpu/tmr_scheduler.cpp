@@ -9,8 +9,8 @@ namespace tmr {
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
   cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0,
-              h->pmu_addr != 0, h->short_task_ns);
-  counters_.start_ns = platform_now_ns();
+              h->pmu_addr != 0, h->short_task_ticks);
+  counters_.start = platform_clock_pair();
 }
 
 void Scheduler::make_ready(Header *h, int64_t id) {
@@ -99,7 +99,7 @@ void Scheduler::dump_before(const TaskSlot &t) {
   dump_task_views(d, dump_tasks(d)[t.dump], kDumpBefore);
 }
 
-// Profiling: the task's trace record; submit_ns was written by the orchestrator, the rest here.
+// Profiling: the task's trace record; submit was written by the orchestrator, the rest here.
 void Scheduler::record(int64_t id, uint16_t status, const CoreTiming &timing) {
   if (!kProfilingBuilt || h_->trace_addr == 0 || static_cast<uint64_t>(id) >= h_->trace_capacity) return;
   TaskTrace &r = reinterpret_cast<TaskTrace *>(h_->trace_addr)[id];
@@ -110,10 +110,10 @@ void Scheduler::record(int64_t id, uint16_t status, const CoreTiming &timing) {
   r.status = status;
   r.core = timing.core;
   r.thread = status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_);
-  r.dispatch_ns = timing.dispatch_ns;
-  r.start_ns = timing.start_ns;
-  r.end_ns = timing.end_ns;
-  r.complete_ns = timing.complete_ns;
+  r.dispatch = timing.dispatch;
+  r.start = timing.start;
+  r.end = timing.end;
+  r.complete = timing.complete;
   if (h_->pmu_addr) reinterpret_cast<PmuTrace *>(h_->pmu_addr)[id] = timing.pmu;
 }
 
@@ -185,12 +185,12 @@ void Scheduler::run() {
     if (done()) break;
     if (h_->abort.load(std::memory_order_acquire) != 0 && cores_.busy() == 0) break;
     if (!progress) {
-      const uint64_t t = platform_now_ns();
+      const uint64_t t = platform_ticks();
       doorbell_wait(*bell_, seen);
-      counters_.parked_ns += platform_now_ns() - t;
+      counters_.parked_ticks += platform_ticks() - t;
     }
   }
-  counters_.end_ns = platform_now_ns();
+  counters_.end = platform_clock_pair();
   if (h_->abort.load(std::memory_order_relaxed) != 0)
     DEV_WARN(reinterpret_cast<const pto_device_log *>(h_->log_addr), "scheduler %u: run aborted by the host",
              idx_);

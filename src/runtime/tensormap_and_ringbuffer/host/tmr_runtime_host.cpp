@@ -85,7 +85,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->window = static_cast<uint32_t>(L.window);
   h->block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
-  h->short_task_ns = in.short_task_ns;
+  h->short_task_ticks = in.short_task_ticks;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->sched_threads = L.sched_threads;
   h->max_args = in.cfg.max_args_per_task;
@@ -215,6 +215,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   TraceMeta meta;
   meta.runtime = "tensormap_and_ringbuffer";
   meta.launch_ns = launch_ns;
+  meta.clock = read_tick_clock(runner.device(), dev + L.counters, in.ns_per_tick);
   meta.aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   meta.orchestrator_thread = static_cast<int32_t>(in.cfg.aicpu_thread_num) - 1;
   meta.dropped_tasks = tasks - kept;
@@ -272,7 +273,8 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   stats->cores_used = 3 * static_cast<uint32_t>(in.cfg.block_dim);
   stats->aicpu_threads_used = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   read_run_counters(device, static_cast<const char *>(dev_ptr) + L.counters, L.sched_threads,
-                    static_cast<uint32_t>(in.num_clusters), static_cast<uint32_t>(in.cfg.block_dim), stats);
+                    static_cast<uint32_t>(in.num_clusters), static_cast<uint32_t>(in.cfg.block_dim),
+                    in.ns_per_tick, stats);
   if (in.cfg.aicpu_thread_num == 1) {  // the one thread also orchestrated: that is not scheduling
     stats->scheduling_ns -= std::min(stats->scheduling_ns, stats->orchestration_ns);
   }

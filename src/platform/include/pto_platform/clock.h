@@ -1,0 +1,45 @@
+// src/platform/include/pto_platform/clock.h — the two clocks device code reads.
+//
+// platform_now_ns() is the monotonic clock the host also reads (deadlines, run totals).
+// platform_ticks() is the device's free-running timestamp counter: what device code stamps
+// per-task events with (kernel start and end, dispatch, completion, submit), because it costs a
+// single register read. On an Ascend device that is the system counter (cntvct_el0 on the AICPU,
+// the AICore's system-cycle register); on the sim, the host CPU's (rdtsc / cntvct_el0), or the
+// monotonic clock where there is none. Ticks are never shown to users: the host converts them to
+// platform nanoseconds with two (ns, ticks) pairs a scheduler takes at the start and end of its
+// run and the rate Device::ns_per_tick() reports (core/tick_clock.h).
+#ifndef PTO_PLATFORM_CLOCK_H
+#define PTO_PLATFORM_CLOCK_H
+
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace pto {
+
+// Monotonic clock in nanoseconds.
+uint64_t platform_now_ns();
+
+inline uint64_t platform_ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();  // constant-rate, synchronised across CPUs (Linux checks it to use it as clocksource)
+#elif defined(__aarch64__)
+  uint64_t v;
+  asm volatile("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+#else
+  return platform_now_ns();
+#endif
+}
+
+// Both clocks at (nearly) the same instant: the tick read that brackets the nanosecond read
+// most tightly of a few tries, so a pre-emption between two reads does not skew the pair.
+struct ClockPair {
+  uint64_t ns = 0, ticks = 0;
+};
+ClockPair platform_clock_pair();
+
+}  // namespace pto
+#endif  // PTO_PLATFORM_CLOCK_H
