@@ -98,15 +98,25 @@ def main() -> int:
         f"\nns per task, median of {o.rounds} rounds (min..max); each round is the median of "
         f"{o.reps} runs; full a2a3 geometry, empty kernels"
     )
-    print(f"{'workload':<12} {'runtime':<8} {'variant':<8} {'ns/task':>22} {'vs no-code':>11}")
+    print(
+        "'vs no-code': ratio of the medians; 'paired': median (min..max) of the per-round "
+        "ratios (each round runs the three variants back to back)"
+    )
+    print(
+        f"{'workload':<12} {'runtime':<8} {'variant':<8} {'ns/task':>22} {'vs no-code':>11} "
+        f"{'paired':>20}"
+    )
     for w in workloads:
         for rt in runtimes:
-            base = statistics.median(samples[(w, rt, "no-code")])
+            nocode = samples[(w, rt, "no-code")]
+            base = statistics.median(nocode)
             for v in variants:
                 xs = samples[(w, rt, v)]
                 med = statistics.median(xs)
                 spread = f"{med:9.1f} ({min(xs):.0f}..{max(xs):.0f})"
-                print(f"{w:<12} {rt:<8} {v:<8} {spread:>22} {med / base:>10.3f}x")
+                ratios = [x / b for x, b in zip(xs, nocode)]
+                paired = f"{statistics.median(ratios):.3f} ({min(ratios):.2f}..{max(ratios):.2f})"
+                print(f"{w:<12} {rt:<8} {v:<8} {spread:>22} {med / base:>10.3f}x {paired:>20}")
     if o.json:
         o.json.write_text(json.dumps({"|".join(k): v for k, v in samples.items()}, indent=1))
     return 0
