@@ -30,7 +30,7 @@ void DepTracker::add(const std::shared_ptr<Task> &task, const std::vector<Access
     auto it = entries_.lower_bound(r.lo - max_len_);
     while (it != entries_.end() && it->first < r.hi) {
       Entry &e = it->second;
-      if (e.task->finished.load(std::memory_order_acquire)) {
+      if (stale(e, task->run_id)) {
         it = entries_.erase(it);
         continue;
       }
@@ -44,12 +44,17 @@ void DepTracker::add(const std::shared_ptr<Task> &task, const std::vector<Access
     entries_.emplace(r.lo, Entry{r, a.write, task});
     max_len_ = std::max(max_len_, r.hi - r.lo);
   }
-  if (entries_.size() >= sweep_at_) sweep();
+  if (entries_.size() >= sweep_at_) sweep(task->run_id);
 }
 
-void DepTracker::sweep() {
+bool DepTracker::stale(const Entry &e, uint64_t run_id) {
+  if (!e.task->finished.load(std::memory_order_acquire)) return false;
+  return e.task->state == TaskState::kDone || e.task->run_id != run_id;  // final once finished is set
+}
+
+void DepTracker::sweep(uint64_t run_id) {
   for (auto it = entries_.begin(); it != entries_.end();) {
-    it = it->second.task->finished.load(std::memory_order_acquire) ? entries_.erase(it) : std::next(it);
+    it = stale(it->second, run_id) ? entries_.erase(it) : std::next(it);
   }
   sweep_at_ = std::max<size_t>(1024, entries_.size() * 2);
 }

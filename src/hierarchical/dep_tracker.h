@@ -5,9 +5,13 @@
 // (sequential semantics, as on the chip): a reader waits for earlier overlapping writers
 // (read-after-write); a writer waits for earlier overlapping writers (write-after-write) AND
 // readers (write-after-read). Entries are kept sorted by start address; a query scans from
-// (start - longest entry) to its end. Entries of finished tasks are dropped when met, entries a
-// new write covers completely are dropped (the writer now stands for them), and a sweep every
-// time the map doubles keeps it proportional to the tasks in flight. Orchestrating thread only.
+// (start - longest entry) to its end. Entries of tasks that finished successfully are dropped
+// when met; a failed or skipped task's entry stays for the rest of its run, so a task of that run
+// touching its data later still gets the edge, and is skipped (the orchestrator poisons it),
+// exactly as if the failure had come after it was submitted — the outcome never depends on
+// timing. Entries a new write covers completely are dropped (the writer now stands for them),
+// and a sweep every time the map doubles keeps it proportional to the tasks in flight.
+// Orchestrating thread only.
 #ifndef PTO_HIERARCHICAL_DEP_TRACKER_H
 #define PTO_HIERARCHICAL_DEP_TRACKER_H
 
@@ -42,7 +46,9 @@ class DepTracker {
     bool write;
     std::shared_ptr<Task> task;
   };
-  void sweep();
+  // The entry no longer orders anything: its task succeeded, or failed in another run.
+  static bool stale(const Entry &e, uint64_t run_id);
+  void sweep(uint64_t run_id);
   std::multimap<int64_t, Entry> entries_;  // keyed by region.lo
   int64_t max_len_ = 0;
   size_t sweep_at_ = 1024;

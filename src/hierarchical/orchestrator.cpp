@@ -83,6 +83,7 @@ uint64_t WorkerCore::publish(RunState *run, const std::shared_ptr<Task> &t,
   }
   t->id = next_task_id.fetch_add(1, std::memory_order_relaxed);
   t->run = run;
+  t->run_id = run->id;
   tracker.add(t, acc, &preds);
   for (HostHeap::Block *b : refs) heap->add_user(b);
   t->heap_refs = std::move(refs);

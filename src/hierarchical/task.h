@@ -40,6 +40,7 @@ struct Task : std::enable_shared_from_this<Task> {
   std::string name;
   TaskKind kind = TaskKind::kSub;
   RunState *run = nullptr;  // the run that owns this task (alive while the task is unfinished)
+  uint64_t run_id = 0;      // RunState::id of that run (comparable after the run is gone)
   // chip tasks: one part per chip; parts.size() > 1 only for groups
   std::shared_ptr<const ChipCallable> callable;
   ChipCallConfig config;
@@ -68,8 +69,8 @@ struct Task : std::enable_shared_from_this<Task> {
   uint64_t t_ready_ns = 0, t_start_ns = 0;
 
   // --- cross-thread ---
-  // Writers: the scheduler (finish, release ordering); readers: the dependency tracker
-  // (acquire) to drop entries of finished tasks without taking the lock.
+  // Writers: the scheduler (finish, release ordering: `state` is final before it is set);
+  // readers: the dependency tracker (acquire), which then reads `state` without the lock.
   std::atomic<bool> finished{false};
   // OmpSs-2 external-event counter: 1 for the body plus one per deferred Event. Writers: the
   // SUB worker (body return, -1), SubContext::defer (+1, while the body runs), Event::fulfill

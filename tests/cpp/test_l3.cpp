@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "l3_util.h"
@@ -184,6 +185,40 @@ TEST_P(L3, AFailedTaskSkipsItsDependentsAndTheWorkerServesTheNextRun) {
   EXPECT_TRUE(independent_ran.load());
   w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, c, n, {n, 5}), {}, 1); });
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c[i], i + 5);
+}
+
+// The reader is submitted only after the writer's failure has (very likely) been retired, so
+// the tracker meets a finished, failed entry: it must still skip the reader, as it would if
+// the reader had come first (l3_dep_tracker.cpp has the deterministic unit version).
+TEST_P(L3, AReaderSubmittedAfterItsWriterFailedIsSkippedToo) {
+  pto::Worker w(l3_test::options(GetParam(), 1, 1));
+  const int64_t n = 64;
+  int64_t *b = heap_i64(w, n, 0);
+  std::atomic<bool> thrown{false}, reader_ran{false};
+  try {
+    w.run([&](pto::HostOrchestrator &o) {
+      pto::ChipStorageTaskArgs out;
+      out.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_OUTPUT);
+      o.submit_sub(
+          [&](pto::SubContext &) {
+            thrown = true;
+            throw std::runtime_error("no data");
+          },
+          out, "writer");
+      for (int i = 0; i < 5000 && !thrown.load(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      pto::ChipStorageTaskArgs in;
+      in.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
+      o.submit_sub([&](pto::SubContext &) { reader_ran = true; }, in, "reader");
+    });
+    FAIL() << "the run must fail";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_TASK_FAILED);
+    EXPECT_TRUE(contains(e.what(), "'reader'")) << e.what();
+  }
+  EXPECT_TRUE(thrown.load());
+  EXPECT_FALSE(reader_ran.load()) << "a task reading a failed task's output must not run";
 }
 
 TEST_P(L3, GroupRunsOnePartPerChip) {
