@@ -15,46 +15,52 @@ namespace pto {
 
 using KernelFn = void (*)(int64_t *args);
 
-// enable_pmu: the kernel between two counter reads, the differences into the slot.
-inline void run_with_pmu(Handshake &hs, KernelFn kernel, int64_t *args) {
+// enable_pmu: the kernel between two counter reads, the differences into the report.
+inline void run_with_pmu(CoreReport &r, KernelFn kernel, int64_t *args) {
   PmuSample a, b;
   int32_t error = 0;
   const uint32_t valid = platform_pmu_read(&a, &error);
-  hs.kernel_start = platform_ticks();
+  r.kernel_start = platform_ticks();
   kernel(args);
-  hs.kernel_end = platform_ticks();
+  r.kernel_end = platform_ticks();
   platform_pmu_read(&b, &error);
-  hs.pmu_cycles = b.cycles - a.cycles;
-  hs.pmu_instructions = b.instructions - a.instructions;
-  hs.pmu_cache_misses = b.cache_misses - a.cache_misses;
-  hs.pmu_valid = valid;
-  hs.pmu_error = error;
+  r.pmu_cycles = b.cycles - a.cycles;
+  r.pmu_instructions = b.instructions - a.instructions;
+  r.pmu_cache_misses = b.cache_misses - a.cache_misses;
+  r.pmu_valid = valid;
+  r.pmu_error = error;
 }
 
 inline void aicore_loop(Handshake &hs) {
-  uint32_t seen = 0;  // the host lays slots out with dispatch.seq == 0
+  uint32_t done = 0;  // the host lays slots out with dispatch.seq == 0
   hs.aicore_ready.store(1, std::memory_order_release);
   for (;;) {
     const uint32_t seq = doorbell_prepare(hs.dispatch);
-    if (seq == seen) {
+    if (seq == done) {
       doorbell_wait(hs.dispatch, seq);
       continue;
     }
-    seen = seq;
-    if (hs.control.load(std::memory_order_relaxed) == kControlQuit) return;
-    const auto *p = reinterpret_cast<const DispatchPayload *>(hs.payload.load(std::memory_order_relaxed));
-    auto *call = reinterpret_cast<pto_kernel_call *>(p->call_addr);
-    hs.task_status.store(1, std::memory_order_relaxed);
-    if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
-      run_with_pmu(hs, reinterpret_cast<KernelFn>(p->kernel_addr), call->args);
-    } else {
-      hs.kernel_start = platform_ticks();  // always: the run's busy counters (core/run_counters.h)
-      reinterpret_cast<KernelFn>(p->kernel_addr)(call->args);
-      hs.kernel_end = platform_ticks();
+    if (hs.control.load(std::memory_order_relaxed) == kControlQuit) return;  // sent only when idle
+    // Every payload up to seq (at most kDepth of them), in order.
+    for (uint32_t s = done + 1; s != seq + 1; ++s) {
+      const auto *p = reinterpret_cast<const DispatchPayload *>(
+          hs.payload[s % Handshake::kDepth].load(std::memory_order_relaxed));
+      auto *call = reinterpret_cast<pto_kernel_call *>(p->call_addr);
+      const auto kernel = reinterpret_cast<KernelFn>(p->kernel_addr);
+      CoreReport &r = hs.report[s % Handshake::kDepth];
+      hs.task_status.store(1, std::memory_order_relaxed);
+      if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
+        run_with_pmu(r, kernel, call->args);
+      } else {
+        r.kernel_start = platform_ticks();  // always: the run's busy counters (core/run_counters.h)
+        kernel(call->args);
+        r.kernel_end = platform_ticks();
+      }
+      hs.task_status.store(0, std::memory_order_relaxed);
+      hs.done_seq.store(s, std::memory_order_release);  // publishes the kernel's writes and r
+      doorbell_ring(*reinterpret_cast<Doorbell *>(hs.owner_bell.load(std::memory_order_relaxed)));
     }
-    hs.task_status.store(0, std::memory_order_relaxed);
-    hs.done_seq.store(seq, std::memory_order_release);  // publishes the kernel's writes
-    doorbell_ring(*reinterpret_cast<Doorbell *>(hs.owner_bell.load(std::memory_order_relaxed)));
+    done = seq;
   }
 }
 

@@ -22,15 +22,20 @@
 
 namespace pto {
 
+// Kernels shorter than this on average are queued behind a running one (CorePool::init);
+// PTO_PIPELINE_NS overrides it on the host (0: never queue).
+constexpr uint32_t kPipelineNs = 10000;
+
 class CorePool {
  public:
   static constexpr uint32_t kMaxClusters = 32;
   static constexpr uint32_t kMaxCores = 3 * kMaxClusters;
+  static constexpr uint32_t kDepth = Handshake::kDepth;
 
   // Takes clusters idx, idx + stride, ... below block_dim of a chip with `clusters` clusters
   // and points their completions at `bell`. Every core must be idle (the previous run's
   // scheduler waited for its cores; the host's launch orders that before this). With
-  // `profiling`, cores timestamp their kernels and collect() reports CoreTiming.
+  // `profiling`, collect() reports CoreTiming.
   //
   // `short_task_ticks` (non-zero only when the device threads outnumber the CPUs that run them:
   // the sim on a small host): while this pool's kernels take less than that on average, it
@@ -38,11 +43,20 @@ class CorePool {
   // ready task to another, parked core, whose wake-up costs tens of microseconds there. Peers
   // take what this thread leaves in the queue (needs_help). Longer kernels spread over every
   // idle core as usual.
+  //
+  // `pipeline_ticks`: while kernels average less than that, a core that is running a task is
+  // also handed the next one (up to kDepth in all), so it starts it without waiting for this
+  // thread to see the completion and dispatch again; idle cores are still served first. A task
+  // queued so waits at most kDepth - 1 short kernels; 0 turns queueing off. Nothing is queued
+  // until this run has timed a kernel.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
-            Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0) {
+            Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0,
+            uint64_t pipeline_ticks = 0) {
     count_ = nclusters_ = busy_ = warm_ = 0;
     short_ticks_ = static_cast<int64_t>(short_task_ticks);
+    pipe_ticks_ = static_cast<int64_t>(pipeline_ticks);
     task_ticks_ = 0;
+    timed_ = 0;
     profiling_ = kProfilingBuilt && (profiling || pmu);
     pmu_ = kProfilingBuilt && pmu;
     idle_by_type_[0] = idle_by_type_[1] = 0;
@@ -55,8 +69,13 @@ class CorePool {
         hs.owner_bell.store(reinterpret_cast<uint64_t>(bell), std::memory_order_relaxed);
         hs.pmu.store(pmu_ ? 1 : 0, std::memory_order_relaxed);  // published by the dispatch ring
         cl.core[k] = count_;
-        const uint32_t seq = hs.dispatch.seq.load(std::memory_order_relaxed);
-        cores_[count_++] = Core{&hs, members[k], hs.core_type, seq, -1, nclusters_, false};
+        Core &core = cores_[count_++];
+        core = Core{};
+        core.hs = &hs;
+        core.slot = members[k];
+        core.core_type = hs.core_type;
+        core.cluster = nclusters_;
+        core.seq = core.collected = hs.dispatch.seq.load(std::memory_order_relaxed);
         ++idle_by_type_[hs.core_type & 1];
       }
       ++nclusters_;
@@ -64,96 +83,92 @@ class CorePool {
   }
 
   uint32_t size() const { return count_; }
-  uint32_t busy() const { return busy_; }
+  uint32_t busy() const { return busy_; }  // tasks dispatched and not yet collected
   uint32_t slot(uint32_t i) const { return cores_[i].slot; }
 
   // Calls on_done(task, timing) once for every task whose cores all finished (three for a
-  // MIX task); returns how many. `timing` is filled only when profiling.
+  // MIX task), in each core's dispatch order; returns how many. `timing` is filled only when
+  // profiling.
   template <typename OnDone>
   uint32_t collect(OnDone &&on_done) {
     uint32_t n = 0;
     uint64_t seen = 0;  // profiling: when this pass saw completions (a tick read per pass, mostly)
     for (uint32_t i = 0; i < count_; ++i) {
       Core &c = cores_[i];
-      if (c.task < 0 || c.hs->done_seq.load(std::memory_order_acquire) != c.seq) continue;
-      const int64_t t = c.task;
-      c.task = -1;
-      --busy_;
-      ++idle_by_type_[c.core_type & 1];
-      warm_ = i;
-      Cluster &cl = clusters_[c.cluster];
-      --cl.busy;
-      const uint64_t start = c.hs->kernel_start, end = c.hs->kernel_end;  // published by done_seq
-      c.counters.busy_ticks += end - start;
-      ++c.counters.tasks;
-      if (c.counters.first_start == 0) c.counters.first_start = start;
-      c.counters.last_end = end;
-      task_ticks_ += (static_cast<int64_t>(end - start) - task_ticks_) / 8;  // moving average
-      CoreTiming timing;
-      if (profiling()) {
-        if (seen < end) seen = platform_ticks();  // never before the kernel's end
-        timing = CoreTiming{c.dispatch, start, end, seen, static_cast<int32_t>(c.slot)};
-        if (pmu_on()) {
-          timing.pmu = PmuTrace{c.hs->pmu_cycles, c.hs->pmu_instructions, c.hs->pmu_cache_misses,
-                                c.hs->pmu_valid, c.hs->pmu_error};
-        }
-      }
-      if (c.mix_part) {  // a part of the cluster's MIX task: report it when the last part is done
-        c.mix_part = false;
+      if (c.collected == c.seq) continue;
+      const uint32_t done = c.hs->done_seq.load(std::memory_order_acquire);
+      while (c.collected != done) {
+        const uint32_t e = ++c.collected % kDepth;
+        const int64_t t = c.task[e];
+        --busy_;
+        if (c.collected == c.seq) ++idle_by_type_[c.core_type & 1];
+        warm_ = i;
+        Cluster &cl = clusters_[c.cluster];
+        --cl.busy;
+        const CoreReport &r = c.hs->report[e];  // published by done_seq
+        const uint64_t start = r.kernel_start, end = r.kernel_end;
+        c.counters.busy_ticks += end - start;
+        ++c.counters.tasks;
+        if (c.counters.first_start == 0) c.counters.first_start = start;
+        c.counters.last_end = end;
+        const auto ticks = static_cast<int64_t>(end - start);
+        task_ticks_ = timed_++ ? task_ticks_ + (ticks - task_ticks_) / 8 : ticks;  // moving average
+        CoreTiming timing;
         if (profiling()) {
-          CoreTiming &m = cl.mix_timing;
-          m.start = m.start ? (timing.start < m.start ? timing.start : m.start) : timing.start;
-          m.end = timing.end > m.end ? timing.end : m.end;
-          m.pmu.cycles += timing.pmu.cycles;
-          m.pmu.instructions += timing.pmu.instructions;
-          m.pmu.cache_misses += timing.pmu.cache_misses;
-          m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing.pmu.valid) : timing.pmu.valid;
-          m.pmu.error = m.pmu.error ? m.pmu.error : timing.pmu.error;
-          timing = CoreTiming{
-              m.dispatch, m.start, m.end, timing.complete, static_cast<int32_t>(cores_[cl.core[0]].slot),
-              m.pmu};
+          if (seen < end) seen = platform_ticks();  // never before the kernel's end
+          timing = CoreTiming{c.dispatch[e], start, end, seen, static_cast<int32_t>(c.slot)};
+          if (pmu_on()) {
+            timing.pmu =
+                PmuTrace{r.pmu_cycles, r.pmu_instructions, r.pmu_cache_misses, r.pmu_valid, r.pmu_error};
+          }
         }
-        if (--cl.parts_left != 0) continue;
-        cl.mix_task = -1;
+        if (c.mix_part[e]) {  // a part of the cluster's MIX task: report it when the last part is done
+          c.mix_part[e] = false;
+          --c.mix_parts;
+          if (profiling()) merge_mix_part(cl, &timing);
+          if (--cl.parts_left != 0) continue;
+          cl.mix_task = -1;
+        }
+        ++n;
+        on_done(t, timing);
       }
-      ++n;
-      on_done(t, timing);
     }
     return n;
   }
 
-  // Hands `payload` (task id `task`, reported back by collect) to idle core i.
-  void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload) {
-    Core &c = cores_[i];
-    c.task = task;
-    if (profiling()) c.dispatch = platform_ticks();
-    ++busy_;
-    --idle_by_type_[c.core_type & 1];
-    ++clusters_[c.cluster].busy;
-    c.hs->payload.store(reinterpret_cast<uint64_t>(payload), std::memory_order_relaxed);
-    ++c.seq;
-    doorbell_ring(c.hs->dispatch);  // seq_cst RMW: releases the payload and its arguments
-  }
+  // Hands `payload` (task id `task`, reported back by collect) to core i, which has room
+  // (core_for or feed chose it).
+  void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload) { push(i, task, payload, false); }
 
-  // Index of an idle core of `core_type` outside reserved clusters, the warm one if it
-  // qualifies; -1 if none. Used to run a task this thread just released right here (no trip
-  // through the shared queue, where an idle peer would take it to a cold, parked core).
-  int32_t idle_core(uint32_t core_type) const {
-    if (core_type >= PTO_CORE_TYPE_COUNT || idle_by_type_[core_type] == 0 || at_cap()) return -1;
+  // A core for a task of `core_type` that this thread just released, to run it right here (no
+  // trip through the shared queue, where an idle peer would take it to a cold, parked core):
+  // an idle core outside reserved clusters, the warm one if it qualifies, unless at the
+  // short-task cap; else, while kernels are short, a busy core with room (warm first); -1 if
+  // none.
+  int32_t core_for(uint32_t core_type) const {
+    if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
+    if (idle_by_type_[core_type] != 0 && !at_cap()) {
+      for (uint32_t k = 0; k < count_; ++k) {
+        const uint32_t i = (warm_ + k) % count_;
+        const Core &c = cores_[i];
+        if (c.core_type == core_type && c.collected == c.seq && !clusters_[c.cluster].reserved)
+          return static_cast<int32_t>(i);
+      }
+    }
+    if (!pipelining()) return -1;
     for (uint32_t k = 0; k < count_; ++k) {
       const uint32_t i = (warm_ + k) % count_;
-      const Core &c = cores_[i];
-      if (c.task < 0 && c.core_type == core_type && !clusters_[c.cluster].reserved)
-        return static_cast<int32_t>(i);
+      if (cores_[i].core_type == core_type && can_queue(cores_[i])) return static_cast<int32_t>(i);
     }
     return -1;
   }
 
-  // Feeds idle cores from the ready queues, queues[t] for core type t (and queues[PTO_CORE_MIX]
-  // for whole-cluster tasks when num_queues is 3). For each task popped, take(task, core) or,
-  // for MIX, take_mix(task, cluster) dispatches it and returns true, or finishes it without
-  // running it (poisoned) and returns false, so the same core gets the next one. A MIX task
-  // waiting for a cluster reserves one: no new single tasks go there until it drains.
+  // Feeds cores from the ready queues, queues[t] for core type t (and queues[PTO_CORE_MIX]
+  // for whole-cluster tasks when num_queues is 3): idle cores first, then, while kernels are
+  // short, the second place of busy ones. For each task popped, take(task, core) or, for MIX,
+  // take_mix(task, cluster) dispatches it and returns true, or finishes it without running it
+  // (poisoned) and returns false, so the same place gets the next one. A MIX task waiting for
+  // a cluster reserves one: no new single tasks go there until it drains.
   template <typename Take, typename TakeMix>
   bool feed(MpmcQueue *queues, uint32_t num_queues, Take &&take, TakeMix &&take_mix) {
     bool progress = false;
@@ -175,11 +190,21 @@ class CorePool {
     }
     for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
       const uint32_t i = (warm_ + k) % count_;
-      if (cores_[i].task >= 0 || clusters_[cores_[i].cluster].reserved) continue;
+      if (cores_[i].collected != cores_[i].seq || clusters_[cores_[i].cluster].reserved) continue;
       uint64_t t;
       while (queues[cores_[i].core_type].try_pop(&t)) {
         progress = true;
         if (take(static_cast<int64_t>(t), i)) break;
+      }
+    }
+    if (pipelining()) {
+      for (uint32_t k = 0; k < count_; ++k) {
+        const uint32_t i = (warm_ + k) % count_;
+        uint64_t t;
+        while (can_queue(cores_[i]) && queues[cores_[i].core_type].try_pop(&t)) {
+          progress = true;
+          take(static_cast<int64_t>(t), i);
+        }
       }
     }
     return progress;
@@ -192,10 +217,7 @@ class CorePool {
     cl.mix_task = task;
     cl.parts_left = 3;
     if (profiling()) cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
-    for (uint32_t k = 0; k < 3; ++k) {
-      cores_[cl.core[k]].mix_part = true;
-      dispatch(cl.core[k], task, payloads[k]);
-    }
+    for (uint32_t k = 0; k < 3; ++k) push(cl.core[k], task, payloads[k], true);
   }
   uint32_t cluster_aic_slot(uint32_t c) const { return cores_[clusters_[c].core[0]].slot; }
 
@@ -204,11 +226,11 @@ class CorePool {
     for (uint32_t i = 0; i < count_; ++i) by_slot[cores_[i].slot] = cores_[i].counters;
   }
 
-  // True when a queue still holds work that this thread has no idle core for: time to wake a
-  // peer (a hint: the queue may drain meanwhile, which only costs a spurious wake-up).
+  // True when a queue still holds work that this thread has no place for: time to wake a peer
+  // (a hint: the queue may drain meanwhile, which only costs a spurious wake-up).
   bool needs_help(const MpmcQueue *queues, uint32_t num_queues) const {
     for (uint32_t t = 0; t < PTO_CORE_TYPE_COUNT; ++t) {
-      if (!queues[t].probably_empty() && (idle_by_type_[t] == 0 || at_cap())) return true;
+      if (!queues[t].probably_empty() && (idle_by_type_[t] == 0 || at_cap()) && !room_for(t)) return true;
     }
     if (num_queues > PTO_CORE_MIX && !queues[PTO_CORE_MIX].probably_empty()) {
       for (uint32_t c = 0; c < nclusters_; ++c) {
@@ -221,27 +243,73 @@ class CorePool {
 
  private:
   struct Core {
-    Handshake *hs;
-    uint32_t slot;
-    uint32_t core_type;
-    uint32_t seq;  // hs->dispatch.seq after our last ring (we are its only writer)
-    int64_t task;  // running task (or MIX task part), -1 when idle
-    uint32_t cluster;
-    bool mix_part;          // `task` is a part of the cluster's MIX task (a freed part's core may
-                            // meanwhile run single tasks, which must not count as parts)
-    uint64_t dispatch = 0;  // profiling only: ticks
-    CoreCounters counters;  // this run's, always collected
+    Handshake *hs = nullptr;
+    uint32_t slot = 0;
+    uint32_t core_type = 0;
+    uint32_t cluster = 0;
+    uint32_t seq = 0;                // hs->dispatch.seq after our last ring (we are its only writer)
+    uint32_t collected = 0;          // last seq whose completion was reported; == seq when idle
+    uint32_t mix_parts = 0;          // MIX task parts among the tasks in flight
+    int64_t task[kDepth] = {};       // by seq % kDepth: the task (or MIX task part) dispatched
+    bool mix_part[kDepth] = {};      // that entry is a part of the cluster's MIX task (a freed part's
+                                     // core may meanwhile run single tasks, which must not count)
+    uint64_t dispatch[kDepth] = {};  // profiling only: ticks
+    CoreCounters counters;           // this run's, always collected
   };
   struct Cluster {
     uint32_t core[3] = {};    // indices into cores_: AIC, AIV, AIV
-    uint32_t busy = 0;        // cores running something
+    uint32_t busy = 0;        // tasks in flight on its cores
     int64_t mix_task = -1;    // the MIX task on it, if any (until its last part finishes)
     uint32_t parts_left = 0;  // parts of mix_task still running
     bool reserved = false;    // draining for a MIX task: no new single tasks
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
   };
 
+  void push(uint32_t i, int64_t task, const DispatchPayload *payload, bool mix) {
+    Core &c = cores_[i];
+    const uint32_t e = (c.seq + 1) % kDepth;
+    if (c.collected == c.seq) --idle_by_type_[c.core_type & 1];
+    c.task[e] = task;
+    c.mix_part[e] = mix;
+    c.mix_parts += mix;
+    if (profiling()) c.dispatch[e] = platform_ticks();
+    ++busy_;
+    ++clusters_[c.cluster].busy;
+    c.hs->payload[e].store(reinterpret_cast<uint64_t>(payload), std::memory_order_relaxed);
+    ++c.seq;
+    doorbell_ring(c.hs->dispatch);  // seq_cst RMW: releases the payload and its arguments
+  }
+
+  // A MIX part's timing folded into its cluster's; *timing becomes the whole task's.
+  void merge_mix_part(Cluster &cl, CoreTiming *timing) {
+    CoreTiming &m = cl.mix_timing;
+    m.start = m.start ? (timing->start < m.start ? timing->start : m.start) : timing->start;
+    m.end = timing->end > m.end ? timing->end : m.end;
+    m.pmu.cycles += timing->pmu.cycles;
+    m.pmu.instructions += timing->pmu.instructions;
+    m.pmu.cache_misses += timing->pmu.cache_misses;
+    m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing->pmu.valid) : timing->pmu.valid;
+    m.pmu.error = m.pmu.error ? m.pmu.error : timing->pmu.error;
+    *timing = CoreTiming{
+        m.dispatch, m.start, m.end, timing->complete, static_cast<int32_t>(cores_[cl.core[0]].slot), m.pmu};
+  }
+
   bool at_cap() const { return busy_ != 0 && task_ticks_ < short_ticks_; }
+  // Not before a kernel was timed: queueing behind a long first kernel would serialise the start.
+  bool pipelining() const { return timed_ != 0 && task_ticks_ < pipe_ticks_; }
+  // A busy core that may be handed one more task: room left, no MIX part in flight (a MIX task
+  // has its cluster to itself), cluster not reserved.
+  bool can_queue(const Core &c) const {
+    const uint32_t in_flight = c.seq - c.collected;
+    return in_flight != 0 && in_flight < kDepth && c.mix_parts == 0 && !clusters_[c.cluster].reserved;
+  }
+  bool room_for(uint32_t core_type) const {
+    if (!pipelining()) return false;
+    for (uint32_t i = 0; i < count_; ++i) {
+      if (cores_[i].core_type == core_type && can_queue(cores_[i])) return true;
+    }
+    return false;
+  }
 
   void reserve_one() {
     uint32_t best = nclusters_;
@@ -260,7 +328,9 @@ class CorePool {
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
   int64_t short_ticks_ = 0;  // see init
+  int64_t pipe_ticks_ = 0;   // see init
   int64_t task_ticks_ = 0;   // moving average of this pool's kernel durations
+  uint64_t timed_ = 0;       // kernels that went into it
   bool profiling_ = false;   // profiling or enable_pmu: per-task timings for the trace
   bool pmu_ = false;
   bool profiling() const { return kProfilingBuilt && profiling_; }  // false at compile time without

@@ -1,12 +1,17 @@
 // src/core/handshake.h — the per-core handshake slot between an AICPU scheduler thread and a core.
 //
 // Seed 000's protocol (scheduler ready, core ready, task pointer, busy/done, quit) with sequence
-// numbers instead of flags, so a slot never needs resetting between tasks and no ABA arises:
-//   scheduler: write payload (relaxed) -> ring `dispatch` (seq_cst RMW, releases the payload)
-//   core:      sees dispatch.seq change (acquire) -> read payload -> run -> store done_seq =
-//              that seq (release) -> ring the owner's doorbell
-//   scheduler: done_seq == its dispatch seq (acquire) -> the task's writes are visible.
-// Quit is the same with `control` set instead of a payload; it is only sent to an idle core.
+// numbers instead of flags, so a slot never needs resetting between tasks and no ABA arises,
+// and room for kDepth payloads, so a scheduler can hand a core its next task while it still
+// runs the current one (a short kernel then never waits for the scheduler's round trip):
+//   scheduler: write payload[s % kDepth] (relaxed) -> ring `dispatch` to s (seq_cst RMW,
+//              releases the payload); never more than kDepth dispatched and not yet collected
+//   core:      sees dispatch.seq >= s (acquire) -> read payload[s % kDepth] -> run -> write
+//              report[s % kDepth] -> store done_seq = s (release) -> ring the owner's doorbell;
+//              then s + 1 if it was dispatched meanwhile, else wait
+//   scheduler: done_seq >= s (acquire) -> task s's writes and report are visible; it reads the
+//              report before it dispatches s + kDepth, the only payload that reuses the entry.
+// Quit is a ring with `control` set instead of a payload; it is only sent to an idle core.
 #ifndef PTO_CORE_HANDSHAKE_H
 #define PTO_CORE_HANDSHAKE_H
 
@@ -28,10 +33,21 @@ struct DispatchPayload {
 
 enum : uint32_t { kControlRun = 0, kControlQuit = 1 };
 
+// What a core reports about one finished payload, next to its completion.
+struct CoreReport {
+  uint64_t kernel_start = 0, kernel_end = 0;  // ticks (pto_platform/clock.h)
+  // enable_pmu: the kernel's counters (pto_platform/pmu.h).
+  uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
+  uint32_t pmu_valid = 0;  // kPmu* bits
+  int32_t pmu_error = 0;   // errno of a refused counter
+};
+
 struct alignas(kCacheLine) Handshake {
+  static constexpr uint32_t kDepth = 4;  // payloads a core holds: the one it runs and the next
+
   // --- Written by the owning scheduler thread, read by the core. ---
-  std::atomic<uint64_t> payload{0};     // device address of a DispatchPayload (relaxed; see above)
-  std::atomic<uint64_t> owner_bell{0};  // device address of the owner's Doorbell (before 1st ring)
+  std::atomic<uint64_t> payload[kDepth] = {};  // device addresses of DispatchPayloads, by seq % kDepth
+  std::atomic<uint64_t> owner_bell{0};         // device address of the owner's Doorbell (before 1st ring)
   std::atomic<uint32_t> control{kControlRun};
   uint32_t core_type = 0;        // device-written at creation; never changes
   Doorbell dispatch;             // rung after each payload / control write
@@ -39,16 +55,12 @@ struct alignas(kCacheLine) Handshake {
 
   // --- Written by the core, read by the owning scheduler thread. ---
   alignas(kCacheLine) std::atomic<uint32_t> aicore_ready{0};  // 1 once the core polls the slot
-  std::atomic<uint32_t> done_seq{0};          // dispatch seq of the last completed payload (release)
-  std::atomic<uint32_t> task_status{0};       // 1 while running a task, 0 when idle (diagnostics)
-  uint64_t kernel_start = 0, kernel_end = 0;  // last task's kernel, ticks (written before done_seq)
-  // enable_pmu: the last kernel's counters (pto_platform/pmu.h), written before done_seq.
-  uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
-  uint32_t pmu_valid = 0;  // kPmu* bits
-  int32_t pmu_error = 0;   // errno of a refused counter
+  std::atomic<uint32_t> done_seq{0};     // dispatch seq of the last completed payload (release)
+  std::atomic<uint32_t> task_status{0};  // 1 while running a task, 0 when idle (diagnostics)
+  CoreReport report[kDepth];             // by seq % kDepth, written before done_seq
 };
-static_assert(sizeof(Handshake) == 2 * kCacheLine, "scheduler- and core-written halves on own lines");
-static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written half starts a line");
+static_assert(sizeof(Handshake) == 5 * kCacheLine, "scheduler- and core-written parts on own lines");
+static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written part starts a line");
 
 }  // namespace pto
 #endif  // PTO_CORE_HANDSHAKE_H

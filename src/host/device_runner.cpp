@@ -4,15 +4,29 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
+#include "core/core_pool.h"
 #include "core/profiling.h"
 #include "host/run_wait.h"
 #include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
+namespace {
+
+// CorePool's queueing threshold: kPipelineNs, or PTO_PIPELINE_NS (0 turns queueing off).
+double pipeline_ns() {
+  static const double ns = [] {
+    const char *s = getenv("PTO_PIPELINE_NS");
+    return s ? strtod(s, nullptr) : static_cast<double>(kPipelineNs);
+  }();
+  return ns;
+}
+
+}  // namespace
 
 DeviceRunner::DeviceRunner(const ChipGeometry &geometry, std::string aicpu_path, std::string aicore_path)
     : geometry_(&geometry), aicpu_path_(std::move(aicpu_path)), aicore_path_(std::move(aicore_path)) {}
@@ -216,6 +230,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
   in.ns_per_tick = device_->ns_per_tick();
   in.short_task_ticks = static_cast<uint64_t>(device_->short_task_ns() / in.ns_per_tick);
+  in.pipeline_ticks = static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;

@@ -36,6 +36,7 @@ struct RunInputs {
   uint64_t device_log = 0;                   // the device's pto_device_log (device address)
   uint64_t short_task_ticks = 0;             // Device::short_task_ns() in ticks (core/core_pool.h)
   double ns_per_tick = 1.0;                  // Device::ns_per_tick() (core/tick_clock.h)
+  uint64_t pipeline_ticks = 0;               // CorePool's queueing threshold (core/core_pool.h)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
 };
 

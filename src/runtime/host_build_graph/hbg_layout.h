@@ -57,6 +57,7 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint32_t block_dim;
   uint32_t num_clusters;      // of the chip: the handshake block's layout (core/core_pool.h)
   uint64_t short_task_ticks;  // Device::short_task_ns() in ticks (core/core_pool.h)
+  uint64_t pipeline_ticks;    // queue behind running kernels shorter than this (core/core_pool.h)
   uint32_t aicpu_threads;
   uint64_t tasks_addr;       // Task[num_tasks]
   uint64_t successors_addr;  // uint32_t[]

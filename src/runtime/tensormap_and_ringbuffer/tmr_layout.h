@@ -79,6 +79,7 @@ struct alignas(kCacheLine) Header {
   uint32_t window;                                                 // power of two
   uint32_t block_dim, num_clusters, aicpu_threads, sched_threads;  // num_clusters: of the chip
   uint64_t short_task_ticks;  // Device::short_task_ns() in ticks (core/core_pool.h)
+  uint64_t pipeline_ticks;    // queue behind running kernels shorter than this (core/core_pool.h)
   uint32_t max_args, dep_capacity, tensormap_entries, num_kernels, num_tensors, num_scalars;
   uint64_t call_stride;  // bytes per kernel-call block
   uint64_t slots_addr, calls_addr, deps_addr, kernels_addr, tensors_addr, scalars_addr;

@@ -28,7 +28,7 @@ class Scheduler {
         bell_(&sched_of(h)[thread_idx].bell),
         peers_(sched_of(h), thread_num, thread_idx) {
     cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, thread_idx, thread_num, bell_,
-                h->trace_addr != 0, h->pmu_addr != 0, h->short_task_ticks);
+                h->trace_addr != 0, h->pmu_addr != 0, h->short_task_ticks, h->pipeline_ticks);
     idx_ = thread_idx;
     log_ = reinterpret_cast<const pto_device_log *>(h->log_addr);
     dump_ = reinterpret_cast<DumpRegion *>(h->dump_addr);
@@ -120,7 +120,7 @@ class Scheduler {
   // possible: a chain stays on one hot core), else queue it for whoever has a core free.
   void release(uint32_t t) {
     const int32_t core =
-        tasks_[t].poisoned.load(std::memory_order_relaxed) ? -1 : cores_.idle_core(tasks_[t].core_type);
+        tasks_[t].poisoned.load(std::memory_order_relaxed) ? -1 : cores_.core_for(tasks_[t].core_type);
     if (core >= 0) {
       start(t, static_cast<uint32_t>(core));
     } else {

@@ -80,6 +80,7 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   h->block_dim = block_dim;
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
   h->short_task_ticks = in.short_task_ticks;
+  h->pipeline_ticks = in.pipeline_ticks;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->tasks_addr = dev + L.tasks;
   h->successors_addr = dev + L.successors;

@@ -9,7 +9,7 @@ namespace tmr {
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
   cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0,
-              h->pmu_addr != 0, h->short_task_ticks);
+              h->pmu_addr != 0, h->short_task_ticks, h->pipeline_ticks);
   counters_.start = platform_clock_pair();
 }
 
@@ -78,7 +78,7 @@ void Scheduler::try_retire() {
 // queue it for whoever has a core free (needs_help / wake_one hand it on).
 void Scheduler::release(int64_t id) {
   TaskSlot &t = slot_of(h_, id);
-  const int32_t core = t.poisoned.load(std::memory_order_relaxed) != 0 ? -1 : cores_.idle_core(t.core_type);
+  const int32_t core = t.poisoned.load(std::memory_order_relaxed) != 0 ? -1 : cores_.core_for(t.core_type);
   if (core >= 0 && h_->abort.load(std::memory_order_relaxed) == 0) {
     start(id, static_cast<uint32_t>(core));
   } else {
