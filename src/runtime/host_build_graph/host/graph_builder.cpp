@@ -126,14 +126,18 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
   HostTask t;
   t.func_id = func_id;
   t.core_type = core_type;
-  t.args.reserve(num_args);
+  t.kernel_addr = k.loaded.entry_addr;
+  t.args_begin = static_cast<uint32_t>(args_.size());
+  t.num_args = num_args;
+  t.dump_begin = static_cast<uint32_t>(dump_.size());
   for (uint32_t i = 0; i < num_args; ++i) {
-    t.args.push_back(args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].tensor.addr)
-                                                    : args[i].scalar);
+    args_.push_back(args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].tensor.addr)
+                                                   : args[i].scalar);
     if (in_.cfg.enable_dump_tensor && args[i].kind == PTO_ARG_TENSOR)
-      t.tensors.emplace_back(i, args[i].tensor);
+      dump_.push_back(DumpTensor{i, args[i].tensor});
   }
-  tasks_.push_back(std::move(t));
+  t.num_dump = static_cast<uint32_t>(dump_.size()) - t.dump_begin;
+  tasks_.push_back(t);
   return id;
 }
 
@@ -152,15 +156,24 @@ void HostGraphBuilder::add_dependency(TaskId producer, TaskId consumer) {
     return;
   }
   HostTask &p = tasks_[producer];
-  if (p.successors.size() >= in_.cfg.max_successors) {
+  if (p.num_succs >= in_.cfg.max_successors) {
     error(PTO_CAPACITY_EXCEEDED, "task " + std::to_string(producer) + " has more than max_successors = " +
                                      std::to_string(in_.cfg.max_successors) +
                                      " successors; raise ChipCallConfig.max_successors");
     return;
   }
-  p.successors.push_back(static_cast<uint32_t>(consumer));
-  tasks_[consumer].predecessors.push_back(static_cast<uint32_t>(producer));
-  ++num_edges_;
+  ++p.num_succs;
+  ++tasks_[consumer].num_preds;
+  edges_.emplace_back(static_cast<uint32_t>(producer), static_cast<uint32_t>(consumer));
+}
+
+void HostGraphBuilder::predecessors(std::vector<uint32_t> *begin, std::vector<uint32_t> *preds) const {
+  begin->assign(tasks_.size() + 1, 0);
+  for (const auto &e : edges_) ++(*begin)[e.second + 1];
+  for (size_t i = 0; i < tasks_.size(); ++i) (*begin)[i + 1] += (*begin)[i];
+  preds->resize(edges_.size());
+  std::vector<uint32_t> fill(begin->begin(), begin->end() - 1);
+  for (const auto &e : edges_) (*preds)[fill[e.second]++] = e.first;
 }
 
 Tensor HostGraphBuilder::alloc_tensor(pto_dtype dtype, uint64_t nelems) {
@@ -189,18 +202,34 @@ Tensor HostGraphBuilder::alloc_tensor(pto_dtype dtype, uint64_t nelems) {
 
 pto_status HostGraphBuilder::finish() {
   if (!ok()) return code_;
-  // Kahn's algorithm; if tasks remain, walk predecessors among them to print one cycle.
+  // Successors by producer, each in the order its edges were made (a stable counting sort).
   const size_t n = tasks_.size();
+  uint32_t at = 0;
+  for (HostTask &t : tasks_) {
+    t.succ_begin = at;
+    at += t.num_succs;
+  }
+  succ_.resize(edges_.size());
+  {
+    std::vector<uint32_t> fill(n);
+    for (size_t i = 0; i < n; ++i) fill[i] = tasks_[i].succ_begin;
+    for (const auto &e : edges_) succ_[fill[e.first]++] = e.second;
+  }
+  if (edges_.empty()) return PTO_OK;  // no edge, no cycle
+  // Kahn's algorithm; if tasks remain, walk predecessors among them to print one cycle.
   std::vector<uint32_t> indeg(n), order;
   order.reserve(n);
-  for (size_t i = 0; i < n; ++i) indeg[i] = static_cast<uint32_t>(tasks_[i].predecessors.size());
+  for (size_t i = 0; i < n; ++i) indeg[i] = tasks_[i].num_preds;
   for (size_t i = 0; i < n; ++i)
     if (indeg[i] == 0) order.push_back(static_cast<uint32_t>(i));
   for (size_t h = 0; h < order.size(); ++h) {
-    for (uint32_t s : tasks_[order[h]].successors)
-      if (--indeg[s] == 0) order.push_back(s);
+    const HostTask &t = tasks_[order[h]];
+    for (uint32_t k = 0; k < t.num_succs; ++k)
+      if (--indeg[succ_[t.succ_begin + k]] == 0) order.push_back(succ_[t.succ_begin + k]);
   }
   if (order.size() == n) return PTO_OK;
+  std::vector<uint32_t> pred_begin, preds;
+  predecessors(&pred_begin, &preds);
   uint32_t cur = 0;
   while (indeg[cur] == 0) ++cur;
   std::vector<int32_t> seen_at(n, -1);
@@ -208,9 +237,9 @@ pto_status HostGraphBuilder::finish() {
   while (seen_at[cur] < 0) {
     seen_at[cur] = static_cast<int32_t>(path.size());
     path.push_back(cur);
-    for (uint32_t p : tasks_[cur].predecessors) {
-      if (indeg[p] != 0) {
-        cur = p;
+    for (uint32_t k = pred_begin[cur]; k < pred_begin[cur + 1]; ++k) {
+      if (indeg[preds[k]] != 0) {
+        cur = preds[k];
         break;
       }
     }

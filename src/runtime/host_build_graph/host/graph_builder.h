@@ -11,13 +11,26 @@
 namespace pto {
 namespace hbg {
 
+// One task as built. Flat: its arguments, edges and dump tensors live in the builder's shared
+// arrays, so adding a task allocates nothing (amortised) — the graph is built task by task on
+// the host before the device starts, so every allocation here is on the run's critical path.
 struct HostTask {
   uint32_t func_id;
   pto_core_type core_type;
-  std::vector<int64_t> args;
-  std::vector<uint32_t> successors;
-  std::vector<uint32_t> predecessors;                // for reports only
-  std::vector<std::pair<uint32_t, Tensor>> tensors;  // enable_dump_tensor only: (argument index, tensor)
+  uint64_t kernel_addr;  // the kernel's entry, looked up once by add_task
+  uint32_t args_begin;   // into HostGraphBuilder::args()
+  uint32_t num_args;
+  uint32_t num_preds = 0;   // edges into it
+  uint32_t num_succs = 0;   // edges out of it
+  uint32_t succ_begin = 0;  // into HostGraphBuilder::successors(), once finish() succeeded
+  uint32_t dump_begin = 0;  // into dump_tensors() (enable_dump_tensor only)
+  uint32_t num_dump = 0;
+};
+
+// enable_dump_tensor: a tensor argument of a task, kept for the dump description.
+struct DumpTensor {
+  uint32_t arg;  // argument index
+  Tensor tensor;
 };
 
 // Validates every call against the callable and the config; the first error wins and
@@ -32,12 +45,20 @@ class HostGraphBuilder final : public GraphBuilder {
   void fail(const char *message) override;
   bool ok() const override { return code_ == PTO_OK; }
 
-  // After the orchestration: checks the graph is acyclic (DEPENDENCY_CYCLE names a cycle).
+  // After the orchestration: lays the successors out per task and checks the graph is acyclic
+  // (DEPENDENCY_CYCLE names a cycle).
   pto_status finish();
   pto_status code() const { return code_; }
   const std::string &message() const { return message_; }
   const std::vector<HostTask> &tasks() const { return tasks_; }
-  uint64_t num_edges() const { return num_edges_; }
+  uint64_t num_edges() const { return edges_.size(); }
+  const int64_t *args(const HostTask &t) const { return args_.data() + t.args_begin; }
+  const uint32_t *successors(const HostTask &t) const { return succ_.data() + t.succ_begin; }
+  const DumpTensor *dump_tensors(const HostTask &t) const { return dump_.data() + t.dump_begin; }
+  // Every edge (producer, consumer), in the order add_dependency made them.
+  const std::vector<std::pair<uint32_t, uint32_t>> &edges() const { return edges_; }
+  // Predecessors of every task, CSR: task i's are preds[begin[i] .. begin[i + 1]) (reports only).
+  void predecessors(std::vector<uint32_t> *begin, std::vector<uint32_t> *preds) const;
 
  private:
   void error(pto_status code, std::string message);
@@ -46,7 +67,10 @@ class HostGraphBuilder final : public GraphBuilder {
   DeviceRunner &runner_;
   RunInputs &in_;
   std::vector<HostTask> tasks_;
-  uint64_t num_edges_ = 0;
+  std::vector<int64_t> args_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::vector<uint32_t> succ_;  // by producer (finish)
+  std::vector<DumpTensor> dump_;
   pto_status code_ = PTO_OK;
   std::string message_;
 };

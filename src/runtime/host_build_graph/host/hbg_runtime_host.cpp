@@ -41,7 +41,7 @@ struct Layout {
     uint64_t count[PTO_CORE_TYPE_COUNT] = {0, 0};
     for (size_t i = 0; i < graph.size(); ++i) {
       call_off[i] = off;
-      off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].args.size(), 1), 8);
+      off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
       ++count[graph[i].core_type];
     }
     off = align_up(off, kCacheLine);
@@ -72,8 +72,9 @@ struct Layout {
   }
 };
 
-void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L, uint64_t dev,
+void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, uint64_t dev,
                  const RunInputs &in) {
+  const std::vector<HostTask> &graph = b.tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   auto *h = new (base) RuntimeHeader();
   h->num_tasks = static_cast<uint32_t>(graph.size());
@@ -106,28 +107,31 @@ void build_image(char *base, const std::vector<HostTask> &graph, const Layout &L
   for (size_t i = 0; i < graph.size(); ++i) {
     const HostTask &ht = graph[i];
     auto *t = new (base + L.tasks + i * sizeof(hbg::Task)) hbg::Task();
-    t->payload.kernel_addr = in.kernels.at(ht.func_id).loaded.entry_addr;
+    t->payload.kernel_addr = ht.kernel_addr;
     t->payload.call_addr = dev + L.call_off[i];
     t->func_id = ht.func_id;
     t->core_type = ht.core_type;
     t->succ_begin = next_succ;
-    t->succ_count = static_cast<uint32_t>(ht.successors.size());
-    for (uint32_t s : ht.successors) succ[next_succ++] = s;
-    t->fanin_remaining.store(static_cast<int32_t>(ht.predecessors.size()), std::memory_order_relaxed);
+    t->succ_count = ht.num_succs;
+    if (ht.num_succs) memcpy(succ + next_succ, b.successors(ht), 4 * ht.num_succs);
+    next_succ += ht.num_succs;
+    t->fanin_remaining.store(static_cast<int32_t>(ht.num_preds), std::memory_order_relaxed);
     t->core.store(-1, std::memory_order_relaxed);
     auto *call = reinterpret_cast<pto_kernel_call *>(base + L.call_off[i]);
-    call->num_args = static_cast<uint16_t>(ht.args.size());
+    call->num_args = static_cast<uint16_t>(ht.num_args);
     call->log = in.device_log;
     t->dump = dump ? dump_select(dump, dump_tasks_image, static_cast<int64_t>(i), ht.func_id) : -1;
     if (t->dump >= 0) {
       // No direction is known here: each tensor is dumped before and after the task.
-      for (const auto &[arg, tensor] : ht.tensors) {
-        dump_add_view(&dump_tasks_image[t->dump], arg, tensor.addr, tensor.dtype, tensor.ndim, tensor.shape,
-                      nullptr, kDumpBefore | kDumpAfter);
+      const hbg::DumpTensor *dt = b.dump_tensors(ht);
+      for (uint32_t k = 0; k < ht.num_dump; ++k) {
+        const Tensor &tensor = dt[k].tensor;
+        dump_add_view(&dump_tasks_image[t->dump], dt[k].arg, tensor.addr, tensor.dtype, tensor.ndim,
+                      tensor.shape, nullptr, kDumpBefore | kDumpAfter);
       }
     }
-    if (!ht.args.empty()) memcpy(call->args, ht.args.data(), 8 * ht.args.size());
-    if (ht.predecessors.empty()) {
+    if (ht.num_args) memcpy(call->args, b.args(ht), 8 * ht.num_args);
+    if (ht.num_preds == 0) {
       t->state.store(hbg::kReady, std::memory_order_relaxed);
       ready[ht.core_type].push_back(i);
     }
@@ -145,7 +149,10 @@ const char *state_name(uint32_t s) {
 }
 
 // What each unfinished task waits for, from the task records read back after the drain.
-std::string pending_report(const std::vector<HostTask> &graph, const hbg::Task *tasks, size_t limit) {
+std::string pending_report(const hbg::HostGraphBuilder &b, const hbg::Task *tasks, size_t limit) {
+  const std::vector<HostTask> &graph = b.tasks();
+  std::vector<uint32_t> pred_begin, preds;
+  b.predecessors(&pred_begin, &preds);
   std::string out;
   size_t listed = 0, unfinished = 0;
   for (size_t i = 0; i < graph.size(); ++i) {
@@ -162,7 +169,8 @@ std::string pending_report(const std::vector<HostTask> &graph, const hbg::Task *
       continue;
     }
     std::string waits;
-    for (uint32_t p : graph[i].predecessors) {
+    for (uint32_t k = pred_begin[i]; k < pred_begin[i + 1]; ++k) {
+      const uint32_t p = preds[k];
       const uint32_t ps = tasks[p].state.load(std::memory_order_relaxed);
       if (ps == hbg::kDone) continue;
       waits += (waits.empty() ? "" : ", ") + std::to_string(p) + " (" + state_name(ps) + ")";
@@ -178,9 +186,10 @@ std::string pending_report(const std::vector<HostTask> &graph, const hbg::Task *
 // The trace records plus the graph's edges (all explicit here) as JSON for ChipWorker.last_trace.
 // `all_finished`: every task reached a final state, so every record was written; otherwise
 // the records of the others hold whatever the memory held before and are dropped.
-void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<HostTask> &graph,
-                  const char *dev, const Layout &L, bool all_finished, uint64_t launch_ns, uint32_t threads,
+void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGraphBuilder &b, const char *dev,
+                  const Layout &L, bool all_finished, uint64_t launch_ns, uint32_t threads,
                   pto_run_stats *stats) {
+  const std::vector<HostTask> &graph = b.tasks();
   Device &d = runner.device();
   TraceRecords records(graph.size());
   if (!graph.empty()) d.copy_from_device(records.data(), dev + L.trace, graph.size() * sizeof(TaskTrace));
@@ -199,11 +208,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const std::vector<H
     }
   }
   std::vector<EdgeTrace> edges;
-  for (size_t t = 0; t < graph.size(); ++t) {
-    for (uint32_t s : graph[t].successors) {
-      edges.push_back(EdgeTrace{static_cast<int64_t>(t), static_cast<int64_t>(s), kEdgeExplicit, 0});
-    }
-  }
+  edges.reserve(b.edges().size());
+  for (const auto &[from, to] : b.edges()) edges.push_back(EdgeTrace{from, to, kEdgeExplicit, 0});
   TraceMeta meta;
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
@@ -258,7 +264,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   Device &device = runner.device();
   {
     HostImage img(L->image);
-    build_image(img.data(), graph, *L, dev, in);
+    build_image(img.data(), *builder, *L, dev, in);
     device.copy_to_device(dev_ptr, img.data(), L->image);
   }
   auto *h = static_cast<RuntimeHeader *>(dev_ptr);
@@ -267,7 +273,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   run->spec.scheduler_threads = threads;
   // The sim maps device memory into the host, so the report reads the task records in place;
   // a hardware backend would copy them back first.
-  run->hooks.report = [builder, h] { return pending_report(builder->tasks(), hbg::tasks_of(h), 16); };
+  run->hooks.report = [builder, h] { return pending_report(*builder, hbg::tasks_of(h), 16); };
   run->hooks.abort = [h, threads] {
     h->abort.store(1, std::memory_order_release);
     for (uint32_t k = 0; k < threads; ++k) doorbell_ring(hbg::sched_of(h)[k].bell);
@@ -281,8 +287,8 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     const auto *hdr = reinterpret_cast<const RuntimeHeader *>(back.data());
     if (L->trace) {
       const bool all_finished = hdr->finished.load(std::memory_order_relaxed) == g.size();
-      export_trace(runner, in, g, static_cast<const char *>(dev_ptr), *L, all_finished, launch_ns, threads,
-                   st);
+      export_trace(runner, in, *builder, static_cast<const char *>(dev_ptr), *L, all_finished, launch_ns,
+                   threads, st);
     }
     if (L->dump) {  // before the failure check: a failed run's dumps are the interesting ones
       const pto_status dumped = write_dump_files(runner, in, static_cast<const char *>(dev_ptr) + L->dump,
