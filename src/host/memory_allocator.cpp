@@ -20,12 +20,15 @@ void MemoryAllocator::free(void *addr) {
   device_->free(addr);
 }
 
-bool MemoryAllocator::contains(uint64_t addr, uint64_t bytes) const {
+bool MemoryAllocator::contains(uint64_t addr, uint64_t bytes, uint64_t *lo, uint64_t *hi) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = live_.upper_bound(addr);
   if (it == live_.begin()) return false;
   --it;
-  return addr >= it->first && addr + bytes <= it->first + it->second && addr + bytes >= addr;
+  if (!(addr >= it->first && addr + bytes <= it->first + it->second && addr + bytes >= addr)) return false;
+  if (lo) *lo = it->first;
+  if (hi) *hi = it->first + it->second;
+  return true;
 }
 
 void MemoryAllocator::free_all() {

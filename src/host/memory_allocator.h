@@ -20,8 +20,9 @@ class MemoryAllocator {
 
   void *allocate(uint64_t bytes);  // nullptr when the device is out of memory
   void free(void *addr);           // ignores addresses it did not hand out
-  // True when [addr, addr + bytes) lies inside one live allocation.
-  bool contains(uint64_t addr, uint64_t bytes) const;
+  // True when [addr, addr + bytes) lies inside one live allocation; then *lo, *hi (if given)
+  // are that allocation's bounds.
+  bool contains(uint64_t addr, uint64_t bytes, uint64_t *lo = nullptr, uint64_t *hi = nullptr) const;
   void free_all();
 
  private:

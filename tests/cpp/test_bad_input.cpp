@@ -94,6 +94,28 @@ TEST_F(BadInput, TensorSmallerThanTheKernelUses) {
   expect_error([&] { run(c); }, PTO_BAD_TENSOR, {"holds 64 elements", "uses 65"});
 }
 
+// The second task's view starts inside the first task's allocation (which the builder has
+// just seen and remembers) and runs 8 bytes past its end: still rejected.
+TEST_F(BadInput, TensorRunningPastItsAllocationIsNotALiveDeviceTensor) {
+  auto c = callable(
+      "pto::Tensor x = args.tensor(0);\n"
+      "g.add_task(5, PTO_CORE_AIV, {TaskArg::of_i64(0), TaskArg::of(x)});\n"
+      "pto::Tensor past = x; past.addr += 8;\n"
+      "g.add_task(5, PTO_CORE_AIV, {TaskArg::of_i64(0), TaskArg::of(past)});",
+      "past_the_end");
+  expect_error([&] { run(c); }, PTO_BAD_TENSOR, {"task 1", "argument 1", "not a live device tensor"});
+}
+
+TEST_F(BadInput, TensorOutsideEveryAllocationIsNotALiveDeviceTensor) {
+  auto c = callable(
+      "pto::Tensor x = args.tensor(0);\n"
+      "g.add_task(5, PTO_CORE_AIV, {TaskArg::of_i64(0), TaskArg::of(x)});\n"
+      "pto::Tensor far = x; far.addr = 64;\n"
+      "g.add_task(5, PTO_CORE_AIV, {TaskArg::of_i64(0), TaskArg::of(far)});",
+      "outside_all");
+  expect_error([&] { run(c); }, PTO_BAD_TENSOR, {"task 1", "argument 1", "not a live device tensor"});
+}
+
 TEST_F(BadInput, NonContiguousHostTensorIsRejected) {
   // The C++ API takes shape + nbytes; a strided view shows up as a size mismatch.
   std::vector<float> x(64, 1.0f);

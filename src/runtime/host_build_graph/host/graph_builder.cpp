@@ -24,12 +24,17 @@ void HostGraphBuilder::fail(const char *message) {
         std::string("orchestration failed: ") + (message ? message : "(no message)"));
 }
 
+bool HostGraphBuilder::live_tensor(uint64_t addr, uint64_t bytes) {
+  if (addr >= live_lo_ && addr < live_hi_ && bytes <= live_hi_ - addr) return true;
+  return runner_.memory().contains(addr, bytes, &live_lo_, &live_hi_);
+}
+
 bool HostGraphBuilder::check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n) {
   auto who = [&] { return task_name(id, k.func_id); };  // built only for a message (hot path)
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind == PTO_ARG_TENSOR) {
       const Tensor &t = args[i].tensor;
-      if (!runner_.memory().contains(t.addr, t.nbytes)) {
+      if (!live_tensor(t.addr, t.nbytes)) {
         error(PTO_BAD_TENSOR, who() + ": argument " + std::to_string(i) +
                                   " is not a live device tensor (use a tensor from args or alloc_tensor)");
         return false;

@@ -63,6 +63,10 @@ class HostGraphBuilder final : public GraphBuilder {
  private:
   void error(pto_status code, std::string message);
   bool check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n);
+  // [addr, addr + bytes) lies in a live device allocation. The last allocation found is
+  // remembered: nothing is freed while the orchestration runs, and most tensors of a graph
+  // share a few allocations, so most checks skip the allocator's lock and map.
+  bool live_tensor(uint64_t addr, uint64_t bytes);
 
   DeviceRunner &runner_;
   RunInputs &in_;
@@ -71,6 +75,7 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> succ_;  // by producer (finish)
   std::vector<DumpTensor> dump_;
+  uint64_t live_lo_ = 0, live_hi_ = 0;  // live_tensor's last allocation
   pto_status code_ = PTO_OK;
   std::string message_;
 };
