@@ -264,12 +264,16 @@ void DeviceOrchestrator::wire(TaskSlot &task, int64_t id) {
   }
 }
 
-bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual) {
+// Each tensor access of task `id`: looked up (producers_, and edge_kinds_ when tracing) and
+// recorded in one TensorMap walk, or only recorded inside a manual scope.
+bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing) {
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
     const TensorView &v = args[i].view;
     const Region r = make_region(v.buffer, v.offset, v.elem_size(), v.ndim, v.shape, v.strides);
     const bool write = args[i].access != Access::INPUT;
+    if (!manual && tmap_.access(r, write, id, live_from(), &producers_, tracing ? &edge_kinds_ : nullptr))
+      continue;
     while (!tmap_.insert(r, write, id, live_from(), !manual)) {
       if (tmap_.reclaim(live_from()) > 0) continue;
       if (!wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; })) return false;
@@ -328,18 +332,13 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     }
   }
 
-  // Producers: inferred (unless a manual scope is open) plus the explicit ones.
+  // Producers: inferred (unless a manual scope is open; the accesses are recorded either way)
+  // plus the explicit ones.
   const bool manual = scopes_.back().manual;
   producers_.clear();
-  const int64_t la = live_from();
   const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
   edge_kinds_.clear();
-  for (uint32_t i = 0; !manual && i < num_args; ++i) {
-    if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
-    const TensorView &v = args[i].view;
-    tmap_.lookup(make_region(v.buffer, v.offset, v.elem_size(), v.ndim, v.shape, v.strides),
-                 args[i].access != Access::INPUT, la, &producers_, tracing ? &edge_kinds_ : nullptr);
-  }
+  if (!record_accesses(args, num_args, id, manual, tracing)) return TaskHandle{};
   for (uint32_t i = 0; i < num_after; ++i) {
     producers_.push_back(after[i].id);
     if (tracing) edge_kinds_.emplace_back(after[i].id, kEdgeExplicit);
@@ -361,7 +360,6 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   if (!wait_until(kStallDeps, [&] { return dep_head_ + need - dep_tail() <= h_->dep_capacity; })) return {};
   wire(t, id);
   note_use(kStallDeps, dep_head_ - dep_tail());
-  if (!record_accesses(args, num_args, id, manual)) return TaskHandle{};
   dep_end_[static_cast<uint64_t>(id) & (window - 1)] = dep_head_;
   note_use(kStallTensorMap, tmap_.used());
 

@@ -71,7 +71,7 @@ class DeviceOrchestrator final : public Orchestrator {
   // enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
   // tensors: inputs copied before it runs, outputs after.
   void select_for_dump(TaskSlot &task, int64_t id, uint32_t func_id, const Arg *args, uint32_t n);
-  bool record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual);
+  bool record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing);
   uint64_t dep_tail() const;
   void reclaim_heap();
   void record_trace(int64_t id, uint32_t func_id, pto_core_type core_type);

@@ -9,7 +9,9 @@ namespace tmr {
 // Entries are handed out from a fresh watermark before the free list is used, so building a
 // map costs its bucket array only, not the whole pool: the orchestrator makes one per run.
 TensorMap::TensorMap(uint32_t capacity)
-    : entries_(new Entry[capacity ? capacity : 1]), capacity_(capacity ? capacity : 1) {
+    : entries_(new Entry[capacity ? capacity : 1]),
+      regions_(new Region[capacity ? capacity : 1]),
+      capacity_(capacity ? capacity : 1) {
   uint32_t nb = 64;
   while (nb < capacity_ / 2) nb <<= 1;
   buckets_.assign(nb, kNone);
@@ -36,8 +38,7 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
         continue;
       }
       // Chains mix keys that hash alike: look only at entries filed under this very key.
-      if (x.region.buffer == r.buffer && x.level == level && key_of(x.region, level) == k && fn(e, link))
-        continue;
+      if (x.buffer == r.buffer && x.level == level && key_of(x.lo, level) == k && fn(e, link)) continue;
       link = &x.next;
     }
   };
@@ -56,23 +57,32 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   if (!any_pool_scan) return;
   for (uint32_t e = 0; e < fresh_; ++e) {
     const Entry &x = entries_[e];
-    if (x.task >= live_from && x.level < kLevels && pool_scan[x.level] && x.region.buffer == r.buffer) {
+    if (x.task >= live_from && x.level < kLevels && pool_scan[x.level] && x.buffer == r.buffer) {
       fn(e, static_cast<uint32_t *>(nullptr));
     }
   }
 }
 
-void TensorMap::lookup(const Region &r, bool write, int64_t live_from, std::vector<int64_t> *out,
-                       std::vector<std::pair<int64_t, uint32_t>> *kinds) {
-  if (r.empty()) return;
-  for_candidates(r, live_from, [&](uint32_t e, uint32_t *) {
+bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_from,
+                       std::vector<int64_t> *out, std::vector<std::pair<int64_t, uint32_t>> *kinds) {
+  if (r.empty()) return true;
+  bool duplicate = false;
+  for_candidates(r, live_from, [&](uint32_t e, uint32_t *link) {
     const Entry &x = entries_[e];
-    if ((write || x.write) && regions_overlap(x.region, r)) {
-      out->push_back(x.task);
-      if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
+    if (x.task == task) {  // an earlier access of this same task
+      duplicate |= x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous;
+      return false;
+    }
+    if (!(write || x.write) || !overlaps(e, r)) return false;
+    out->push_back(x.task);
+    if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
+    if (link && write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {  // covered: see the header
+      release(link, e);
+      return true;
     }
     return false;
   });
+  return duplicate || add(r, write, task);
 }
 
 bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from, bool supersede) {
@@ -80,19 +90,20 @@ bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_f
   bool duplicate = false;
   for_candidates(r, live_from, [&](uint32_t e, uint32_t *link) {
     const Entry &x = entries_[e];
-    if (x.task == task && x.write == write && x.region.lo == r.lo && x.region.hi == r.hi &&
-        x.region.contiguous && r.contiguous) {
+    if (x.task == task && x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous) {
       duplicate = true;  // the task passed the same region twice
       return false;
     }
-    if (link && supersede && write && x.task != task &&
-        region_covers(r, x.region)) {  // see the header comment
-      release(link, e);
+    if (link && supersede && write && x.task != task && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {
+      release(link, e);  // covered (region_covers): see the header comment
       return true;
     }
     return false;
   });
-  if (duplicate) return true;
+  return duplicate || add(r, write, task);
+}
+
+bool TensorMap::add(const Region &r, bool write, int64_t task) {
   uint32_t e;
   if (free_ != kNone) {
     e = free_;
@@ -105,12 +116,17 @@ bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_f
   ++used_;
   const int level = level_of(r);
   ++per_level_[level];
-  uint32_t &head = buckets_[bucket(r.buffer, key_of(r, level))];
-  entries_[e].level = static_cast<uint8_t>(level);
-  entries_[e].region = r;
-  entries_[e].task = task;
-  entries_[e].write = write;
-  entries_[e].next = head;
+  uint32_t &head = buckets_[bucket(r.buffer, key_of(r.lo, level))];
+  Entry &x = entries_[e];
+  x.buffer = r.buffer;
+  x.lo = r.lo;
+  x.hi = r.hi;
+  x.task = task;
+  x.level = static_cast<uint8_t>(level);
+  x.write = write;
+  x.contiguous = r.contiguous;
+  regions_[e] = r;  // a contiguous one too: a strided view meeting it compares with its shape
+  x.next = head;
   head = e;
   return true;
 }

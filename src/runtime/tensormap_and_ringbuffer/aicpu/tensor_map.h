@@ -10,6 +10,11 @@
 // buffer looks at a few short chains. A look-up that would probe more than kMaxProbes
 // granules of a level scans the whole pool for that level instead (rare: a huge view over a
 // buffer written in small pieces).
+//
+// A chain walk reads only a compact entry (buffer, byte range, task, link: 40 bytes, several
+// per cache line); an entry's full region (~180 bytes: shape and strides) sits in a parallel
+// array and is read only to decide a byte-range overlap between views that are not both
+// contiguous. A submit looks up and records each access in one walk (access()).
 #ifndef PTO_TMR_TENSOR_MAP_H
 #define PTO_TMR_TENSOR_MAP_H
 
@@ -27,15 +32,21 @@ class TensorMap {
  public:
   explicit TensorMap(uint32_t capacity);
 
-  // Adds to *out (deduplicated by the caller) every live task whose recorded access to an
-  // overlapping region conflicts with this one: writers for a read; writers and readers for
-  // a write. `live_from` is last_task_alive.
-  // With `kinds` (profiling), also appends each (producer, TraceEdgeKind) found.
-  void lookup(const Region &r, bool write, int64_t live_from, std::vector<int64_t> *out,
+  // Task `task`'s access to r, in one walk: appends to *out (deduplicated by the caller) every
+  // other live task whose recorded access to an overlapping region conflicts with this one —
+  // writers for a read; writers and readers for a write — then records the access. A write
+  // drops the entries it covers (their tasks are among *out, so it now stands for them).
+  // `live_from` is last_task_alive. With `kinds` (profiling), also appends each (producer,
+  // TraceEdgeKind) found. Returns false when the pool is full and the access could not be
+  // recorded (the look-up part is done: the caller reclaims or waits, then calls insert).
+  // Calling it for a task's accesses one after another equals looking all of them up before
+  // recording any: a later access never needs an entry an earlier one dropped, because the
+  // earlier one conflicted with it and so already returned its task.
+  bool access(const Region &r, bool write, int64_t task, int64_t live_from, std::vector<int64_t> *out,
               std::vector<std::pair<int64_t, uint32_t>> *kinds = nullptr);
-  // Records the access. A write may drop the entries it covers only if the task was ordered
-  // after them (`supersede`: false inside a manual scope, where look-ups are skipped).
-  // Returns false when the pool is full (the caller reclaims or waits).
+  // Records the access without a look-up. A write may drop the entries it covers only if the
+  // task was ordered after them (`supersede`: false inside a manual scope, where look-ups are
+  // skipped). Returns false when the pool is full (the caller reclaims or waits).
   bool insert(const Region &r, bool write, int64_t task, int64_t live_from, bool supersede);
   // Drops every entry of a retired task; returns how many were freed.
   uint32_t reclaim(int64_t live_from);
@@ -45,12 +56,15 @@ class TensorMap {
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   struct Entry {
-    Region region;
-    int64_t task;  // -1 while the entry is free
-    bool write;
+    uint64_t buffer;
+    int64_t lo, hi;  // the region's touched bytes
+    int64_t task;    // -1 while the entry is free
+    uint32_t next;   // chain in a bucket, or in the free list
     uint8_t level;
-    uint32_t next;  // chain in a bucket, or in the free list
+    bool write;
+    bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
   };
+  static_assert(sizeof(Entry) == 40, "compact: a chain walk reads these only");
   static constexpr int kLevels = 4;
   static constexpr int kShift[kLevels] = {6, 10, 14, 18};
   static constexpr int kLarge = kLevels;  // level of regions too big for any granule
@@ -63,8 +77,8 @@ class TensorMap {
     return kLarge;
   }
   static int64_t key(int level, int64_t granule) { return level == kLarge ? -1 : granule * 8 + level; }
-  static int64_t key_of(const Region &r, int level) {
-    return level == kLarge ? -1 : key(level, r.lo >> kShift[level]);
+  static int64_t key_of(int64_t lo, int level) {
+    return level == kLarge ? -1 : key(level, lo >> kShift[level]);
   }
   uint32_t bucket(uint64_t buffer, int64_t k) const {
     const uint64_t h =
@@ -78,8 +92,15 @@ class TensorMap {
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
   void release(uint32_t *link, uint32_t e);  // unlinks e (whose predecessor link is *link)
+  bool overlaps(uint32_t e, const Region &r) const {
+    const Entry &x = entries_[e];
+    if (x.hi <= r.lo || r.hi <= x.lo) return false;  // buffer checked by the walk
+    return (x.contiguous && r.contiguous) || regions_overlap(regions_[e], r);
+  }
+  bool add(const Region &r, bool write, int64_t task);  // the new entry; false when full
 
-  std::unique_ptr<Entry[]> entries_;  // [0, fresh_) have been used; the rest never
+  std::unique_ptr<Entry[]> entries_;   // [0, fresh_) have been used; the rest never
+  std::unique_ptr<Region[]> regions_;  // full regions, by entry
   uint32_t capacity_;
   uint32_t fresh_ = 0;
   std::vector<uint32_t> buckets_;
