@@ -10,7 +10,7 @@ namespace tmr {
 // map costs its bucket array only, not the whole pool: the orchestrator makes one per run.
 TensorMap::TensorMap(uint32_t capacity)
     : entries_(new Entry[capacity ? capacity : 1]),
-      regions_(new Region[capacity ? capacity : 1]),
+      regions_(new RegionSlot[capacity ? capacity : 1]),
       capacity_(capacity ? capacity : 1) {
   uint32_t nb = 64;
   while (nb < capacity_ / 2) nb <<= 1;
@@ -125,7 +125,7 @@ bool TensorMap::add(const Region &r, bool write, int64_t task) {
   x.level = static_cast<uint8_t>(level);
   x.write = write;
   x.contiguous = r.contiguous;
-  regions_[e] = r;  // a contiguous one too: a strided view meeting it compares with its shape
+  new (&regions_[e]) Region(r);  // a contiguous one too: a strided view meeting it compares with its shape
   x.next = head;
   head = e;
   return true;

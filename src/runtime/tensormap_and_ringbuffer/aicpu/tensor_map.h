@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -95,12 +97,22 @@ class TensorMap {
   bool overlaps(uint32_t e, const Region &r) const {
     const Entry &x = entries_[e];
     if (x.hi <= r.lo || r.hi <= x.lo) return false;  // buffer checked by the walk
-    return (x.contiguous && r.contiguous) || regions_overlap(regions_[e], r);
+    return (x.contiguous && r.contiguous) || regions_overlap(region(e), r);
+  }
+  // Entry e's full region (constructed by add() when e was filed).
+  const Region &region(uint32_t e) const {
+    return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
   }
   bool add(const Region &r, bool write, int64_t task);  // the new entry; false when full
 
-  std::unique_ptr<Entry[]> entries_;   // [0, fresh_) have been used; the rest never
-  std::unique_ptr<Region[]> regions_;  // full regions, by entry
+  std::unique_ptr<Entry[]> entries_;  // [0, fresh_) have been used; the rest never
+  // Full regions, by entry: raw storage, constructed one by one as entries are filed, so a
+  // new map (one per run) does not write 16k default regions (~3 MB).
+  struct RegionSlot {
+    alignas(Region) unsigned char bytes[sizeof(Region)];
+  };
+  std::unique_ptr<RegionSlot[]> regions_;
+  static_assert(std::is_trivially_destructible<Region>::value, "a slot is re-filed without destroying");
   uint32_t capacity_;
   uint32_t fresh_ = 0;
   std::vector<uint32_t> buckets_;
