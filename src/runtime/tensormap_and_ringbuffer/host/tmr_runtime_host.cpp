@@ -24,7 +24,10 @@ using tmr::Header;
 
 struct Layout {
   uint64_t window, call_stride, slots, calls, deps, kernels, tensors, scalars, queue[PTO_TASK_SHAPE_COUNT],
-      counters, dump = 0, total;
+      counters,
+      dump = 0,
+      image,  // bytes the host builds and copies in; the kernel-call blocks and the dependency pool follow
+      total;
   // Profiling records live in a block of their own, allocated but not copied from the host
   // image: their size follows trace_tasks (65536 by default), not the run, and zeroing and
   // copying ~10 MB per run made profiling cost more than recording. The orchestrator writes
@@ -46,14 +49,18 @@ struct Layout {
       return at;
     };
     slots = take(window * sizeof(tmr::TaskSlot));
-    calls = take(window * 3 * call_stride);  // three blocks per slot (MIX parts)
-    deps = take(uint64_t{c.dep_pool_entries} * sizeof(tmr::DepEntry));
     kernels = take(uint64_t{num_kernels} * sizeof(tmr::KernelSlot));
     tensors = take(in.tensors.size() * sizeof(TensorView));
     scalars = take(in.scalars.size() * sizeof(int64_t));
     for (auto &q : queue) q = take(window * sizeof(MpmcCell));
     counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
     if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
+    image = off;
+    // Written by the orchestrator before anything reads them (a task's call block at submit,
+    // a dependency entry before the CAS that links it): neither zeroed nor copied in, which
+    // would cost ~0.7 MB of memory traffic per run at the default sizes.
+    calls = take(window * 3 * call_stride);  // three blocks per slot (MIX parts)
+    deps = take(uint64_t{c.dep_pool_entries} * sizeof(tmr::DepEntry));
     total = off;
     if (c.enable_profiling || c.enable_pmu) {
       trace_capacity = c.trace_tasks;
@@ -314,10 +321,10 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     return PTO_OUT_OF_MEMORY;
   }
   {
-    HostImage img(L.total);
+    HostImage img(L.image);
     build_image(img.data(), L, reinterpret_cast<uint64_t>(dev_ptr), reinterpret_cast<uint64_t>(heap_ptr),
                 orch_entry, reinterpret_cast<uint64_t>(prof_ptr), in);
-    device.copy_to_device(dev_ptr, img.data(), L.total);
+    device.copy_to_device(dev_ptr, img.data(), L.image);
   }
   auto *h = static_cast<Header *>(dev_ptr);
   run->spec.runtime = dev_ptr;
