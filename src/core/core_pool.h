@@ -188,6 +188,7 @@ class CorePool {
     } else {
       for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
     }
+    if (queues[PTO_CORE_AIC].probably_empty() && queues[PTO_CORE_AIV].probably_empty()) return progress;
     for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
       const uint32_t i = (warm_ + k) % count_;
       if (cores_[i].collected != cores_[i].seq || clusters_[cores_[i].cluster].reserved) continue;
