@@ -274,10 +274,10 @@ TEST_F(Tmr, TimeOutReportsTheRunningAndWaitingTasks) {
       "slow");
   pto::ChipCallConfig cfg;
   cfg.timeout_ms = 100;
-  expect_error(
-      [&] { run(c, cfg); }, PTO_RUN_TIMEOUT,
-      {"time limit of 100 ms", "2 of 2 submitted tasks unfinished", "task 0 (kernel 0, AIV): running on core",
-       "task 1 (kernel 0, AIV): pending, waiting for 1 producer(s)"});
+  expect_error([&] { run(c, cfg); }, PTO_RUN_TIMEOUT,
+               {"time limit of 100 ms", "2 of 2 submitted tasks unfinished",
+                "task 0 (kernel 0, AIV): dispatched to core",
+                "task 1 (kernel 0, AIV): pending, waiting for 1 producer(s)"});
 }
 
 // Kernel 3 (MIX): all three parts meet at a barrier (so they must run at the same time), then

@@ -164,8 +164,8 @@ std::string pending_report(const hbg::HostGraphBuilder &b, const hbg::Task *task
     out += "\n  task " + std::to_string(i) + " (kernel " + std::to_string(graph[i].func_id) + ", " +
            pto_core_type_name(graph[i].core_type) + "): ";
     if (st == hbg::kRunning) {
-      out += "running on core " + std::to_string(tasks[i].core.load(std::memory_order_relaxed)) +
-             " when the time ran out";
+      out += "dispatched to core " + std::to_string(tasks[i].core.load(std::memory_order_relaxed)) +
+             " (running, or queued behind the kernel it runs) when the time ran out";
       continue;
     }
     std::string waits;

@@ -192,7 +192,8 @@ std::string pending_report(const Header *h) {
     out += "\n  task " + std::to_string(id) + " (kernel " + std::to_string(t.func_id) + ", " +
            pto_core_type_name(static_cast<pto_core_type>(t.core_type)) + "): ";
     if (st == tmr::kRunning) {
-      out += "running on core " + std::to_string(t.core.load(std::memory_order_relaxed));
+      out += "dispatched to core " + std::to_string(t.core.load(std::memory_order_relaxed)) +
+             " (running, or queued behind the kernel it runs)";
     } else if (st == tmr::kReady) {
       out += std::string("ready, waiting for a free ") +
              pto_core_type_name(static_cast<pto_core_type>(t.core_type)) + " core";
