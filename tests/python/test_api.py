@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 import pto_runtime as pto
 import pytest
+from basic_graph import basic_callable
 from pto_runtime import _native
 
 # What each code must raise. Written out here, apart from errors.py, so the test checks the
@@ -452,18 +453,8 @@ def test_start_returns_at_once_and_poll_finishes_the_run(worker, build_callable)
     assert not worker.busy
 
 
-def test_start_keeps_its_arrays_alive_and_poll_copies_outputs(worker, repo_root, kernel_compiler):
-    kc = kernel_compiler
-    basic = repo_root / "examples" / "basic"
-    c = pto.ChipCallable(
-        orchestration=kc.compile_orchestration("host_build_graph", basic / "orchestration.cpp")
-    )
-    for fid, name in enumerate(["kernel_add", "kernel_add_scalar", "kernel_mul"]):
-        c.add_kernel(
-            fid,
-            pto.CoreType.AIV,
-            kc.compile_incore(basic / "kernels" / f"{name}.cpp", pto.CoreType.AIV),
-        )
+def test_start_keeps_its_arrays_alive_and_poll_copies_outputs(worker):
+    c = basic_callable("host_build_graph")
     args = pto.ChipStorageTaskArgs()
     out = np.zeros(1024, np.float32)
     args.add_tensor(np.full(1024, 2, np.float32), pto.Direction.INPUT)

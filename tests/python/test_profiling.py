@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pto_runtime as pto
 import pytest
-
-BASIC = Path(__file__).resolve().parents[2] / "examples" / "basic"
-
-
-def basic_callable(runtime: str) -> pto.ChipCallable:
-    kc = pto.KernelCompiler("a2a3sim")
-    orch = "orchestration.cpp" if runtime == "host_build_graph" else "orchestration_tmr.cpp"
-    c = pto.ChipCallable(kc.compile_orchestration(runtime, BASIC / orch))
-    for func_id, name in enumerate(["kernel_add", "kernel_add_scalar", "kernel_mul"]):
-        binary = kc.compile_incore(BASIC / "kernels" / f"{name}.cpp", pto.CoreType.AIV)
-        c.add_kernel(func_id, pto.CoreType.AIV, binary)
-    return c
+from basic_graph import basic_callable
 
 
 def run_basic(runtime: str, profiling: bool, block_dim: int = 2, threads: int = 2, pmu=False):

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pto_runtime as pto
 import pytest
+from basic_graph import basic_callable
 from pto_runtime.trace import Trace
 
 # --- hand-built traces -------------------------------------------------------------------
@@ -675,12 +676,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def basic_run(runtime: str) -> tuple[Any, dict[str, Any]]:
     """The basic example (4 AIV tasks, a diamond) with profiling on: (RunStats, trace dict)."""
-    kc = pto.KernelCompiler("a2a3sim")
-    orch = "orchestration.cpp" if runtime == "host_build_graph" else "orchestration_tmr.cpp"
-    callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, EXAMPLES / "basic" / orch))
-    for func_id, name in enumerate(["kernel_add", "kernel_add_scalar", "kernel_mul"]):
-        source = EXAMPLES / "basic" / "kernels" / f"{name}.cpp"
-        callable_.add_kernel(func_id, pto.CoreType.AIV, kc.compile_incore(source, pto.CoreType.AIV))
+    callable_ = basic_callable(runtime)
     a, b = np.full(1024, 2, np.float32), np.full(1024, 3, np.float32)
     f = np.zeros(1024, np.float32)
     args = pto.ChipStorageTaskArgs()
