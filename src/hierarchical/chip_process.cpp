@@ -225,7 +225,7 @@ void ProcessChipSet::spawn(int chip, uint32_t gen) {
 bool ProcessChipSet::zygote_alive() {
   if (zygote_gone_) return false;
   // A syscall per poll would add up; a dead zygote is noticed within 50 ms.
-  const uint64_t now = now_ns();
+  const uint64_t now = platform_now_ns();
   if (now - last_check_ns_ < 50000000ull) return true;
   last_check_ns_ = now;
   int st;
@@ -264,7 +264,7 @@ ProcessChip::ProcessChip(ProcessChipSet *set, int index, int device_id, uint32_t
       index_(index),
       device_id_(device_id),
       spawn_timeout_ms_(spawn_timeout_ms) {
-  start_deadline_ns_ = now_ns() + uint64_t{spawn_timeout_ms_} * 1000000ull;
+  start_deadline_ns_ = platform_now_ns() + uint64_t{spawn_timeout_ms_} * 1000000ull;
   set_->spawn(index_, gen_);
 }
 
@@ -288,7 +288,7 @@ void ProcessChip::respawn() {
   }
   mb_.pid.store(0, std::memory_order_relaxed);
   state_ = State::kStarting;
-  start_deadline_ns_ = now_ns() + uint64_t{spawn_timeout_ms_} * 1000000ull;
+  start_deadline_ns_ = platform_now_ns() + uint64_t{spawn_timeout_ms_} * 1000000ull;
   set_->spawn(index_, gen_);
 }
 
@@ -354,7 +354,7 @@ bool ProcessChip::available() {
       broken_why_ = std::string("its process could not set up the device: ") + mb_.message;
     } else if (mb_.dead_gen.load(std::memory_order_acquire) == gen_) {
       respawn();
-    } else if (now_ns() > start_deadline_ns_) {
+    } else if (platform_now_ns() > start_deadline_ns_) {
       state_ = State::kBroken;
       broken_why_ =
           "its process was not ready within spawn_timeout_ms = " + std::to_string(spawn_timeout_ms_);

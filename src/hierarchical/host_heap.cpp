@@ -61,7 +61,7 @@ HostHeap::Block *HostHeap::alloc_wait(uint64_t nbytes, uint64_t deadline_ns) {
     bool pending = false;  // is anything going to come back?
     for (const auto &kv : live_) pending = pending || (kv.second.released && kv.second.users > 0);
     if (!pending) return nullptr;
-    const uint64_t now = now_ns();
+    const uint64_t now = platform_now_ns();
     if (now >= deadline_ns) return nullptr;
     freed_.wait_for(lock, std::chrono::nanoseconds(deadline_ns - now));
   }

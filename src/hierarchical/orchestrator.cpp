@@ -34,7 +34,7 @@ void add_accesses(const ChipStorageTaskArgs &args, std::vector<DepTracker::Acces
 }
 
 HostHeap::Block *WorkerCore::alloc_block(uint64_t nbytes, const char *who) {
-  HostHeap::Block *b = heap->alloc_wait(nbytes, now_ns() + uint64_t{opt.heap_wait_ms} * 1000000ull);
+  HostHeap::Block *b = heap->alloc_wait(nbytes, platform_now_ns() + uint64_t{opt.heap_wait_ms} * 1000000ull);
   if (!b) {
     throw Error(
         PTO_OUT_OF_MEMORY,
@@ -267,7 +267,7 @@ RunHandle WorkerCore::submit(const std::shared_ptr<WorkerCore> &self, const Work
   run->id = next_run_id++;
   run->stats.tasks_per_chip.assign(chips.size(), 0);
   run->stats.tasks_per_sub_worker.assign(static_cast<size_t>(num_subs()), 0);
-  run->t_submit_ns = now_ns();
+  run->t_submit_ns = platform_now_ns();
   run->cpu_at_submit_us = process_cpu_us();
   run->sched_cpu_at_submit_us = scheduler_cpu_us();
   run->scopes.emplace_back();

@@ -54,7 +54,7 @@ void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *
     return;
   }
   t->state = TaskState::kReady;
-  t->t_ready_ns = now_ns();
+  t->t_ready_ns = platform_now_ns();
   if (t->kind == TaskKind::kSub) {
     {
       std::lock_guard<std::mutex> lock(sub_queue.mu);
@@ -134,7 +134,7 @@ void WorkerCore::finish_locked(Task *first, TaskState first_state, pto_status fi
 
 void WorkerCore::complete_run_locked(RunState *r) {
   r->done = true;
-  r->stats.wall_us = static_cast<double>(now_ns() - r->t_submit_ns) / 1e3;
+  r->stats.wall_us = static_cast<double>(platform_now_ns() - r->t_submit_ns) / 1e3;
   r->stats.host_cpu_us = process_cpu_us() - r->cpu_at_submit_us;
   r->stats.scheduler_cpu_us = scheduler_cpu_us() - r->sched_cpu_at_submit_us;
   if (r->stats.scheduler_cpu_us < 0) r->stats.scheduler_cpu_us = 0;
@@ -221,7 +221,7 @@ void WorkerCore::scheduler_main() {
       } else {
         // --- dispatch: groups first; the head group reserves the chips it waits for ---
         std::fill(reserved.begin(), reserved.end(), 0);
-        const uint64_t now = now_ns();
+        const uint64_t now = platform_now_ns();
         auto chip_free = [&](size_t c) { return chip_slots[c].task == nullptr && chips[c]->available(); };
         auto launch_chip = [&](Task *t, size_t c, int part) {
           chip_slots[c].task = t;
@@ -348,7 +348,7 @@ void WorkerCore::scheduler_main() {
 }
 
 std::string WorkerCore::describe_task_locked(const Task *t) const {
-  const uint64_t now = now_ns();
+  const uint64_t now = platform_now_ns();
   const char *kind = t->kind == TaskKind::kSub ? "SUB" : (t->group ? "chip group" : "chip");
   std::string s = t->label() + " (" + kind + "): ";
   switch (t->state) {

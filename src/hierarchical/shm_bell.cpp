@@ -7,17 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pto_platform/doorbell.h"  // platform_cpu_relax
+
 namespace pto {
 namespace l3 {
 namespace {
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 long futex(std::atomic<uint32_t> *addr, int op, uint32_t val, const timespec *ts) {
   return syscall(SYS_futex, reinterpret_cast<uint32_t *>(addr), op, val, ts, nullptr, 0);
@@ -25,30 +19,24 @@ long futex(std::atomic<uint32_t> *addr, int op, uint32_t val, const timespec *ts
 
 }  // namespace
 
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 bool ShmBell::wait(uint32_t seen, uint64_t timeout_ns, uint32_t spin_iters, uint32_t yield_iters) {
   for (uint32_t i = spin_iters; i != 0; --i) {
     if (seq.load(std::memory_order_acquire) != seen) return true;
-    cpu_relax();
+    platform_cpu_relax();
   }
   // Yield: on 2 CPUs the thread we wait for is often queued on ours.
   for (uint32_t i = yield_iters; i != 0; --i) {
     if (seq.load(std::memory_order_acquire) != seen) return true;
     sched_yield();
   }
-  const uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : 0;
+  const uint64_t deadline = timeout_ns ? platform_now_ns() + timeout_ns : 0;
   for (;;) {
     // The seq_cst increment of sleepers before re-reading seq pairs with ring()'s seq_cst
     // increment of seq before reading sleepers: one side sees the other, no lost wake-up.
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     timespec rel{}, *relp = nullptr;
     if (deadline) {
-      const uint64_t now = now_ns();
+      const uint64_t now = platform_now_ns();
       if (now >= deadline) {
         sleepers.fetch_sub(1, std::memory_order_relaxed);
         return seq.load(std::memory_order_acquire) != seen;
@@ -61,7 +49,7 @@ bool ShmBell::wait(uint32_t seen, uint64_t timeout_ns, uint32_t spin_iters, uint
     if (seq.load(std::memory_order_seq_cst) == seen) futex(&seq, FUTEX_WAIT, seen, relp);
     sleepers.fetch_sub(1, std::memory_order_relaxed);
     if (seq.load(std::memory_order_acquire) != seen) return true;
-    if (deadline && now_ns() >= deadline) return false;
+    if (deadline && platform_now_ns() >= deadline) return false;
   }
 }
 

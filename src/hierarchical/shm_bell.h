@@ -13,6 +13,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "pto_platform/clock.h"  // platform_now_ns: the L3 code's clock too
+
 namespace pto {
 namespace l3 {
 
@@ -29,9 +31,6 @@ struct ShmBell {
 };
 static_assert(sizeof(ShmBell) == 8, "ShmBell lives in shared memory: two plain words");
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words must be lock-free");
-
-// Monotonic clock in nanoseconds.
-uint64_t now_ns();
 
 }  // namespace l3
 }  // namespace pto

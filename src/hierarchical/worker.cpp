@@ -288,7 +288,7 @@ WorkerRunStats RunHandle::stats() const {
   if (!run_) return WorkerRunStats{};
   std::lock_guard<std::mutex> lock(core_->mu);
   WorkerRunStats s = run_->stats;
-  if (!run_->done) s.wall_us = static_cast<double>(l3::now_ns() - run_->t_submit_ns) / 1e3;
+  if (!run_->done) s.wall_us = static_cast<double>(platform_now_ns() - run_->t_submit_ns) / 1e3;
   return s;
 }
 

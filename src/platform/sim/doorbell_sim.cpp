@@ -39,14 +39,6 @@ uint32_t yield_budget() {
   return budget;
 }
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
-
 long futex(std::atomic<uint32_t> *addr, int op, uint32_t val, const timespec *ts) {
   static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "futex needs a plain word");
   return syscall(SYS_futex, reinterpret_cast<uint32_t *>(addr), op, val, ts, nullptr, 0);
@@ -55,7 +47,7 @@ long futex(std::atomic<uint32_t> *addr, int op, uint32_t val, const timespec *ts
 bool spin(const Doorbell &b, uint32_t seen) {
   for (uint32_t i = spin_budget(); i != 0; --i) {
     if (b.seq.load(std::memory_order_acquire) != seen) return true;
-    cpu_relax();
+    platform_cpu_relax();
   }
   for (uint32_t i = yield_budget(); i != 0; --i) {
     if (b.seq.load(std::memory_order_acquire) != seen) return true;

@@ -7,27 +7,11 @@
 
 #include <cstring>
 
-#include "pto_platform/doorbell.h"
+#include "pto_platform/clock.h"
 #include "pto_platform/pmu.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 namespace pto {
 namespace {
-
-uint64_t cycle_counter() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
-#elif defined(__aarch64__)
-  uint64_t v;
-  asm volatile("mrs %0, cntvct_el0" : "=r"(v));
-  return v;
-#else
-  return platform_now_ns();
-#endif
-}
 
 int open_counter(uint64_t config, int group) {
   perf_event_attr attr;
@@ -83,7 +67,7 @@ uint32_t platform_pmu_read(PmuSample *out, int32_t *error) {
       }
     }
   }
-  out->cycles = cycle_counter();
+  out->cycles = platform_ticks();  // the timestamp counter: reference cycles
   return valid;
 }
 

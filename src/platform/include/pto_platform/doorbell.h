@@ -24,6 +24,15 @@ struct Doorbell {
 static_assert(sizeof(Doorbell) == 8, "Doorbell is laid out in device memory");
 
 // Acquire-loads the sequence; pass it to doorbell_wait after checking the condition.
+// A spin-wait hint to the CPU (pause / yield) between two polls of a word another thread writes.
+inline void platform_cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
 inline uint32_t doorbell_prepare(const Doorbell &b) {
   return b.seq.load(std::memory_order_acquire);
 }
