@@ -272,11 +272,14 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
     const TensorView &v = args[i].view;
     const Region r = make_region(v.buffer, v.offset, v.elem_size(), v.ndim, v.shape, v.strides);
     const bool write = args[i].access != Access::INPUT;
-    if (!manual && tmap_.access(r, write, id, live_from(), &producers_, tracing ? &edge_kinds_ : nullptr))
-      continue;
-    while (!tmap_.insert(r, write, id, live_from(), !manual)) {
-      if (tmap_.reclaim(live_from()) > 0) continue;
-      if (!wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; })) return false;
+    bool recorded =
+        manual ? tmap_.insert(r, write, id, live_from())
+               : tmap_.access(r, write, id, live_from(), &producers_, tracing ? &edge_kinds_ : nullptr);
+    while (!recorded) {  // the pool is full: the walk is done, only the new entry is missing
+      if (tmap_.reclaim(live_from()) == 0 &&
+          !wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; }))
+        return false;
+      recorded = tmap_.add(r, write, id);
     }
   }
   return true;

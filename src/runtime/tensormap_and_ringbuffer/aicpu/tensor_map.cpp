@@ -85,19 +85,13 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
   return duplicate || add(r, write, task);
 }
 
-bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from, bool supersede) {
+bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from) {
   if (r.empty()) return true;
   bool duplicate = false;
-  for_candidates(r, live_from, [&](uint32_t e, uint32_t *link) {
+  for_candidates(r, live_from, [&](uint32_t e, uint32_t *) {  // did the task pass this region before?
     const Entry &x = entries_[e];
-    if (x.task == task && x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous) {
-      duplicate = true;  // the task passed the same region twice
-      return false;
-    }
-    if (link && supersede && write && x.task != task && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {
-      release(link, e);  // covered (region_covers): see the header comment
-      return true;
-    }
+    duplicate |=
+        x.task == task && x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous;
     return false;
   });
   return duplicate || add(r, write, task);

@@ -40,16 +40,19 @@ class TensorMap {
   // drops the entries it covers (their tasks are among *out, so it now stands for them).
   // `live_from` is last_task_alive. With `kinds` (profiling), also appends each (producer,
   // TraceEdgeKind) found. Returns false when the pool is full and the access could not be
-  // recorded (the look-up part is done: the caller reclaims or waits, then calls insert).
+  // recorded (the look-up part is done: the caller reclaims or waits, then calls add).
   // Calling it for a task's accesses one after another equals looking all of them up before
   // recording any: a later access never needs an entry an earlier one dropped, because the
   // earlier one conflicted with it and so already returned its task.
   bool access(const Region &r, bool write, int64_t task, int64_t live_from, std::vector<int64_t> *out,
               std::vector<std::pair<int64_t, uint32_t>> *kinds = nullptr);
-  // Records the access without a look-up. A write may drop the entries it covers only if the
-  // task was ordered after them (`supersede`: false inside a manual scope, where look-ups are
-  // skipped). Returns false when the pool is full (the caller reclaims or waits).
-  bool insert(const Region &r, bool write, int64_t task, int64_t live_from, bool supersede);
+  // Records the access without a look-up (inside a manual scope): nothing is dropped, since the
+  // task was not ordered after the entries it covers. Returns false when the pool is full (the
+  // caller reclaims or waits, then calls add).
+  bool insert(const Region &r, bool write, int64_t task, int64_t live_from);
+  // Files the access as a new entry, with no walk at all: what access or insert do last, and
+  // their retry once a full pool has room. False when the pool is full.
+  bool add(const Region &r, bool write, int64_t task);
   // Drops every entry of a retired task; returns how many were freed.
   uint32_t reclaim(int64_t live_from);
 
@@ -103,7 +106,6 @@ class TensorMap {
   const Region &region(uint32_t e) const {
     return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
   }
-  bool add(const Region &r, bool write, int64_t task);  // the new entry; false when full
 
   std::unique_ptr<Entry[]> entries_;  // [0, fresh_) have been used; the rest never
   // Full regions, by entry: raw storage, constructed one by one as entries are filed, so a
