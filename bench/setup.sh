@@ -3,8 +3,11 @@
 #
 # Debian packages: libtbb-dev (oneTBB flow graph), libomp-dev (LLVM libomp; GCC's libgomp
 # comes with g++), libstarpu-dev (StarPU 1.3), pkg-config and clang (to build against libomp).
-# PyPI: matplotlib (bench/run.py's plot). Anything already installed is skipped.
+# PyPI: matplotlib (bench/run.py's plot), into the project's venv .venv/ (scripts/venv.sh; run
+# the benchmarks with .venv/bin/python). Anything already installed is skipped.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/venv.sh  # defines pto_apt_install; python3 below is the venv's
 
 pkgs=(pkg-config clang libomp-dev libtbb-dev libstarpu-dev)
 missing=()
@@ -12,11 +15,7 @@ for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" != 0 ] && SUDO=sudo
-  echo "== apt-get install ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  pto_apt_install "${missing[@]}"
 else
   echo "== Debian packages present: ${pkgs[*]}"
 fi

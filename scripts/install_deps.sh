@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# scripts/install_deps.sh — installs what building and testing PTO Runtime needs on Debian 12.
+# scripts/install_deps.sh — installs what building and testing PTO Runtime needs on Debian 12:
+# Debian packages through apt-get (as root or with sudo), Python packages through pip into the
+# project's own venv (.venv/, made or reused by scripts/venv.sh — never into the system python).
 # Usage: scripts/install_deps.sh [--test]   (--test adds GoogleTest and the Python test tools)
 set -euo pipefail
+cd "$(dirname "$0")/.."
 want_tests=0
 [ "${1:-}" = "--test" ] && want_tests=1
 
@@ -11,14 +14,22 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+
+. scripts/venv.sh  # defines pto_apt_install; makes or reuses .venv and puts it first on PATH
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "== apt-get install ${missing[*]}"
-  SUDO=""; [ "$(id -u)" != 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  pto_apt_install "${missing[@]}"
 fi
 
 py=(numpy nanobind scikit-build-core)
-[ $want_tests = 1 ] && py+=(pytest ruff)
-echo "== pip install ${py[*]}"
-python3 -m pip install -q "${py[@]}"
+[ $want_tests = 1 ] && py+=(pytest ruff mypy)
+have=$(python3 -m pip list --format=freeze 2>/dev/null | tr 'A-Z_' 'a-z-' || true)
+need=()
+for p in "${py[@]}"; do
+  grep -q "^$(echo "$p" | tr 'A-Z_' 'a-z-')==" <<<"$have" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== pip install ${need[*]} (into $VIRTUAL_ENV)"
+  python3 -m pip install -q "${need[@]}"
+else
+  echo "== Python packages present in $VIRTUAL_ENV: ${py[*]}"
+fi

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# scripts/run_example.sh — first-time set-up: install the package and run the basic example on a2a3sim.
+# scripts/run_example.sh — first-time set-up: install the package into the project's venv
+# (.venv/) and run the basic example on a2a3sim. Arguments go to examples/basic/main.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
-# No build isolation: the build tools are installed above, and the build directory
-# (build-py/) is reused, so a second install only rebuilds what changed.
-python3 -m pip install -q --no-build-isolation .
+scripts/install_package.sh
+. scripts/venv.sh
 python3 examples/basic/main.py "$@"
+echo "== Done. To use this environment yourself: . .venv/bin/activate   (or run .venv/bin/python)"

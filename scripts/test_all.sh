@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh --test
+. scripts/venv.sh  # python3 and pip below are the project's venv (.venv/), not the system's
 jobs=$(nproc)
 
 echo "== C++: configure, build, test (dev preset)"
@@ -34,5 +35,5 @@ python3 -m ruff check python tests/python examples bench
 python3 -m ruff format --check python tests/python examples bench
 
 echo "== Python: install the package and run pytest"
-python3 -m pip install -q --no-build-isolation ".[test]"
+scripts/install_package.sh "[test]"
 python3 -m pytest -q tests/python
