@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         stats = worker.run(callable_, args, config)
         trace = worker.last_trace()
     if opts.profile:
+        assert trace is not None  # the run had enable_profiling
         out = Path(opts.profile)
         out.mkdir(parents=True, exist_ok=True)
         t = pto.Trace.from_dict(trace)

@@ -24,8 +24,6 @@ failure into a ``pto_runtime.Error`` subclass (see ``errors``).
 
 from __future__ import annotations
 
-import json as _json
-
 try:
     from . import _native
 except ImportError as e:  # e.g. importing python/pto_runtime from the source tree
@@ -68,15 +66,6 @@ from .worker import Worker
 # From here on every pto::Error thrown in C++ is raised as the class errors.py assigns its code.
 _native.set_error_factory(error_from_code)
 
-
-def _last_trace(self: ChipWorker) -> dict | None:
-    """The last run's trace as a dict (schema in docs/profiling.md), or None unless that run
-    had ``ChipCallConfig(enable_profiling=True)``."""
-    text = self.last_trace_json()
-    return _json.loads(text) if text else None
-
-
-ChipWorker.last_trace = _last_trace
 
 __version__: str = _native.VERSION
 

@@ -7,13 +7,52 @@ hosts) is not implemented yet.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal, overload
 
 from . import l3
 from ._native import ChipWorker
 from .errors import ErrorCode, error_from_code
 
 __all__ = ["Worker"]
+
+
+# Overloads, so that a type checker knows what each level returns: Worker(level=2) (or no
+# level) is a ChipWorker, Worker(level=3, ...) an l3.Worker with its options checked by name.
+@overload
+def Worker(
+    level: Literal[2] = 2,
+    platform: str = "a2a3sim",
+    runtime: str = "host_build_graph",
+    device_id: int = 0,
+) -> ChipWorker: ...
+
+
+@overload
+def Worker(
+    level: Literal[3],
+    platform: str = "a2a3sim",
+    runtime: str = "host_build_graph",
+    device_id: int = 0,
+    *,
+    device_ids: Sequence[int] = ...,
+    num_sub_workers: int = ...,
+    mode: Literal["thread", "process"] = ...,
+    heap_bytes: int = ...,
+    spawn_timeout: float = ...,
+    heap_wait: float = ...,
+    close_timeout: float = ...,
+) -> l3.Worker: ...
+
+
+@overload
+def Worker(
+    level: int,
+    platform: str = "a2a3sim",
+    runtime: str = "host_build_graph",
+    device_id: int = 0,
+    **l3_options: Any,
+) -> ChipWorker | l3.Worker: ...
 
 
 def Worker(  # a factory named like the L3+ class it will stand for

@@ -263,6 +263,20 @@ void bind_worker(nb::module_ &m) {
           "The last run's trace as JSON text (docs/profiling.md); empty unless that run had "
           "ChipCallConfig.enable_profiling. ChipWorker.last_trace() parses it.")
       .def(
+          "last_trace",
+          [](PyChipWorker &w) -> nb::object {
+            std::string text;
+            {
+              nb::gil_scoped_release release;
+              text = locked(w, [](pto::ChipWorker &cw) { return cw.last_trace_json(); });
+            }
+            if (text.empty()) return nb::none();
+            return nb::module_::import_("json").attr("loads")(nb::str(text.data(), text.size()));
+          },
+          nb::sig("def last_trace(self) -> dict[str, typing.Any] | None"),
+          "The last run's trace as a dict (schema in docs/profiling.md), or None unless that run "
+          "had ChipCallConfig(enable_profiling=True).")
+      .def(
           "__enter__", [](nb::handle self) { return nb::borrow(self); },
           nb::sig("def __enter__(self) -> ChipWorker"))
       .def(

@@ -54,10 +54,11 @@ class CriticalPath:
 
 def makespan(tasks: Sequence[Task]) -> float:
     """Max end minus min start over the tasks that ran; 0 if none did."""
-    ran = [t for t in tasks if t.ran]
-    if not ran:
+    starts = [t.start for t in tasks if t.start is not None and t.end is not None]
+    ends = [t.end for t in tasks if t.start is not None and t.end is not None]
+    if not starts:
         return 0
-    return max(t.end for t in ran) - min(t.start for t in ran)  # type: ignore[type-var]
+    return max(ends) - min(starts)
 
 
 def critical_path(tasks: Sequence[Task], edges: Sequence[Edge]) -> CriticalPath:

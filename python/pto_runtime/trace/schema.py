@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn, overload
 
 from ..errors import ErrorCode, error_from_code
 from .records import (
@@ -71,6 +71,10 @@ def _choice(obj: Mapping[str, Any], key: str, where: str, choices: tuple[str, ..
     return value
 
 
+@overload
+def _time(value: Any, where: str, nullable: Literal[False]) -> float: ...
+@overload
+def _time(value: Any, where: str, nullable: bool) -> float | None: ...
 def _time(value: Any, where: str, nullable: bool) -> float | None:
     if value is None and nullable:
         return None
@@ -175,7 +179,8 @@ def _tasks(raw: Mapping[str, Any], cores: tuple[Core, ...], threads: int) -> tup
 
 def _edges(raw: Mapping[str, Any], task_ids: set[int]) -> tuple[tuple[Edge, ...], tuple[Edge, ...]]:
     """(edges between listed tasks, edges naming a task the trace does not list)."""
-    edges, unmatched = [], []
+    edges: list[Edge] = []
+    unmatched: list[Edge] = []
     for i, item in enumerate(_list(raw, "edges", "", required=False)):
         where = f"edges[{i}]."
         entry = _mapping(item, f"edges[{i}]")
@@ -245,11 +250,11 @@ def _kernels(raw: Mapping[str, Any]) -> dict[int, str]:
     if "kernels" not in raw or raw["kernels"] is None:
         return {}
     table = _mapping(raw["kernels"], "kernels")
-    kernels = {}
+    kernels: dict[int, str] = {}
     for key, name in table.items():
         # JSON object keys are strings; a dict built in Python may use ints.
         try:
-            func = key if _is_int(key) else int(key)
+            func = int(key)
         except (TypeError, ValueError):
             _fail("kernels", f"key {key!r} is not a func id (an integer)")
         if not isinstance(name, str):

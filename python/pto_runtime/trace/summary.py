@@ -157,8 +157,8 @@ def summarize(trace: Any, critical: CriticalPath, kernel_name: Any, top: int = 5
     by_shape = {s: sum(1 for t in tasks if t.shape == s) for s in SHAPES}
     by_status = {s: sum(1 for t in tasks if t.status == s) for s in STATUSES}
     ran = [t for t in tasks if t.ran]
-    first = min((t.start for t in ran), default=None)
-    last = max((t.end for t in ran), default=None)
+    first = min((t.start for t in ran if t.start is not None), default=None)
+    last = max((t.end for t in ran if t.end is not None), default=None)
     span = critical.makespan
 
     busy = core_busy_ns(cores, tasks)
