@@ -30,27 +30,32 @@ using Release = nb::call_guard<nb::gil_scoped_release>;
 void bind_kernel_compiler(nb::module_ &m) {
   nb::class_<KernelCompiler>(
       m, "KernelCompiler",
-      "Compiles kernel and orchestration sources into shared objects for one platform, cached by "
-      "a hash of the source, the flags and the compiler (PTO_CACHE_DIR, else "
-      "~/.cache/pto_runtime). A failed compile raises KernelCompileError with the compiler's "
-      "output.")
+      "Compiles kernel and orchestration sources into shared objects for one platform. Binaries "
+      "are cached (PTO_CACHE_DIR, else ~/.cache/pto_runtime) by the source, the flags, the "
+      "compiler and the content of every header the compile read, so editing an included header "
+      "rebuilds. cache=False or PTO_KERNEL_CACHE=0 always runs the compiler; clear_cache() empties "
+      "the cache. A failed compile raises KernelCompileError with the compiler's output; a source "
+      "without the entry the call asks for (PTO_KERNEL, PTO_ORCHESTRATION, "
+      "PTO_DEVICE_ORCHESTRATION) raises InvalidArgumentError.")
       .def(
           "__init__",
           [](KernelCompiler *self, std::string platform, const std::vector<fs::path> &include_dirs,
              const std::vector<std::string> &defines, std::optional<fs::path> pto_isa_root,
-             std::string opt_level) {
+             std::string opt_level, bool cache) {
             pto::CompileOptions o;
             for (const auto &d : include_dirs) o.include_dirs.push_back(d.string());
             o.defines = defines;
             if (pto_isa_root) o.pto_isa_root = pto_isa_root->string();
             o.opt_level = std::move(opt_level);
+            o.cache = cache;
             new (self) KernelCompiler(std::move(platform), std::move(o));
           },
           "platform"_a, "include_dirs"_a = nb::make_tuple(), "defines"_a = nb::make_tuple(),
           "pto_isa_root"_a.none() = nb::none(), nb::kw_only(),
-          "opt_level"_a = pto::CompileOptions{}.opt_level,
+          "opt_level"_a = pto::CompileOptions{}.opt_level, "cache"_a = true,
           "platform: 'a2a3sim' or 'a5sim'. include_dirs: extra -I; defines: extra -D (NAME or "
-          "NAME=VALUE); pto_isa_root: a PTO-ISA checkout whose include/ is added.")
+          "NAME=VALUE); pto_isa_root: a PTO-ISA checkout whose include/ is added. cache=False: "
+          "never reuse a cached binary (PTO_KERNEL_CACHE=0 does the same for every compiler).")
       .def(
           "compile_incore",
           [](const KernelCompiler &kc, const fs::path &source_path, pto_core_type core_type) {
@@ -74,6 +79,11 @@ void bind_kernel_compiler(nb::module_ &m) {
       .def_prop_ro("platform", &KernelCompiler::platform)
       .def_prop_ro("cache_dir", &KernelCompiler::cache_dir, "Where compiled objects are cached.")
       .def_prop_ro("compiler", &KernelCompiler::compiler, "The host compiler ($CXX or 'c++').")
+      .def_prop_ro("cache", &KernelCompiler::cache_enabled,
+                   "Whether compiles may reuse a cached binary (cache=... and PTO_KERNEL_CACHE).")
+      .def("clear_cache", &KernelCompiler::clear_cache,
+           "Removes every file the kernel compiler wrote to cache_dir (and nothing else); returns "
+           "how many. Binaries already loaded by a worker stay usable.")
       .def("__repr__",
            [](const KernelCompiler &kc) { return "KernelCompiler(" + py_quote(kc.platform()) + ")"; });
 }

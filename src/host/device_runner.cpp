@@ -9,10 +9,12 @@
 #include <mutex>
 
 #include "core/core_pool.h"
+#include "core/entry_points.h"
 #include "core/profiling.h"
 #include "host/run_wait.h"
 #include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
+#include "pto_platform/files.h"
 
 namespace pto {
 namespace {
@@ -33,6 +35,15 @@ DeviceRunner::DeviceRunner(const ChipGeometry &geometry, std::string aicpu_path,
 
 DeviceRunner::~DeviceRunner() {
   finalize();
+}
+
+std::string orchestration_entry_hint(const std::string &orchestration_path, const std::string &runtime) {
+  const EntryPoint *wanted = orchestration_entry_of(runtime);
+  if (wanted == nullptr) return "";
+  return " (" +
+         entry_point_hint(*wanted,
+                          [&](const char *s) { return platform_elf_exports(orchestration_path, s); }) +
+         ")";
 }
 
 pto_status DeviceRunner::fail(pto_status code, std::string message) {

@@ -45,6 +45,10 @@ struct LaunchedRun;
 // Implemented once per runtime variant (src/runtime/<variant>/host/): builds the graph (or
 // prepares the device orchestration), lays out the run's device memory and fills *run with how
 // to launch, abort and finish it. Does not launch. Returns a code and, on failure, a message.
+// Appended to the error of an orchestration whose entry for `runtime` is missing: what the
+// file defines instead (a kernel, the other runtime's entry) and what to do about it.
+std::string orchestration_entry_hint(const std::string &orchestration_path, const std::string &runtime);
+
 pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error,
                            LaunchedRun *run);
 

@@ -1,10 +1,18 @@
 // src/worker/kernel_compiler.cpp — builds kernel/orchestration sources into cached .so files.
 //
-// Cache protocol (safe across threads and processes without locks): the file name carries a
-// hash of everything that decides the output, so an existing <name>-<hash>.so is by
-// construction the right one. Writers produce a uniquely named temporary in the cache
-// directory and rename() it into place; rename is atomic within one file system, so a reader
-// sees either no file or a complete one, and two racing writers leave identical content.
+// Cache protocol (safe across threads and processes without locks). A compile has two keys:
+//  - the *stem* "<name>-<hash>" hashes what the call itself decides: source text, flags,
+//    compiler and version, the runtime's headers;
+//  - the *dependency digest* hashes the content of every file the compiler read for it, listed
+//    by the compiler itself (-MMD) and kept beside the binary in "<stem>.deps".
+// The binary is "<stem>-<digest>.so". A look-up reads <stem>.deps, hashes the files it lists
+// as they are now and takes the binary only if that name exists, so a changed header (or a
+// header that is gone) misses. A file newly shadowing one in an earlier include directory
+// cannot be seen this way; that is the one change a rebuild does not notice, as with make.
+// Every file is written as a uniquely named temporary and rename()d into place: a reader sees
+// no file or a complete one, and racing writers of one name write identical content. A
+// .deps replaced by a racing compile is still a true list for that stem, because the list can
+// only change when a listed file changed, which changes the digest of the old list too.
 #include "pto/kernel_compiler.h"
 
 #include <dirent.h>
@@ -13,6 +21,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +34,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/entry_points.h"
 #include "core/geometry.h"
 #include "pto/error.h"
 #include "pto/runtime_builder.h"
@@ -48,7 +58,7 @@ constexpr size_t kMaxOutputInMessage = 8 * 1024;
 constexpr size_t kMaxOutputCaptured = 1024 * 1024;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
-constexpr const char *kCacheFormat = "pto-kernel-cache-v1";
+constexpr const char *kCacheFormat = "pto-kernel-cache-v2";
 
 // FNV-1a, 64-bit (http://www.isthe.com/chongo/tech/comp/fnv/). Not cryptographic: the cache
 // only needs distinct inputs to get distinct names with overwhelming probability, and a user
@@ -198,6 +208,147 @@ ProcessResult run_process(const std::vector<std::string> &argv) {
     }
   }
   return result;
+}
+
+// The files a `-MMD -MF` dependency file lists as prerequisites, in order. Make syntax as GCC
+// and Clang write it: "target: a b \<newline> c", with "\ " for a space in a name, "\#" for
+// '#' and "$$" for '$'.
+std::vector<std::string> parse_depfile(const std::string &text) {
+  std::vector<std::string> files;
+  std::string::size_type i = text.find(": ");
+  if (i == std::string::npos) return files;
+  i += 2;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) files.push_back(cur);
+    cur.clear();
+  };
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+      const char n = text[i + 1];
+      if (n == '\n') {
+        flush();
+        ++i;
+        continue;
+      }
+      if (n == '\r' && i + 2 < text.size() && text[i + 2] == '\n') {
+        flush();
+        i += 2;
+        continue;
+      }
+      if (n == ' ' || n == '#' || n == '\\') {
+        cur += n;
+        ++i;
+        continue;
+      }
+    }
+    if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+      cur += '$';
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      flush();
+      if (c == '\n' && i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '\t') break;
+      continue;
+    }
+    cur += c;
+  }
+  flush();
+  return files;
+}
+
+// Digest of the files' paths and contents, or "" if one of them cannot be read (it was
+// deleted or renamed: the binary built from it cannot be trusted to match any more). Contents
+// are hashed once per process per version of a file, the version told by its inode, size and
+// modification and change times, as make and ninja tell them.
+std::string digest_of_files(const std::vector<std::string> &files) {
+  struct Version {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    int64_t mtime_ns;
+    int64_t ctime_ns;
+    bool operator==(const Version &o) const {
+      return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns &&
+             ctime_ns == o.ctime_ns;
+    }
+  };
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<Version, uint64_t>> known;  // guarded by mutex
+  Fnv1a64 h;
+  for (const std::string &path : files) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    const Version v{st.st_dev, st.st_ino, st.st_size,
+                    static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                    static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+    uint64_t content = 0;
+    bool have = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = known.find(path);
+      if (it != known.end() && it->second.first == v) {
+        content = it->second.second;
+        have = true;
+      }
+    }
+    if (!have) {
+      std::string text;
+      if (!read_file(path, &text)) return "";
+      Fnv1a64 c;
+      c.add(text);
+      content = c.value();
+      std::lock_guard<std::mutex> lock(mutex);
+      known[path] = {v, content};
+    }
+    h.add(path);
+    h.add(std::to_string(content));
+  }
+  return h.hex();
+}
+
+std::string joined_lines(const std::vector<std::string> &lines) {
+  std::string out;
+  for (const std::string &l : lines) out += l + "\n";
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty()) lines.push_back(l);
+  }
+  return lines;
+}
+
+// Whether `name` is a file the cache writes: "<stem>-<16 hex>" followed by ".so", ".cpp",
+// ".deps" or "-<16 hex>.so", or a temporary ".<...>.tmp" of one. clear_cache() removes only
+// these, so a PTO_CACHE_DIR shared with other files is safe to clear.
+bool is_cache_file(const std::string &name) {
+  auto hex16_at = [&](std::string::size_type pos) {
+    if (pos + 16 > name.size()) return false;
+    for (std::string::size_type k = pos; k < pos + 16; ++k) {
+      const char c = name[k];
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    }
+    return true;
+  };
+  auto ends_with = [&](const char *suffix) {
+    const size_t n = strlen(suffix);
+    return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+  };
+  if (!name.empty() && name[0] == '.' && ends_with(".tmp")) {
+    return name.find('-') != std::string::npos;
+  }
+  for (const char *suffix : {".so", ".cpp", ".deps"}) {
+    if (!ends_with(suffix)) continue;
+    const std::string::size_type end = name.size() - strlen(suffix);
+    if (end >= 17 && name[end - 17] == '-' && hex16_at(end - 16)) return true;
+  }
+  return false;
 }
 
 std::string trimmed_output(const std::string &output) {
@@ -365,6 +516,15 @@ std::string runtime_define(const std::string &runtime) {
   return define + "=1";
 }
 
+// The entry an orchestration for `runtime` must export; runtime_define() has checked the name.
+const EntryPoint &orchestration_entry(const std::string &runtime) {
+  const EntryPoint *e = orchestration_entry_of(runtime);
+  if (e == nullptr) {
+    throw Error(PTO_INTERNAL, "runtime '" + runtime + "' has no orchestration entry in core/entry_points.h");
+  }
+  return *e;
+}
+
 Error cache_error(const std::string &what, const std::string &path, int err) {
   return Error(PTO_KERNEL_COMPILE, "cannot " + what + " '" + path + "' in the kernel cache: " +
                                        strerror(err) + "; set PTO_CACHE_DIR to a writable directory");
@@ -408,12 +568,46 @@ std::string KernelCompiler::cache_dir() const {
   return "/tmp/pto_runtime-" + std::to_string(static_cast<long>(getuid()));
 }
 
+bool KernelCompiler::cache_enabled() const {
+  if (!options_.cache) return false;
+  const std::string env = worker::env_or_empty("PTO_KERNEL_CACHE");
+  if (env.empty() || env == "1" || env == "on" || env == "true" || env == "yes") return true;
+  if (env == "0" || env == "off" || env == "false" || env == "no") return false;
+  throw Error(PTO_INVALID_ARGUMENT, "PTO_KERNEL_CACHE=" + env +
+                                        " is not understood; use 0 (always compile) or 1 (reuse "
+                                        "cached binaries, the default), or unset it");
+}
+
+size_t KernelCompiler::clear_cache() const {
+  const std::string dir = cache_dir();
+  DIR *d = opendir(dir.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT) return 0;
+    throw cache_error("open directory", dir, errno);
+  }
+  std::vector<std::string> names;
+  while (const dirent *e = readdir(d)) {
+    if (is_cache_file(e->d_name)) names.emplace_back(e->d_name);
+  }
+  closedir(d);
+  size_t removed = 0;
+  for (const std::string &name : names) {
+    const std::string path = worker::join_path(dir, name);
+    if (unlink(path.c_str()) == 0) {
+      ++removed;
+    } else if (errno != ENOENT) {  // ENOENT: another process cleared it first
+      throw cache_error("remove", path, errno);
+    }
+  }
+  return removed;
+}
+
 std::string KernelCompiler::compile_incore(const std::string &source_path, pto_core_type core_type) const {
   const std::string define = core_type_define(core_type);
   const std::string text = read_source(source_path);
   // The compiled copy lives in the cache, so name the original's directory for "..." includes.
   return compile(line_directive(source_path) + text, file_stem(source_path),
-                 {define, "-iquote", directory_of(source_path)});
+                 {define, "-iquote", directory_of(source_path)}, kEntryPoints[0]);
 }
 
 std::string KernelCompiler::compile_orchestration(const std::string &runtime,
@@ -421,27 +615,30 @@ std::string KernelCompiler::compile_orchestration(const std::string &runtime,
   const std::string define = runtime_define(runtime);
   const std::string text = read_source(source_path);
   return compile(line_directive(source_path) + text, file_stem(source_path),
-                 {define, "-iquote", directory_of(source_path)});
+                 {define, "-iquote", directory_of(source_path)}, orchestration_entry(runtime));
 }
 
 std::string KernelCompiler::compile_incore_source(const std::string &source, const std::string &name,
                                                   pto_core_type core_type) const {
-  return compile(line_directive(name) + source, name, {core_type_define(core_type)});
+  return compile(line_directive(name) + source, name, {core_type_define(core_type)}, kEntryPoints[0]);
 }
 
 std::string KernelCompiler::compile_orchestration_source(const std::string &runtime,
                                                          const std::string &source,
                                                          const std::string &name) const {
-  return compile(line_directive(name) + source, name, {runtime_define(runtime)});
+  return compile(line_directive(name) + source, name, {runtime_define(runtime)},
+                 orchestration_entry(runtime));
 }
 
 std::string KernelCompiler::compile(const std::string &source, const std::string &name,
-                                    const std::vector<std::string> &extra_flags) const {
+                                    const std::vector<std::string> &extra_flags,
+                                    const EntryPoint &entry) const {
   const std::string cxx_text = compiler();
   const std::vector<std::string> cxx = split_words(cxx_text);  // CXX="ccache g++" is common
   if (cxx.empty()) {
     throw Error(PTO_INVALID_ARGUMENT, "CXX is blank; set it to a C++ compiler or unset it");
   }
+  const bool reuse = cache_enabled();
   const std::string include_dir = pto_include_dir();
 
   std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-shared"};
@@ -463,6 +660,8 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   key.add(kCacheFormat);
   key.add(cxx_text);
   key.add(compiler_version(cxx, cxx_text));
+  // Also covers the runtime's headers when they sit in a system directory, where -MMD does not
+  // list them.
   key.add(pto_headers_digest(include_dir));
   key.add(std::to_string(flags.size()));
   for (const std::string &f : flags) key.add(f);
@@ -470,8 +669,18 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
 
   const std::string dir = cache_dir();
   const std::string stem = sanitized(name) + "-" + key.hex();
-  const std::string so_path = worker::join_path(dir, stem + ".so");
-  if (worker::is_regular_file(so_path)) return so_path;  // the common case: a hash and a stat
+  const std::string deps_path = worker::join_path(dir, stem + ".deps");
+  auto binary_path = [&](const std::string &digest) {
+    return worker::join_path(dir, stem + "-" + digest + ".so");
+  };
+  const std::string cpp_path = worker::join_path(dir, stem + ".cpp");
+  if (reuse) {  // the common case: a hash, the .deps, a hash of the files it lists, a stat
+    std::string listed;
+    if (read_file(deps_path, &listed)) {
+      const std::string digest = digest_of_files(split_lines(listed));
+      if (!digest.empty() && worker::is_regular_file(binary_path(digest))) return binary_path(digest);
+    }
+  }
 
   if (const int err = platform_make_directories(dir)) throw cache_error("create directory", dir, err);
 
@@ -479,28 +688,32 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   static std::atomic<uint64_t> counter{0};
   const std::string unique = "." + stem + "." + std::to_string(static_cast<long>(getpid())) + "." +
                              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+  auto put = [&](const std::string &path, const std::string &text) {
+    const std::string tmp = worker::join_path(dir, unique + "." + path.substr(path.rfind('.') + 1) + ".tmp");
+    if (const int err = write_file(tmp, text)) {
+      unlink(tmp.c_str());
+      throw cache_error("write", tmp, err);
+    }
+    if (rename(tmp.c_str(), path.c_str()) != 0) {
+      const int err = errno;
+      unlink(tmp.c_str());
+      throw cache_error("create", path, err);
+    }
+  };
   // The source copy stays beside the .so: the command line in an error message then still
   // works when pasted into a shell, and a cached .so can be traced to what built it.
   // Identical content for identical names, so a racing rename over it is harmless.
-  const std::string cpp_path = worker::join_path(dir, stem + ".cpp");
-  const std::string cpp_tmp = worker::join_path(dir, unique + ".cpp.tmp");
-  if (const int err = write_file(cpp_tmp, source)) {
-    unlink(cpp_tmp.c_str());
-    throw cache_error("write", cpp_tmp, err);
-  }
-  if (rename(cpp_tmp.c_str(), cpp_path.c_str()) != 0) {
-    const int err = errno;
-    unlink(cpp_tmp.c_str());
-    throw cache_error("create", cpp_path, err);
-  }
+  put(cpp_path, source);
 
   const std::string so_tmp = worker::join_path(dir, unique + ".so.tmp");
+  const std::string dep_tmp = worker::join_path(dir, unique + ".d.tmp");
   std::vector<std::string> argv = cxx;
   argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back("-o");
-  argv.push_back(so_tmp);
-  argv.push_back(cpp_path);
+  argv.insert(argv.end(), {"-MMD", "-MF", dep_tmp, "-MT", "pto-binary", "-o", so_tmp, cpp_path});
   const ProcessResult r = run_process(argv);
+  std::string depfile;
+  const bool have_deps = read_file(dep_tmp, &depfile);
+  unlink(dep_tmp.c_str());
   if (!r.ok()) {
     unlink(so_tmp.c_str());
     throw Error(PTO_KERNEL_COMPILE,
@@ -508,11 +721,37 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
                     ").\ncommand: " + shell_quoted(argv) + "\ncompiler output:\n" +
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
+  if (!platform_elf_exports(so_tmp, entry.symbol)) {
+    const std::string hint =
+        entry_point_hint(entry, [&](const char *s) { return platform_elf_exports(so_tmp, s); });
+    unlink(so_tmp.c_str());
+    const std::string what = entry.runtime == nullptr ? std::string("a compute kernel")
+                                                      : std::string("an orchestration for ") + entry.runtime;
+    throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
+                                          entry.macro + " (no exported " + entry.symbol + "): " + hint);
+  }
+  // What the compiler read besides the cache's own copy of the source, which the stem covers.
+  std::vector<std::string> deps;
+  for (std::string &f : parse_depfile(depfile)) {
+    if (f != cpp_path) deps.push_back(std::move(f));
+  }
+  const std::string digest = have_deps ? digest_of_files(deps) : std::string();
+  if (digest.empty()) {
+    unlink(so_tmp.c_str());
+    throw Error(
+        PTO_KERNEL_COMPILE,
+        "compiling '" + name + "' gave no readable dependency list (" +
+            (have_deps ? "a listed header vanished during the compile" : "the compiler ignored -MMD -MF") +
+            "); the kernel cache cannot key the binary on its headers.\ncommand: " + shell_quoted(argv));
+  }
+  const std::string so_path = binary_path(digest);
   if (rename(so_tmp.c_str(), so_path.c_str()) != 0) {
     const int err = errno;
     unlink(so_tmp.c_str());
     throw cache_error("create", so_path, err);
   }
+  // After the binary, so a reader that finds the list also finds what it names.
+  put(deps_path, joined_lines(deps));
   return so_path;
 }
 

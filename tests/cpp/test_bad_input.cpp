@@ -226,6 +226,16 @@ TEST_F(BadInput, LogLevelOutOfRange) {
   expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"log_level 9", "0..4"});
 }
 
+TEST_F(BadInput, OrchestrationBuiltForTheOtherRuntimeSaysWhichItIs) {
+  const std::string tmr_orch = pto::KernelCompiler("a2a3sim").compile_orchestration_source(
+      "tensormap_and_ringbuffer",
+      "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) { (void)o; }\n", "tmr_orch_on_hbg");
+  pto::ChipCallable c(tmr_orch);
+  expect_error(
+      [&] { run(c); }, PTO_LOAD_FAILED,
+      {"pto_orchestration_entry", "PTO_DEVICE_ORCHESTRATION", "runtime=\"tensormap_and_ringbuffer\""});
+}
+
 TEST_F(BadInput, RunBeforeSetDevice) {
   pto::ChipWorker other;
   other.init("a2a3sim", "host_build_graph");

@@ -22,7 +22,9 @@
 #include <gtest/gtest.h>
 
 #include "common/scoped_env.h"
+#include "core/entry_points.h"
 #include "pto/error.h"
+#include "pto/runtime_builder.h"
 
 namespace {
 
@@ -298,8 +300,8 @@ TEST_F(KernelCompilerTest, SourceNameIsSanitizedIntoTheFileName) {
   const std::string so = fast_compiler().compile_incore_source(kGoodKernel, "my kernel/v2", PTO_CORE_AIV);
   const std::string file = fs::path(so).filename().string();
   EXPECT_EQ(file.rfind("my_kernel_v2-", 0), 0u) << file;
-  // <name>-<16 hex digits>.so
-  EXPECT_EQ(file.size(), std::string("my_kernel_v2-").size() + 16 + 3) << file;
+  // <name>-<16 hex digits: the call's key>-<16 hex digits: the headers' digest>.so
+  EXPECT_EQ(file.size(), std::string("my_kernel_v2-").size() + 16 + 1 + 16 + 3) << file;
 }
 
 TEST_F(KernelCompilerTest, ConcurrentCompilesOfSameSourceAgreeOnOneLoadablePath) {
@@ -383,6 +385,143 @@ TEST(KernelCompiler, UnknownPlatformIsInvalidArgumentListingKnownOnes) {
 TEST(KernelCompiler, SimPlatformsAreAccepted) {
   EXPECT_EQ(pto::KernelCompiler("a2a3sim").platform(), "a2a3sim");
   EXPECT_EQ(pto::KernelCompiler("a5sim").platform(), "a5sim");
+}
+
+// Issue: a kernel that #includes a user header was served the binary built from the header's
+// old content. The cache now keys on every file the compile read.
+TEST_F(KernelCompilerTest, ChangedIncludedHeaderRebuildsAndGivesTheNewResult) {
+  ScopedEnv cxx("CXX", counting_compiler().c_str());
+  write("proj/step.h", "#define STEP 5\n");
+  const std::string src = write("proj/k.cpp",
+                                "#include \"pto/kernel.h\"\n#include \"step.h\"\n"
+                                "PTO_KERNEL(args) { *pto::tensor<int64_t>(args, 0) = args[1] + STEP; }\n");
+  const pto::KernelCompiler kc = fast_compiler();
+  const std::string first = kc.compile_incore(src, PTO_CORE_AIV);
+  EXPECT_EQ(run_kernel(first, 1), 6);
+  EXPECT_EQ(kc.compile_incore(src, PTO_CORE_AIV), first);
+  EXPECT_EQ(compiles_logged(), 1);
+
+  write("proj/step.h", "#define STEP 7\n");
+  const std::string second = kc.compile_incore(src, PTO_CORE_AIV);
+  EXPECT_NE(second, first) << "a changed header must give a new binary, not the cached one";
+  EXPECT_EQ(run_kernel(second, 1), 8);
+  EXPECT_EQ(compiles_logged(), 2);
+
+  // Back to the first content: the first binary is still right for it, so it is a hit again.
+  write("proj/step.h", "#define STEP 5\n");
+  EXPECT_EQ(kc.compile_incore(src, PTO_CORE_AIV), first);
+  EXPECT_EQ(compiles_logged(), 2);
+}
+
+TEST_F(KernelCompilerTest, ChangedHeaderInAnIncludeDirectoryAndNestedIncludesRebuild) {
+  // A header reached through -I and through another header, in a directory with a space in its
+  // name (the compiler's dependency list escapes it).
+  write("my inc/outer.h", "#include \"inner.h\"\n");
+  write("my inc/inner.h", "constexpr long kStep = 10;\n");
+  pto::CompileOptions options;
+  options.opt_level = "-O0";
+  options.include_dirs = {root_ + "/my inc"};
+  const pto::KernelCompiler kc("a2a3sim", options);
+  const std::string src = std::string("#include \"pto/kernel.h\"\n#include <outer.h>\n") +
+                          "PTO_KERNEL(args) { *pto::tensor<int64_t>(args, 0) = args[1] + kStep; }\n";
+  EXPECT_EQ(run_kernel(kc.compile_incore_source(src, "nested", PTO_CORE_AIV), 1), 11);
+  write("my inc/inner.h", "constexpr long kStep = 20;\n");
+  EXPECT_EQ(run_kernel(kc.compile_incore_source(src, "nested", PTO_CORE_AIV), 1), 21);
+}
+
+TEST_F(KernelCompilerTest, DeletedHeaderIsAMissAndTheCompileReportsIt) {
+  write("proj/gone.h", "#define GONE 1\n");
+  const std::string src = write(
+      "proj/k.cpp", "#include \"pto/kernel.h\"\n#include \"gone.h\"\nPTO_KERNEL(args) { (void)args; }\n");
+  const pto::KernelCompiler kc = fast_compiler();
+  kc.compile_incore(src, PTO_CORE_AIV);
+  fs::remove(fs::path(root_) / "proj/gone.h");
+  const pto::Error e = expect_error([&] { kc.compile_incore(src, PTO_CORE_AIV); });
+  EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE);
+  EXPECT_TRUE(contains(e.what(), "gone.h")) << e.what();
+}
+
+TEST_F(KernelCompilerTest, CacheOffAlwaysRunsTheCompiler) {
+  ScopedEnv cxx("CXX", counting_compiler().c_str());
+  pto::CompileOptions options;
+  options.opt_level = "-O0";
+  options.cache = false;
+  const pto::KernelCompiler off("a2a3sim", options);
+  EXPECT_FALSE(off.cache_enabled());
+  EXPECT_EQ(run_kernel(off.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV), 1), 2);
+  EXPECT_EQ(run_kernel(off.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV), 1), 2);
+  EXPECT_EQ(compiles_logged(), 2);
+  // What it built is stored: a compiler with the cache on finds it.
+  const pto::KernelCompiler on = fast_compiler();
+  on.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
+  EXPECT_EQ(compiles_logged(), 2);
+}
+
+TEST_F(KernelCompilerTest, CacheEnvironmentVariableTurnsReuseOffAndRejectsOtherValues) {
+  ScopedEnv cxx("CXX", counting_compiler().c_str());
+  const pto::KernelCompiler kc = fast_compiler();
+  EXPECT_TRUE(kc.cache_enabled());
+  {
+    ScopedEnv off("PTO_KERNEL_CACHE", "0");
+    EXPECT_FALSE(kc.cache_enabled());
+    kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
+    kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
+    EXPECT_EQ(compiles_logged(), 2);
+  }
+  {
+    ScopedEnv on("PTO_KERNEL_CACHE", "1");
+    kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
+    EXPECT_EQ(compiles_logged(), 2);
+  }
+  ScopedEnv bad("PTO_KERNEL_CACHE", "sometimes");
+  const pto::Error e = expect_error([&] { kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV); });
+  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(e.what(), "PTO_KERNEL_CACHE=sometimes")) << e.what();
+}
+
+TEST_F(KernelCompilerTest, ClearCacheRemovesWhatTheCompilerWroteAndNothingElse) {
+  ScopedEnv cxx("CXX", counting_compiler().c_str());
+  const pto::KernelCompiler kc = fast_compiler();
+  EXPECT_EQ(kc.clear_cache(), 0u);  // no directory yet
+  kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
+  write("cache/nested/notes.txt", "mine\n");
+  write("cache/nested/lib-mine.so", "not a cache file\n");
+  EXPECT_EQ(kc.clear_cache(), 3u);  // the source copy, the dependency list, the binary
+  EXPECT_EQ(cache_files(".so"), std::vector<std::string>{"lib-mine.so"});
+  EXPECT_EQ(cache_files(".txt").size(), 1u);
+  kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
+  EXPECT_EQ(compiles_logged(), 2);
+}
+
+TEST_F(KernelCompilerTest, KernelCompiledAsOrchestrationIsInvalidArgumentSayingItIsAKernel) {
+  const std::string src = write("add_one.cpp", kGoodKernel);
+  const pto::Error e = expect_error([&] { fast_compiler().compile_orchestration("host_build_graph", src); });
+  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(e.what(), "PTO_ORCHESTRATION(graph, args)")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "compute kernel")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "compile_incore")) << e.what();
+  EXPECT_TRUE(cache_files(".so").empty()) << "a binary without its entry must not enter the cache";
+}
+
+TEST_F(KernelCompilerTest, OrchestrationForTheOtherRuntimeOrAsKernelNamesTheRightCall) {
+  const pto::KernelCompiler kc = fast_compiler();
+  const std::string hbg =
+      "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, a) { (void)a; g.fail(\"x\"); }\n";
+  pto::Error e = expect_error([&] { kc.compile_orchestration_source("tensormap_and_ringbuffer", hbg, "o"); });
+  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(e.what(), "PTO_DEVICE_ORCHESTRATION(orch)")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "runtime=\"host_build_graph\"")) << e.what();
+  e = expect_error([&] { kc.compile_incore_source(hbg, "o", PTO_CORE_AIV); });
+  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(e.what(), "compile_orchestration(\"host_build_graph\"")) << e.what();
+  e = expect_error([&] { kc.compile_incore_source("int unrelated;\n", "nothing", PTO_CORE_AIV); });
+  EXPECT_TRUE(contains(e.what(), "define the entry with PTO_KERNEL(args)")) << e.what();
+}
+
+TEST(KernelCompiler, EveryRuntimeHasAnOrchestrationEntry) {
+  for (const std::string &runtime : pto::RuntimeBuilder::runtimes()) {
+    EXPECT_NE(pto::orchestration_entry_of(runtime), nullptr) << runtime;
+  }
 }
 
 }  // namespace

@@ -12,5 +12,10 @@ namespace pto {
 // directories at the same moment.
 int platform_make_directories(const std::string &path);
 
+// Whether the ELF shared object at `path` defines and exports `symbol` (a global or weak entry
+// of its dynamic symbol table that is not undefined). Reads the file; loads nothing, so no
+// code of the object runs. Returns false for a file that is missing or not a 64-bit ELF.
+bool platform_elf_exports(const std::string &path, const char *symbol);
+
 }  // namespace pto
 #endif  // PTO_PLATFORM_FILES_H

@@ -225,7 +225,10 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   using OrchFn = void (*)(GraphBuilder &, const OrchArgs &);
   void *sym = nullptr;
   pto_status rc = runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL, &sym, error);
-  if (rc != PTO_OK) return rc;
+  if (rc != PTO_OK) {
+    *error += orchestration_entry_hint(in.orchestration_path, "host_build_graph");
+    return rc;
+  }
 
   struct Args final : OrchArgs {
     explicit Args(const RunInputs &r) : in(r) {}

@@ -301,9 +301,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   uint64_t orch_entry = 0;
   rc = device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
   if (rc != PTO_OK) {
-    *error +=
-        " (compile the orchestration with KernelCompiler.compile_orchestration(\"tensormap_and_ringbuffer\", "
-        "...))";
+    *error += orchestration_entry_hint(in.orchestration_path, "tensormap_and_ringbuffer");
     return rc;
   }
   const uint32_t max_func = in.kernels.empty() ? 0 : in.kernels.rbegin()->first;
