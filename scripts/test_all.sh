@@ -34,6 +34,14 @@ echo "== Python: lint"
 python3 -m ruff check python tests/python examples bench
 python3 -m ruff format --check python tests/python examples bench
 
-echo "== Python: install the package and run pytest"
+echo "== Python: install the package"
 scripts/install_package.sh "[test]"
+
+echo "== Python: type check (mypy, the installed package with its stubs, and every example)"
+# From the repository root so pyproject.toml's [tool.mypy] applies; -p checks the installed
+# package, the examples are checked one by one (each is a module called main).
+python3 -m mypy -p pto_runtime
+for example in examples/*/main.py; do python3 -m mypy "$example"; done
+
+echo "== Python: pytest"
 python3 -m pytest -q tests/python

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pto/c_api.h"
+#include "pto/call_config.h"
 #include "pto/device_log.h"
 #include "pto/error.h"
 #include "pto/runtime_builder.h"
@@ -24,40 +25,15 @@
 
 namespace pto {
 
-// Every field of ChipCallConfig: X(type, name, default, doc). One list feeds the struct, its
-// conversion to the C API and the Python binding (init, repr, equality, pickling).
-#define PTO_CHIP_CALL_CONFIG_FIELDS(X)                                                                     \
-  X(int, block_dim, 1, "clusters used by the run: 1 .. the platform's cluster count")                      \
-  X(int, aicpu_thread_num, 1, "AICPU threads: schedulers (+1 orchestrator in tensormap_and_ringbuffer)")   \
-  X(bool, enable_profiling, false, "record a trace of the run (ChipWorker.last_trace; docs/profiling.md)") \
-  X(bool, enable_dump_tensor, false, "write selected tasks' tensors as .npy (RunStats.dump_dir)")          \
-  X(bool, enable_pmu, false, "per-task cycles (+ instructions, cache misses where allowed) in the trace")  \
-  X(uint32_t, max_tasks, 65536, "host_build_graph: task capacity of the graph")                            \
-  X(uint32_t, max_args_per_task, 16, "arguments per task")                                                 \
-  X(uint32_t, max_successors, 1024, "host_build_graph: successors per task")                               \
-  X(uint32_t, timeout_ms, 60000, "run time limit in ms; 0 = no limit")                                     \
-  X(uint32_t, task_window, 1024, "tensormap_and_ringbuffer: task ring slots (live tasks)")                 \
-  X(uint64_t, heap_bytes, 64ull << 20, "tensormap_and_ringbuffer: heap ring bytes for alloc_tensor")       \
-  X(uint32_t, dep_pool_entries, 16384, "tensormap_and_ringbuffer: dependency-list pool entries")           \
-  X(uint32_t, tensormap_entries, 16384, "tensormap_and_ringbuffer: TensorMap pool entries")                \
-  X(uint32_t, trace_tasks, 65536,                                                                          \
-    "tensormap_and_ringbuffer with profiling: tasks traced (ids beyond are not)")                          \
-  X(int32_t, log_level, PTO_LOG_WARN,                                                                      \
-    "device logs (DEV_DEBUG..DEV_ERROR): least level written; 0 debug, 1 info, 2 warn, 3 error, 4 off")    \
-  X(int32_t, dump_kernel, -1, "enable_dump_tensor: only tasks of this func_id; -1 = every kernel")         \
-  X(uint32_t, dump_first_task, 0, "enable_dump_tensor: tasks with a smaller id are not dumped")            \
-  X(uint32_t, dump_max_tasks, 16, "enable_dump_tensor: at most this many tasks are dumped")                \
-  X(uint64_t, dump_bytes, 16ull << 20, "enable_dump_tensor: device memory for the copies (more: dropped)")
-
 // Per-run configuration (seed 001's ChipCallConfig). Defaults match pto_default_call_config.
 struct ChipCallConfig {
-#define PTO_DECLARE_FIELD(type, name, def, doc) type name = def;
+#define PTO_DECLARE_FIELD(type, name, def, lo, hi, doc) type name = def;
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_DECLARE_FIELD)
 #undef PTO_DECLARE_FIELD
 
   pto_call_config to_c() const {
     pto_call_config c{};
-#define PTO_COPY_FIELD(type, name, def, doc) c.name = name;
+#define PTO_COPY_FIELD(type, name, def, lo, hi, doc) c.name = name;
     PTO_CHIP_CALL_CONFIG_FIELDS(PTO_COPY_FIELD)
 #undef PTO_COPY_FIELD
     return c;

@@ -37,11 +37,16 @@ class Error(RuntimeError):
     ``Error(message)`` uses the class's ``default_code``; ``Error(message, code)`` any code.
     """
 
-    default_code: ClassVar[int] = ErrorCode.INTERNAL
+    default_code: ClassVar[ErrorCode] = ErrorCode.INTERNAL
 
     def __init__(self, message: str = "", code: int | None = None) -> None:
         super().__init__(message)
-        self.code: int = int(self.default_code if code is None else code)
+        raw = int(self.default_code if code is None else code)
+        try:
+            # The ErrorCode member (an IntEnum, so it still compares equal to the number).
+            self.code: ErrorCode | int = ErrorCode(raw)
+        except ValueError:
+            self.code = raw  # a code this package does not know (a newer native module)
         hint = self.hint
         if hint and sys.version_info >= (3, 11):
             # Shown under the message in tracebacks; str(e) stays the runtime's message.

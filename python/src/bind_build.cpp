@@ -31,7 +31,8 @@ void bind_kernel_compiler(nb::module_ &m) {
   nb::class_<KernelCompiler>(
       m, "KernelCompiler",
       "Compiles kernel and orchestration sources into shared objects for one platform. Binaries "
-      "are cached (PTO_CACHE_DIR, else ~/.cache/pto_runtime) by the source, the flags, the "
+      "are cached (cache_dir: PTO_CACHE_DIR, else $XDG_CACHE_HOME/pto_runtime, else "
+      "~/.cache/pto_runtime) by the source, the flags, the "
       "compiler and the content of every header the compile read, so editing an included header "
       "rebuilds. cache=False or PTO_KERNEL_CACHE=0 always runs the compiler; clear_cache() empties "
       "the cache. A failed compile raises KernelCompileError with the compiler's output; a source "

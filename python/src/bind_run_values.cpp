@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -9,45 +10,6 @@
 
 #include "bindings.h"
 #include "pto/chip_worker.h"
-
-namespace pto_py {
-
-// A bool field that also takes the ints 0 and 1: seed-001 scripts write `config.enable_pmu = 0`.
-// Anything else (strings, None, floats) is still rejected, so typos do not turn into True.
-struct Flag {
-  bool value = false;
-};
-
-}  // namespace pto_py
-
-namespace nanobind::detail {
-template <>
-struct type_caster<pto_py::Flag> {
-  NB_TYPE_CASTER(pto_py::Flag, const_name("bool"))
-
-  template <typename Flags>
-  bool from_python(handle src, Flags, cleanup_list *) noexcept {
-    if (src.ptr() == Py_True || src.ptr() == Py_False) {
-      value.value = src.ptr() == Py_True;
-      return true;
-    }
-    if (!PyLong_Check(src.ptr())) return false;
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(src.ptr(), &overflow);
-    if (overflow != 0 || (v != 0 && v != 1)) {
-      PyErr_Clear();
-      return false;
-    }
-    value.value = v == 1;
-    return true;
-  }
-  static handle from_cpp(pto_py::Flag f, rv_policy, cleanup_list *) noexcept {
-    PyObject *b = f.value ? Py_True : Py_False;
-    Py_INCREF(b);
-    return b;
-  }
-};
-}  // namespace nanobind::detail
 
 namespace pto_py {
 namespace {
@@ -67,12 +29,6 @@ std::string fmt_us(double us) {
   return buf;
 }
 
-template <typename C>
-void def_flag(nb::class_<C> &cls, const char *name, bool C::*field, const char *doc) {
-  cls.def_prop_rw(
-      name, [field](const C &c) { return c.*field; }, [field](C &c, Flag f) { c.*field = f.value; }, doc);
-}
-
 std::string field_repr(int v) {
   return std::to_string(v);
 }
@@ -88,7 +44,7 @@ std::string field_repr(bool v) {
 
 std::string config_repr(const ChipCallConfig &c) {
   std::string r;
-#define PTO_REPR_FIELD(type, name, def, doc) \
+#define PTO_REPR_FIELD(type, name, def, lo, hi, doc) \
   r += std::string(r.empty() ? "" : ", ") + #name "=" + field_repr(c.name);
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_REPR_FIELD)
 #undef PTO_REPR_FIELD
@@ -96,73 +52,129 @@ std::string config_repr(const ChipCallConfig &c) {
 }
 
 // Pickled state and equality: the fields in declaration order, as a tuple.
-#define PTO_FIELD_TYPE(type, name, def, doc) , type
+#define PTO_FIELD_TYPE(type, name, def, lo, hi, doc) , type
 using ConfigState = std::tuple<bool PTO_CHIP_CALL_CONFIG_FIELDS(PTO_FIELD_TYPE)>;
 #undef PTO_FIELD_TYPE
 
 ConfigState config_state(const ChipCallConfig &c) {
-#define PTO_FIELD_VALUE(type, name, def, doc) , c.name
+#define PTO_FIELD_VALUE(type, name, def, lo, hi, doc) , c.name
   return ConfigState{true PTO_CHIP_CALL_CONFIG_FIELDS(PTO_FIELD_VALUE)};
 #undef PTO_FIELD_VALUE
 }
 
-template <typename T>
-void set_field(T &field, nb::handle value) {
-  field = nb::cast<T>(value);
-}
-void set_field(bool &field, nb::handle value) {
-  field = nb::cast<Flag>(value).value;
+[[noreturn]] void bad_field(const char *name, nb::handle value, long long lo, unsigned long long hi,
+                            const char *doc) {
+  throw pto::Error(PTO_INVALID_ARGUMENT,
+                   "ChipCallConfig." + pto::config_field_range_message(
+                                           name, nb::cast<std::string>(nb::repr(value)), lo, hi, doc));
 }
 
+// Python value -> field, checked against the field's range (pto/call_config.h): out of range or
+// beyond the C type gives InvalidArgumentError naming field, value and range (never a silent
+// wrap or std::bad_cast); a value of the wrong type gives TypeError, as Python's own do. A bool field also
+// takes the ints 0 and 1 (seed-001 scripts write `config.enable_pmu = 0`), nothing else, so typos do not turn
+// into True.
 template <typename T>
-void def_field(nb::class_<ChipCallConfig> &cls, const char *name, T ChipCallConfig::*field, const char *doc) {
-  cls.def_rw(name, field, doc);
-}
-void def_field(nb::class_<ChipCallConfig> &cls, const char *name, bool ChipCallConfig::*field,
+void set_field(T &field, nb::handle value, const char *name, long long lo, unsigned long long hi,
                const char *doc) {
-  def_flag(cls, name, field, doc);
+  PyObject *o = value.ptr();
+  if (!PyLong_Check(o) || (PyBool_Check(o) && !std::is_same_v<T, bool>)) {
+    const std::string message = std::string("ChipCallConfig.") + name + "=" +
+                                nb::cast<std::string>(nb::repr(value)) + " is not " +
+                                (std::is_same_v<T, bool> ? "a bool" : "an int") + " (" + doc + ")";
+    throw nb::type_error(message.c_str());
+  }
+  int overflow = 0;
+  const long long s = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow < 0 || (overflow == 0 && !pto::config_field_in_range(s, lo, hi)))
+    bad_field(name, value, lo, hi, doc);
+  if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      bad_field(name, value, lo, hi, doc);
+    }
+    if (!pto::config_field_in_range(u, lo, hi)) bad_field(name, value, lo, hi, doc);
+    field = static_cast<T>(u);
+    return;
+  }
+  field = static_cast<T>(s);
+}
+
+// Sets the field called `name`; false if there is none.
+bool set_named(ChipCallConfig &c, const std::string &name, nb::handle value) {
+#define PTO_SET_FIELD(type, field, def, lo, hi, doc) \
+  if (name == #field) {                              \
+    set_field(c.field, value, #field, lo, hi, doc);  \
+    return true;                                     \
+  }
+  PTO_CHIP_CALL_CONFIG_FIELDS(PTO_SET_FIELD)
+#undef PTO_SET_FIELD
+  return false;
+}
+
+// "def __init__(self, block_dim: int = 1, aicpu_thread_num: int = 1, *, enable_profiling: bool =
+// False, ...) -> None": the stub shows every field with its type and default, so a type checker
+// sees a misspelt keyword; the binding itself takes **kwargs and checks each name.
+const char *init_signature() {
+  static const std::string sig = [] {
+    std::string out = "def __init__(self";
+    int position = 0;
+#define PTO_SIG_FIELD(type, name, def, lo, hi, doc)                                                 \
+  if (position++ == 2) out += ", *";                                                                \
+  out += std::string(", ") + #name + ": " + (std::is_same_v<type, bool> ? "bool" : "int") + " = " + \
+         field_repr(static_cast<type>(def));
+    PTO_CHIP_CALL_CONFIG_FIELDS(PTO_SIG_FIELD)
+#undef PTO_SIG_FIELD
+    return out + ") -> None";
+  }();
+  return sig.c_str();
 }
 
 void bind_call_config(nb::module_ &m) {
   nb::class_<ChipCallConfig> cls(
       m, "ChipCallConfig",
       "Per-run configuration. block_dim and aicpu_thread_num may be given by position, every "
-      "field by keyword; see the field docs (and the README) for meanings and defaults.");
+      "field by keyword; see the field docs (and the README) for meanings, defaults and ranges. "
+      "A value out of its field's range raises InvalidArgumentError naming field, value and range "
+      "(block_dim and aicpu_thread_num are also checked against the platform at run).");
   cls.def(
       "__init__",
-      [](ChipCallConfig *self, int block_dim, int aicpu_thread_num, const nb::kwargs &kw) {
-        ChipCallConfig *c = new (self) ChipCallConfig();
-        c->block_dim = block_dim;
-        c->aicpu_thread_num = aicpu_thread_num;
+      [](ChipCallConfig *self, nb::handle block_dim, nb::handle aicpu_thread_num, const nb::kwargs &kw) {
+        ChipCallConfig c;
+        if (!block_dim.is_none()) set_named(c, "block_dim", block_dim);
+        if (!aicpu_thread_num.is_none()) set_named(c, "aicpu_thread_num", aicpu_thread_num);
         for (auto [key, value] : kw) {
           const std::string k = nb::cast<std::string>(key);
-          bool known = false;
-#define PTO_SET_FIELD(type, name, def, doc) \
-  if (k == #name) {                         \
-    set_field(c->name, value);              \
-    known = true;                           \
-  }
-          PTO_CHIP_CALL_CONFIG_FIELDS(PTO_SET_FIELD)
-#undef PTO_SET_FIELD
-          if (!known)
+          if ((k == "block_dim" && !block_dim.is_none()) ||
+              (k == "aicpu_thread_num" && !aicpu_thread_num.is_none()))
+            throw nb::type_error(("ChipCallConfig() got multiple values for argument '" + k + "'").c_str());
+          if (!set_named(c, k, value))
             throw nb::type_error(("ChipCallConfig() got an unexpected keyword argument '" + k + "'").c_str());
         }
+        new (self) ChipCallConfig(c);
       },
-      "block_dim"_a = ChipCallConfig{}.block_dim, "aicpu_thread_num"_a = ChipCallConfig{}.aicpu_thread_num,
-      "kwargs"_a);
-#define PTO_DEF_FIELD(type, name, def, doc) def_field(cls, #name, &ChipCallConfig::name, doc);
+      "block_dim"_a.none() = nb::none(), "aicpu_thread_num"_a.none() = nb::none(), "kwargs"_a,
+      nb::sig(init_signature()));
+#define PTO_DEF_FIELD(type, name, def, lo, hi, doc)                  \
+  cls.def_prop_rw(                                                   \
+      #name, [](const ChipCallConfig &c) -> type { return c.name; }, \
+      [](ChipCallConfig &c, nb::handle v) { set_field(c.name, v, #name, lo, hi, doc); }, doc);
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_DEF_FIELD)
 #undef PTO_DEF_FIELD
   cls.def("__repr__", &config_repr)
       .def(
           "__eq__",
-          [](const ChipCallConfig &a, const ChipCallConfig &b) { return config_state(a) == config_state(b); },
-          nb::is_operator())
+          [](const ChipCallConfig &a, nb::handle b) -> nb::object {
+            if (!nb::isinstance<ChipCallConfig>(b)) return nb::borrow(Py_NotImplemented);
+            return nb::bool_(config_state(a) == config_state(nb::cast<const ChipCallConfig &>(b)));
+          },
+          nb::sig("def __eq__(self, other: object, /) -> bool"))
       .def("__getstate__", &config_state)
       .def("__setstate__", [](ChipCallConfig &c, const ConfigState &s) {
         ChipCallConfig *n = new (&c) ChipCallConfig();
         bool unused;
-#define PTO_FIELD_REF(type, name, def, doc) , n->name
+#define PTO_FIELD_REF(type, name, def, lo, hi, doc) , n->name
         std::tie(unused PTO_CHIP_CALL_CONFIG_FIELDS(PTO_FIELD_REF)) = s;
 #undef PTO_FIELD_REF
       });

@@ -12,6 +12,7 @@
 #include "core/entry_points.h"
 #include "core/profiling.h"
 #include "host/run_wait.h"
+#include "pto/call_config.h"
 #include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
 #include "pto_platform/files.h"
@@ -75,39 +76,30 @@ pto_status DeviceRunner::set_device(int device_id) {
 }
 
 pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
+  // The platform-independent range of every field (pto/call_config.h), then the geometry.
+#define PTO_CHECK_FIELD(type, name, def, lo, hi, doc)                                      \
+  if (!config_field_in_range(cfg.name, lo, hi)) {                                          \
+    return fail(PTO_INVALID_ARGUMENT,                                                      \
+                config_field_range_message(#name, std::to_string(cfg.name), lo, hi, doc)); \
+  }
+  PTO_CHIP_CALL_CONFIG_FIELDS(PTO_CHECK_FIELD)
+#undef PTO_CHECK_FIELD
   const ChipGeometry &g = *geometry_;
-  if (cfg.block_dim < 1 || cfg.block_dim > g.num_clusters) {
+  if (cfg.block_dim > g.num_clusters) {
     return fail(PTO_GEOMETRY_EXCEEDED, "block_dim " + std::to_string(cfg.block_dim) + " is outside 1.." +
                                            std::to_string(g.num_clusters) + " (the clusters of " +
                                            g.platform + ")");
   }
-  if (cfg.aicpu_thread_num < 1 || cfg.aicpu_thread_num > g.max_aicpu_threads) {
+  if (cfg.aicpu_thread_num > g.max_aicpu_threads) {
     return fail(PTO_GEOMETRY_EXCEEDED, "aicpu_thread_num " + std::to_string(cfg.aicpu_thread_num) +
                                            " is outside 1.." + std::to_string(g.max_aicpu_threads) +
                                            " (the AICPU threads of " + g.platform + ")");
-  }
-  if (cfg.enable_dump_tensor && (cfg.dump_max_tasks == 0 || cfg.dump_max_tasks > 65536 ||
-                                 cfg.dump_bytes == 0 || cfg.dump_bytes > (16ull << 30))) {
-    return fail(PTO_INVALID_ARGUMENT,
-                "enable_dump_tensor needs dump_max_tasks in 1..65536 and dump_bytes in "
-                "1..16 GiB (got " +
-                    std::to_string(cfg.dump_max_tasks) + " and " + std::to_string(cfg.dump_bytes) + ")");
   }
   if (!kProfilingBuilt && (cfg.enable_profiling || cfg.enable_pmu)) {
     return fail(PTO_NOT_SUPPORTED,
                 std::string(cfg.enable_profiling ? "enable_profiling" : "enable_pmu") +
                     ": this build has no profiling code (configured with -DPTO_PROFILING=OFF); "
                     "use a default build");
-  }
-  if (cfg.log_level < PTO_LOG_DEBUG || cfg.log_level > PTO_LOG_OFF) {
-    return fail(PTO_INVALID_ARGUMENT, "log_level " + std::to_string(cfg.log_level) +
-                                          " is outside 0..4 (debug, info, warn, error, off)");
-  }
-  if (cfg.max_tasks == 0 || cfg.max_args_per_task == 0 || cfg.max_successors == 0) {
-    return fail(PTO_INVALID_ARGUMENT, "max_tasks, max_args_per_task and max_successors must be positive");
-  }
-  if (cfg.max_tasks > (1u << 26) || cfg.max_args_per_task > 4096) {
-    return fail(PTO_INVALID_ARGUMENT, "max_tasks may be at most 2^26 and max_args_per_task at most 4096");
   }
   return PTO_OK;
 }

@@ -16,13 +16,19 @@ const char *kShapeNames[] = {"AIC", "AIV", "MIX"};
 const char *kStatusNames[] = {"", "done", "failed", "skipped"};
 const char *kEdgeNames[] = {"raw", "waw", "war", "explicit"};
 
-// KernelCompiler names binaries "<source name>-<hash>.so": show the source name.
+// KernelCompiler names binaries "<source name>-<key>-<headers digest>.so", each hash 16 hex
+// digits: show the source name.
 std::string kernel_name(const std::string &path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   if (base.size() > 3 && base.compare(base.size() - 3, 3, ".so") == 0) base.resize(base.size() - 3);
-  const size_t dash = base.find_last_of('-');
-  if (dash != std::string::npos && base.size() - dash == 17) base.resize(dash);
-  return base;
+  for (;;) {
+    const size_t dash = base.find_last_of('-');
+    if (dash == std::string::npos || dash == 0 || base.size() - dash != 17 ||
+        base.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos) {
+      return base;
+    }
+    base.resize(dash);
+  }
 }
 
 std::string quoted(const std::string &s) {

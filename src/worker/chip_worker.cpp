@@ -5,6 +5,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace pto {
 
@@ -180,13 +184,48 @@ void ChipWorker::init(const RuntimeBinaries &binaries) {
   }
 }
 
+namespace {
+
+// The devices this process's workers hold, by (platform, id). Two workers on one device would
+// each build their own simulated device (on hardware: contend for one) and neither would know;
+// a second worker is refused until the first finalizes. Guarded by open_devices_mutex.
+std::mutex open_devices_mutex;
+std::set<std::pair<std::string, int>> open_devices;
+
+void claim_device(const std::string &platform, int device_id) {
+  std::lock_guard<std::mutex> lock(open_devices_mutex);
+  if (!open_devices.insert({platform, device_id}).second) {
+    throw Error(PTO_INVALID_ARGUMENT, "device_id " + std::to_string(device_id) + " of " + platform +
+                                          " is already used by another worker in this process; finalize "
+                                          "(close) that worker first, or pick another device_id");
+  }
+}
+
+void release_device(const std::string &platform, int device_id) {
+  std::lock_guard<std::mutex> lock(open_devices_mutex);
+  open_devices.erase({platform, device_id});
+}
+
+}  // namespace
+
 void ChipWorker::set_device(int device_id) {
   Impl &m = *impl_;
   if (!m.ctx)
     throw Error(PTO_NOT_INITIALIZED,
                 "ChipWorker.set_device before init(): call init(platform, runtime) first");
-  int rc = m.set_device(m.ctx, device_id);
-  if (rc != PTO_OK) m.raise(rc, "set_device(" + std::to_string(device_id) + ")");
+  if (device_id >= 0 && device_id == m.device_id) return;  // already this worker's device
+  if (m.device_id >= 0) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "ChipWorker.set_device(" + std::to_string(device_id) + "): this worker already uses device " +
+                    std::to_string(m.device_id) + "; finalize it and init a new one for another device");
+  }
+  const std::string &platform = m.binaries.platform;
+  claim_device(platform, device_id);
+  const int rc = m.set_device(m.ctx, device_id);
+  if (rc != PTO_OK) {
+    release_device(platform, device_id);
+    m.raise(rc, "set_device(" + std::to_string(device_id) + ")");
+  }
   m.device_id = device_id;
 }
 
@@ -309,6 +348,7 @@ void ChipWorker::finalize() {
   }
   // The host program stays loaded: a process may create workers again, and unloading a
   // library whose threads just exited is a needless risk.
+  if (m.device_id >= 0) release_device(m.binaries.platform, m.device_id);
   m.device_id = -1;
 }
 

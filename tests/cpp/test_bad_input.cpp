@@ -131,6 +131,26 @@ TEST_F(BadInput, DeviceIdOutOfRange) {
   expect_error([&] { other.set_device(-1); }, PTO_DEVICE_OUT_OF_RANGE, {"device id -1"});
 }
 
+TEST_F(BadInput, SecondWorkerOnTheSameDeviceIsRefusedUntilTheFirstFinalizes) {
+  pto::ChipWorker other;
+  other.init("a2a3sim", "tensormap_and_ringbuffer");
+  expect_error([&] { other.set_device(0); }, PTO_INVALID_ARGUMENT,
+               {"device_id 0 of a2a3sim is already used by another worker"});
+  other.set_device(1);  // another device is fine
+  expect_error([&] { other.set_device(2); }, PTO_INVALID_ARGUMENT, {"already uses device 1"});
+  other.finalize();
+  pto::ChipWorker third;
+  third.init("a2a3sim", "host_build_graph");
+  third.set_device(1);  // released by finalize
+}
+
+TEST_F(BadInput, AllocTensorWithANegativeOrHugeCountIsNamed) {
+  expect_error([&] { run(callable("g.alloc_tensor(PTO_DTYPE_F32, -1);", "alloc_neg")); }, PTO_INVALID_ARGUMENT,
+               {"alloc_tensor: nelems -1 is outside 0..2305843009213693951"});
+  expect_error([&] { run(callable("g.alloc_tensor(PTO_DTYPE_F32, 1ull << 62);", "alloc_huge")); },
+               PTO_INVALID_ARGUMENT, {"nelems 4611686018427387904"});
+}
+
 TEST_F(BadInput, BlockDimBeyondGeometry) {
   pto::ChipCallConfig cfg;
   cfg.block_dim = 25;
@@ -217,13 +237,14 @@ TEST_F(BadInput, DumpSettingsOutOfRange) {
   pto::ChipCallConfig cfg;
   cfg.enable_dump_tensor = true;
   cfg.dump_bytes = 0;
-  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"dump_bytes in 1..16 GiB"});
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT,
+               {"dump_bytes=0", "1..17179869184"});
 }
 
 TEST_F(BadInput, LogLevelOutOfRange) {
   pto::ChipCallConfig cfg;
   cfg.log_level = 9;
-  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"log_level 9", "0..4"});
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"log_level=9", "0..4"});
 }
 
 TEST_F(BadInput, OrchestrationBuiltForTheOtherRuntimeSaysWhichItIs) {
@@ -234,6 +255,19 @@ TEST_F(BadInput, OrchestrationBuiltForTheOtherRuntimeSaysWhichItIs) {
   expect_error(
       [&] { run(c); }, PTO_LOAD_FAILED,
       {"pto_orchestration_entry", "PTO_DEVICE_ORCHESTRATION", "runtime=\"tensormap_and_ringbuffer\""});
+}
+
+TEST_F(BadInput, ConfigFieldOutOfItsRangeNamesFieldValueAndRange) {
+  pto::ChipCallConfig cfg;
+  cfg.log_level = -5;
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"log_level=-5", "0..4"});
+  cfg = {};
+  cfg.task_window = 1u << 25;
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT,
+               {"task_window=33554432", "1..16777216"});
+  cfg = {};
+  cfg.block_dim = 0;
+  expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"block_dim=0", "1.."});
 }
 
 TEST_F(BadInput, RunBeforeSetDevice) {

@@ -56,7 +56,7 @@ def test_cpp_error_raises_the_class_of_its_code(name):
     e = info.value
     assert type(e) is EXPECTED_CLASS[name]
     assert isinstance(e, RuntimeError)
-    assert e.code == int(code) and isinstance(e.code, int)
+    assert e.code is code and isinstance(e.code, pto.ErrorCode)
     assert e.name == name
     assert str(e) == f"message for {name}"
     assert e.description == _native.status_description(code)
@@ -80,6 +80,7 @@ def test_unknown_code_raises_base_error_with_the_code():
         _native.throw_error(999, "from the future")
     assert type(info.value) is pto.Error
     assert info.value.code == 999 and info.value.name == "UNKNOWN"
+    assert not isinstance(info.value.code, pto.ErrorCode)
 
 
 def test_message_with_invalid_utf8_is_not_lost():

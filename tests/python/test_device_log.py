@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pto_runtime as pto
 import pytest
+from basic_graph import run_basic
 
 LOG_KERNEL = """
 #include "pto/device_log.h"
@@ -126,5 +127,6 @@ def test_device_orchestration_and_failing_tasks_log_from_the_aicpu(kernel_compil
 
 
 def test_log_level_outside_the_range_is_rejected(worker, kernel_compiler):
-    with pytest.raises(pto.InvalidArgumentError, match="log_level 7"):
-        run_logging_kernel(kernel_compiler, "host_build_graph", 0, 7)
+    with pytest.raises(pto.InvalidArgumentError, match="log_level=7 is outside 0..4"):
+        run_logging_kernel(kernel_compiler, "host_build_graph", 6, 7)
+    assert run_basic(worker)

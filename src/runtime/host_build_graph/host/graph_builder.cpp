@@ -190,6 +190,17 @@ Tensor HostGraphBuilder::alloc_tensor(pto_dtype dtype, uint64_t nelems) {
           "alloc_tensor: dtype " + std::to_string(dtype) + " is not a concrete element type");
     return t;
   }
+  // A count that is negative as a signed number (alloc_tensor(dtype, -1)) or whose byte size
+  // wraps 64 bits would otherwise be reported as an impossible allocation, or worse, wrap to a
+  // small one.
+  if (nelems > static_cast<uint64_t>(INT64_MAX) / esize) {
+    const int64_t as_signed = static_cast<int64_t>(nelems);
+    error(PTO_INVALID_ARGUMENT,
+          "alloc_tensor: nelems " + (as_signed < 0 ? std::to_string(as_signed) : std::to_string(nelems)) +
+              " is outside 0.." + std::to_string(static_cast<uint64_t>(INT64_MAX) / esize) +
+              " (elements of " + std::to_string(esize) + " bytes)");
+    return t;
+  }
   void *p = in_.allocations->allocate(nelems * esize);
   if (!p) {
     error(PTO_OUT_OF_MEMORY,

@@ -425,7 +425,14 @@ TensorView DeviceOrchestrator::alloc_tensor(pto_dtype dtype, uint32_t ndim, cons
   int64_t numel = 1;
   for (uint32_t d = 0; d < ndim; ++d) {
     if (shape[d] < 0) {
-      error(PTO_INVALID_ARGUMENT, "alloc_tensor: negative extent in dimension " + std::to_string(d));
+      error(PTO_INVALID_ARGUMENT, "alloc_tensor: shape[" + std::to_string(d) + "] is " +
+                                      std::to_string(shape[d]) + "; extents must be 0 or more");
+      return v;
+    }
+    // The byte size must fit in 63 bits; an overflowing product would wrap to a small buffer.
+    if (shape[d] != 0 && numel > INT64_MAX / esize / shape[d]) {
+      error(PTO_INVALID_ARGUMENT, "alloc_tensor: shape[" + std::to_string(d) + "] = " +
+                                      std::to_string(shape[d]) + " makes the tensor larger than 2^63 bytes");
       return v;
     }
     numel *= shape[d];

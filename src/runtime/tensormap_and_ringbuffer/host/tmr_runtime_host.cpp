@@ -74,18 +74,6 @@ struct Layout {
   }
 };
 
-pto_status check_rings(const pto_call_config &c, std::string *error) {
-  if (c.task_window == 0 || c.task_window > (1u << 24)) {
-    *error = "task_window " + std::to_string(c.task_window) + " must be in 1..2^24";
-    return PTO_INVALID_ARGUMENT;
-  }
-  if (c.heap_bytes < 64 || c.dep_pool_entries == 0 || c.tensormap_entries == 0) {
-    *error = "heap_bytes must be at least 64, dep_pool_entries and tensormap_entries at least 1";
-    return PTO_INVALID_ARGUMENT;
-  }
-  return PTO_OK;
-}
-
 void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint64_t orch_entry, uint64_t prof,
                  const RunInputs &in) {
   auto *h = new (base) Header();
@@ -295,11 +283,11 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
 pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error,
                            LaunchedRun *run) {
   (void)stats;  // everything is known only once the device has finished
-  pto_status rc = check_rings(in.cfg, error);
-  if (rc != PTO_OK) return rc;
+  // The rings' sizes are in range: DeviceRunner::check_config checked every field.
   Device &device = runner.device();
   uint64_t orch_entry = 0;
-  rc = device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
+  pto_status rc =
+      device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
   if (rc != PTO_OK) {
     *error += orchestration_entry_hint(in.orchestration_path, "tensormap_and_ringbuffer");
     return rc;
