@@ -645,6 +645,52 @@ def test_cli_summary_prints_the_table(tmp_path: Path) -> None:
     assert "36.2%" in result.stdout
 
 
+def test_cli_info_reports_the_version_of_a_chrome_trace_it_wrote(tmp_path: Path) -> None:
+    # The package's own writer, through the command line as a user would call it.
+    src, chrome = tmp_path / "run.json", tmp_path / "run.perfetto.json"
+    Trace.from_dict(diamond()).save(src)
+    assert run_cli("render", src, "--chrome", chrome).returncode == 0
+    result = run_cli("info", chrome)
+    assert result.returncode == 0, result.stderr
+    assert "missing" not in result.stdout
+    assert "Chrome trace written by pto_runtime.trace" in result.stdout
+    assert re.search(r"^\s+version\s+1 \(of the trace it was made from\)$", result.stdout, re.M)
+    for needle in ("tensormap_and_ringbuffer", "4 (0 not run)", "4 dependency arrows drawn"):
+        assert needle in result.stdout
+
+
+def test_cli_info_reports_the_version_of_a_trace(tmp_path: Path) -> None:
+    src = tmp_path / "run.json"
+    Trace.from_dict(diamond(dropped_tasks=2)).save(src)
+    result = run_cli("info", src)
+    assert result.returncode == 0, result.stderr
+    assert "PTO Runtime trace" in result.stdout
+    assert re.search(r"^\s+version\s+1$", result.stdout, re.M)
+    assert "2 task(s) past the trace capacity" in result.stdout
+
+
+def test_summary_of_a_chrome_trace_it_wrote_names_the_file_and_its_version(tmp_path: Path) -> None:
+    chrome = tmp_path / "run.perfetto.json"
+    Trace.from_dict(diamond()).save_chrome_trace(chrome)
+    result = run_cli("summary", chrome)
+    assert result.returncode == 2
+    assert "missing" not in result.stderr
+    assert "Chrome trace written by pto_runtime.trace from a version 1 trace" in result.stderr
+    assert "Traceback" not in result.stderr
+    with pytest.raises(pto.InvalidArgumentError, match="load the trace it was made from"):
+        Trace.load(chrome)
+
+
+def test_a_chrome_trace_from_elsewhere_is_not_taken_for_a_trace(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"traceEvents": [{"ph": "X", "ts": 0, "dur": 1}]}))
+    with pytest.raises(pto.InvalidArgumentError, match="pto_runtime.trace did not write"):
+        Trace.load(path)
+    result = run_cli("info", path)
+    assert result.returncode == 2
+    assert "did not write" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

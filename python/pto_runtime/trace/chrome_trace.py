@@ -10,17 +10,31 @@ Timestamps in the format are microseconds, so the trace's ns are divided by 1000
 Flows are drawn only for graphs of at most ``MAX_FLOWS`` edges: beyond that Perfetto's arrow
 layer turns to noise and slows loading, and a partial set would suggest a graph that is not
 the real one. ``otherData.flows`` says what was done.
+
+``otherData`` also says where the file came from (``source``: ``pto_runtime.trace``) and the
+run it shows (``schema_version`` of the trace it was made from, platform, runtime, counts), so
+``chrome_info`` can recognise the file later: it is a view, not a trace, and cannot be loaded
+back as one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .display import aicpu_lanes, implied_submits, orchestrator_thread
 
-__all__ = ["MAX_FLOWS", "to_chrome_trace"]
+__all__ = [
+    "MAX_FLOWS",
+    "SOURCE",
+    "chrome_info",
+    "describe_chrome_trace",
+    "is_chrome_trace",
+    "to_chrome_trace",
+]
 
 MAX_FLOWS = 2000
+SOURCE = "pto_runtime.trace"  # otherData.source of every file to_chrome_trace writes
 PID = 1  # one process: the chip
 _FLOW_CAT = "dependency"
 
@@ -139,7 +153,7 @@ def to_chrome_trace(trace: Any, max_flows: int = MAX_FLOWS) -> dict[str, Any]:
         "traceEvents": events,
         "displayTimeUnit": "ns",
         "otherData": {
-            "source": "pto_runtime.trace",
+            "source": SOURCE,
             "schema_version": trace.version,
             "platform": trace.platform,
             "runtime": trace.runtime,
@@ -152,3 +166,40 @@ def to_chrome_trace(trace: Any, max_flows: int = MAX_FLOWS) -> dict[str, Any]:
             "notes": list(trace.notes),
         },
     }
+
+
+def is_chrome_trace(data: Any) -> bool:
+    """Whether parsed JSON is in Chrome Trace Event Format, by whomever it was written.
+
+    Either form of the format: an object with ``traceEvents``, or a bare list of events.
+    """
+    if isinstance(data, Mapping):
+        return "traceEvents" in data
+    return (
+        isinstance(data, list)
+        and len(data) > 0
+        and isinstance(data[0], Mapping)
+        and "ph" in data[0]
+    )
+
+
+def chrome_info(data: Any) -> Mapping[str, Any] | None:
+    """The ``otherData`` of a Chrome trace that ``to_chrome_trace`` wrote, else None."""
+    if not isinstance(data, Mapping) or "traceEvents" not in data:
+        return None
+    other = data.get("otherData")
+    if isinstance(other, Mapping) and other.get("source") == SOURCE:
+        return other
+    return None
+
+
+def describe_chrome_trace(data: Any) -> str:
+    """What a Chrome trace is, in words, for messages: who wrote it and from which run."""
+    info = chrome_info(data)
+    if info is None:
+        return "a Chrome trace (Trace Event Format) that pto_runtime.trace did not write"
+    return (
+        f"a Chrome trace written by {SOURCE} from a version {info.get('schema_version')} trace "
+        f"({info.get('platform')}, {info.get('runtime')}, {info.get('tasks')} tasks, "
+        f"{info.get('edges')} edges)"
+    )

@@ -21,7 +21,7 @@ from .records import AicpuThread, Core, Edge, Task
 from .schema import SCHEMA_VERSION, parse
 from .summary import Summary, core_busy_ns, summarize
 
-__all__ = ["PathLike", "Trace"]
+__all__ = ["PathLike", "Trace", "read_json"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -87,14 +87,7 @@ class Trace:
         Raises OSError if the file cannot be read, InvalidArgumentError if it is not JSON or
         not a trace.
         """
-        with open(path, encoding="utf-8") as f:
-            try:
-                data = json.load(f)
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise error_from_code(
-                    ErrorCode.INVALID_ARGUMENT, f"trace: {os.fspath(path)} is not JSON: {e}"
-                ) from e
-        return cls.from_dict(data)
+        return cls.from_dict(read_json(path))
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as the schema's plain dict (JSON-compatible; kernel ids as string keys)."""
@@ -272,6 +265,20 @@ class Trace:
             f"Trace({self.platform}/{self.runtime}: {len(self.tasks)} tasks, "
             f"{len(self.edges)} edges, {len(self.cores)} cores)"
         )
+
+
+def read_json(path: PathLike) -> Any:
+    """The parsed JSON of ``path``, unchecked.
+
+    Raises OSError if the file cannot be read, InvalidArgumentError if it is not JSON.
+    """
+    with open(path, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise error_from_code(
+                ErrorCode.INVALID_ARGUMENT, f"trace: {os.fspath(path)} is not JSON: {e}"
+            ) from e
 
 
 def _write_json(path: PathLike, data: Any, indent: int | None = 1) -> None:

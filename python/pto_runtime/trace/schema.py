@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, NoReturn, overload
 
 from ..errors import ErrorCode, error_from_code
+from .chrome_trace import chrome_info, describe_chrome_trace, is_chrome_trace
 from .records import (
     CORE_TYPES,
     EDGE_KINDS,
@@ -277,6 +278,16 @@ def parse(raw: Any) -> dict[str, Any]:
             "the trace",
             "got None: run with ChipCallConfig(enable_profiling=True), then call "
             "worker.last_trace() before the next run",
+        )
+    if is_chrome_trace(raw):  # e.g. the file save_chrome_trace wrote, given back to load
+        if chrome_info(raw) is not None:
+            advice = "a view for ui.perfetto.dev, not a trace; load the trace it was made from"
+        else:
+            advice = "not a trace"
+        _fail(
+            "the trace",
+            f"this is {describe_chrome_trace(raw)}: {advice} (the JSON of "
+            "ChipWorker.last_trace(), which Trace.save() writes)",
         )
     raw = _mapping(raw, "the trace")
     version = _int(raw, "version", "")

@@ -1,9 +1,18 @@
 // src/runtime/host_build_graph/hbg_layout.h — the runtime's shared memory, as all three programs see it.
 //
-// One device allocation holds, in order: the header, the task array, the successor array, the
-// kernel-call blocks (arguments), two ready-queue cell arrays (AIC, AIV), the per-core handshake
-// the per-scheduler-thread doorbells. The cores' handshake slots belong to the device. The host writes
-// everything before launch; during the run only the fields marked below change, each with the writers named.
+// One device allocation holds, in this order (Layout in host/hbg_runtime_host.cpp), each part
+// cache-line aligned: the RuntimeHeader, Task[num_tasks], the successor array (task indices;
+// task i's are [succ_begin, succ_begin + succ_count)), one pto_kernel_call block per task (sized
+// by its argument count), the cells of the two ready queues (AIC, AIV; each a power of two at
+// least that type's task count), the run counters and the dump region (enable_dump_tensor).
+// The host builds all of that as one image and copies it in before launch. After the image,
+// with enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu
+// PmuTrace[num_tasks]; schedulers write every record whole, so these are not copied in.
+// Not in the allocation: the cores' Handshake slots and the scheduler threads' SchedulerSlot
+// doorbells belong to the device (handshakes_addr / sched_addr point at them: a core rings its
+// scheduler after reporting completion, when the run's memory may already be freed).
+// During the run only the atomic fields below change; each comment names the writers and the
+// memory order.
 #ifndef PTO_HBG_LAYOUT_H
 #define PTO_HBG_LAYOUT_H
 

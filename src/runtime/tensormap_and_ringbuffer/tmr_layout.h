@@ -1,15 +1,24 @@
 // src/runtime/tensormap_and_ringbuffer/tmr_layout.h — shared memory of the tensormap runtime (seed 002).
 //
-// One device allocation: header, task ring (window slots), kernel-call blocks (one per slot),
-// dependency-list pool, kernel table, run arguments, three ready-queue cell arrays, scheduler
-// doorbells. The heap ring is a second allocation; the cores' handshake slots are the device's. Task ids grow
-// without bound; task t lives in slot t % window while last_task_alive <= t < next_task.
+// One device allocation, in this order (Layout in host/tmr_runtime_host.cpp), each part
+// cache-line aligned: Header, TaskSlot[window], KernelSlot[max func id + 1], TensorView[run
+// tensors], int64_t[run scalars], MpmcCell[window] for each of the three ready queues (AIC,
+// AIV, MIX), the run counters, the dump region (enable_dump_tensor) -- the host builds all
+// of that as an image and copies it in -- then pto_kernel_call[3 x window] (three blocks per
+// slot: a MIX task's parts) and DepEntry[dep_pool_entries], which the orchestrator writes
+// before anyone reads them, so they are neither zeroed nor copied in. Separate allocations:
+// the heap ring (heap_bytes) and, with profiling or PMU, TaskTrace / EdgeTrace / PmuTrace.
+// Not the run's but the device's: the cores' Handshake slots and the schedulers'
+// SchedulerSlot doorbells (cores ring them after the run may be gone). Task ids grow without
+// bound; task t lives in slot t % window while last_task_alive <= t < next_task.
 //
 // Who writes what during a run:
 //   orchestrator (one AICPU thread): slot contents before publication, next_task, heap_top,
-//     heap_tail, orch_done, orch_status/message, stall counters, dependency entries
+//     heap_tail, orch_done, orch_status/message, stall counters, orch_wake_at, dependency
+//     entries
 //   scheduler threads: task state, fanin decrements, fanout-list closing, retired_id,
 //     finished, last_task_alive, failure record, per-type run counters
+//   scheduler threads ring orch_bell (only once last_task_alive reaches orch_wake_at)
 //   cores: the status word of their task's kernel-call block, handshake core half
 //   host: everything before launch, `abort` during it
 #ifndef PTO_TMR_LAYOUT_H
@@ -52,11 +61,20 @@ struct alignas(kCacheLine) TaskSlot {
   // Treiber stack of consumers (dependency-pool indices). Orchestrator pushes with CAS
   // (release); the scheduler finishing the task swaps in kListClosed (acq_rel) and walks it.
   std::atomic<uint32_t> fanout_head;
-  std::atomic<uint32_t> poisoned;   // schedulers (relaxed; published by the fanin decrement)
-  std::atomic<uint32_t> state;      // orchestrator at publication, then schedulers (relaxed)
-  std::atomic<int64_t> retired_id;  // schedulers: = id once finished (release), for retirement
-  std::atomic<int32_t> core;        // scheduler that dispatched it (relaxed, for reports)
-  int32_t dump;                     // orchestrator: its DumpTask index (enable_dump_tensor), else -1
+  std::atomic<uint32_t> poisoned;  // schedulers (relaxed; published by the fanin decrement)
+  std::atomic<uint32_t> state;     // orchestrator at publication, then schedulers (relaxed)
+  // The scheduler finishing the task stores id here (seq_cst) after walking its fanout list;
+  // Scheduler::try_retire loads it (seq_cst) to advance last_task_alive with a seq_cst CAS.
+  // seq_cst, not release/acquire: when t and t + 1 finish at once, one thread stores t + 1's
+  // retired_id and then loads last_task_alive, while the other CASes last_task_alive to t + 1
+  // and then loads that retired_id (store buffering). Only in a single total order does at
+  // least one of them see the other's write, so retirement never stops at t + 1. The store
+  // is also the release that orders the fanout walk before the slot's reuse: the load that
+  // sees it precedes the CAS on last_task_alive, which the orchestrator reads (acquire)
+  // before it refills the slot or reuses dependency entries.
+  std::atomic<int64_t> retired_id;
+  std::atomic<int32_t> core;  // scheduler that dispatched it (relaxed, for reports)
+  int32_t dump;               // orchestrator: its DumpTask index (enable_dump_tensor), else -1
 };
 
 struct DepEntry {  // orchestrator-written before the CAS that publishes it
