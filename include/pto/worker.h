@@ -223,8 +223,10 @@ class Worker {
 
   // Waits up to close_timeout_ms (or timeout_ms) for the runs in flight, then fails what is left
   // and stops the threads and chip processes. If it had to fail tasks it throws RUN_TIMEOUT
-  // naming each and what it waited for (e.g. which deferred events), after closing. Every later
-  // call but close()/closed()/free() throws NOT_INITIALIZED. Idempotent.
+  // naming each and what it waited for (e.g. which deferred events), after closing. Afterwards
+  // submit, run, alloc, in_heap, heap_bytes_in_use, num_chips, num_sub_workers and chip_pid
+  // throw NOT_INITIALIZED "Worker.<call>: the worker is closed ..."; free() still works.
+  // Idempotent.
   void close();
   void close(uint32_t timeout_ms);
   bool closed() const;
