@@ -82,14 +82,14 @@ int main(int argc, char **argv) {
   for (pto::ChipMode mode : {pto::ChipMode::kThread, pto::ChipMode::kProcess}) {
     const char *m = mode == pto::ChipMode::kThread ? "thread" : "process";
     for (int subs : {1, 2}) {
-      pto::Worker w(options(mode, 0, subs));
+      pto::Worker w(options(mode, 1, subs));  // an L3 worker has >= 1 chip; it stays idle here
       auto sub_run = [&] {
         return w.run([&](pto::HostOrchestrator &o) {
           for (int i = 0; i < tasks; ++i) o.submit_sub([](pto::SubContext &) {});
         });
       };
       sub_run();  // warm-up
-      print("sub_noop", m, 0, subs, tasks, sub_run());
+      print("sub_noop", m, 1, subs, tasks, sub_run());
     }
     pto::Worker w(options(mode, chips, 1));
     pto::ChipStorageTaskArgs none;

@@ -149,6 +149,9 @@ class ChipWorker {
   // and *stats (if non-null) is filled; throws pto::Error like run() if the run failed.
   bool poll(RunStats *stats = nullptr);
   bool busy() const;  // start() was called and poll() has not yet returned true or thrown
+  // Stops the device context. Idempotent; afterwards every call but finalize() and the state
+  // queries (busy, initialized, device_id) throws NOT_INITIALIZED "ChipWorker.<call>: the worker
+  // is finalized (finalize() was called); create a new ChipWorker".
   void finalize();
 
   // The last run's trace as JSON (docs/profiling.md); empty unless it ran with

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pto/chip_worker.h"
@@ -38,13 +39,20 @@ enum class ChipMode { kThread = 0, kProcess = 1 };
 // Any idle chip may run the task.
 constexpr int kAnyChip = -1;
 
+// Limits WorkerOptions is checked against (INVALID_ARGUMENT naming the option otherwise).
+constexpr int kMaxSubWorkers = 256;
+constexpr uint64_t kMinHeapBytes = 4096;        // one page
+constexpr uint64_t kMaxHeapBytes = 1ull << 40;  // 1 TiB of address space (pages are backed when touched)
+
+// Each field has the name of the matching keyword argument of Python's
+// pto_runtime.Worker(level=3, ...), except the time limits: *_ms here, seconds in Python.
 struct WorkerOptions {
-  std::vector<int> device_ids{0};  // one chip per entry; chip index i runs device_ids[i]
-  int num_sub_workers = 1;         // host threads running SUB tasks (0 = none)
+  std::vector<int> device_ids{0};  // one chip per entry, non-empty, distinct, >= 0; chip i runs device_ids[i]
+  int num_sub_workers = 1;         // host threads running SUB tasks (0..kMaxSubWorkers)
   std::string platform = "a2a3sim";
   std::string runtime = "host_build_graph";
   ChipMode mode = ChipMode::kThread;
-  uint64_t heap_bytes = 256ull << 20;  // host heap (shared with the chip processes)
+  uint64_t heap_bytes = 256ull << 20;  // host heap (shared with the chip processes), kMin..kMaxHeapBytes
   uint32_t spawn_timeout_ms = 30000;   // process mode: a chip process must be ready within this
   uint32_t heap_wait_ms = 10000;       // alloc waits this long for buffers still in use
   uint32_t close_timeout_ms = 10000;   // close() waits this long for tasks in flight
@@ -75,6 +83,8 @@ class Event {
   void fulfill();
   bool fulfilled() const;
   uint64_t task_id() const;
+  // Which of its task's defer() calls made it: 0, 1, ... (reports name unfulfilled events so).
+  uint32_t index() const;
 
  private:
   friend class SubContext;
@@ -88,16 +98,18 @@ class SubContext {
   const std::string &name() const;
   const std::vector<pto_arg_desc> &args() const;  // as passed to submit_sub
   int sub_worker() const;                         // which SUB worker runs the body
-  // Adds one external event the task's completion waits for. Only while the body runs.
+  // Adds one external event the task's completion waits for. Only while the body runs and only
+  // on the body's thread (INVALID_ARGUMENT otherwise); hand the Event to other threads instead.
   Event defer();
 
  private:
   friend struct l3::WorkerCore;
   SubContext(const std::shared_ptr<l3::Task> &task, l3::WorkerCore *core, int worker)
-      : task_(task), core_(core), worker_(worker) {}
+      : task_(task), core_(core), worker_(worker), thread_(std::this_thread::get_id()) {}
   std::shared_ptr<l3::Task> task_;
   l3::WorkerCore *core_;
   int worker_;
+  std::thread::id thread_;  // the SUB worker thread running the body
   bool active_ = true;
 };
 
@@ -209,8 +221,14 @@ class Worker {
   bool in_heap(const void *ptr, uint64_t nbytes = 1) const;
   uint64_t heap_bytes_in_use() const;
 
-  // Fails what is still pending after close_timeout_ms, stops the threads and chip processes.
+  // Waits up to close_timeout_ms (or timeout_ms) for the runs in flight, then fails what is left
+  // and stops the threads and chip processes. If it had to fail tasks it throws RUN_TIMEOUT
+  // naming each and what it waited for (e.g. which deferred events), after closing. Afterwards
+  // submit, run, alloc, in_heap, heap_bytes_in_use, num_chips, num_sub_workers and chip_pid
+  // throw NOT_INITIALIZED "Worker.<call>: the worker is closed ..."; free() still works.
+  // Idempotent.
   void close();
+  void close(uint32_t timeout_ms);
   bool closed() const;
 
   int level() const { return 3; }

@@ -20,7 +20,9 @@ range): read-after-write, write-after-write and write-after-read. Design: docs/l
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable
 
@@ -45,6 +47,36 @@ _MODES = {"thread": 0, "process": 1}
 
 def _invalid(message: str) -> Error:
     return error_from_code(ErrorCode.INVALID_ARGUMENT, message)
+
+
+# Python checks what cannot reach the native layer as is (any int, seconds); the native layer
+# checks the rest with messages that name each option by its keyword argument here.
+_MAX_MS = 2**32 - 1  # the native time limits are uint32 milliseconds
+
+
+def _int_option(name: str, value: Any, lo: int, hi: int, unit: str = "") -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise _invalid(
+            f"Worker(level=3): {name} = {value!r} is not an int; allowed {lo}..{hi}{unit}"
+        )
+    if not lo <= int(value) <= hi:
+        raise _invalid(
+            f"Worker(level=3): {name} = {value} is out of range; allowed {lo}..{hi}{unit}"
+        )
+    return int(value)
+
+
+def _seconds_ms(where: str, name: str, value: Any) -> int:
+    """``value`` seconds as the native milliseconds, or InvalidArgumentError naming ``name``."""
+    limit = _MAX_MS / 1000
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or not 0 <= value <= limit
+    ):
+        raise _invalid(f"{where}: {name} = {value!r} is out of range; allowed 0..{limit} seconds")
+    return round(float(value) * 1000)
 
 
 def _array_view(raw: np.ndarray, shape: int | Sequence[int], dtype: Any) -> np.ndarray:
@@ -114,6 +146,8 @@ class Orchestrator:
         if not callable(fn):
             raise _invalid(f"submit_sub: fn must be callable as fn(ctx), got {type(fn).__name__}")
         if args is None:
+            # Only for the dependencies (the body uses the arrays itself): a strided view counts
+            # by the bytes from its first to its last element, as on the device.
             args = ChipStorageTaskArgs()
             for arrays, direction in (
                 (inputs, Direction.INPUT),
@@ -121,7 +155,7 @@ class Orchestrator:
                 (inouts, Direction.INOUT),
             ):
                 for a in arrays:
-                    args.add_tensor(a, direction)
+                    args._add_footprint(a, direction)
         elif inputs or outputs or inouts:
             raise _invalid("submit_sub: give either args or inputs/outputs/inouts, not both")
         self._keep.append((fn, args))
@@ -219,22 +253,48 @@ class Worker:
         close_timeout: float = 10.0,
     ) -> None:
         if mode not in _MODES:
-            raise _invalid(f"Worker(level=3): mode must be 'thread' or 'process', got {mode!r}")
-        if isinstance(device_ids, (int, np.integer)):
-            raise _invalid("Worker(level=3): device_ids is a list of device ids, e.g. [0, 1, 2, 3]")
+            raise _invalid(f"Worker(level=3): mode = {mode!r}; mode must be 'thread' or 'process'")
+        if isinstance(device_ids, (int, np.integer, str, bytes)) or not isinstance(
+            device_ids, Iterable
+        ):
+            raise _invalid(
+                f"Worker(level=3): device_ids = {device_ids!r} is not a list; give a non-empty "
+                "list of distinct device ids >= 0, e.g. [0] or [0, 1, 2, 3]"
+            )
+        ids = list(device_ids)
+        for d in ids:
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or abs(d) >= 2**31:
+                raise _invalid(
+                    f"Worker(level=3): device_ids = {ids!r} holds {d!r}; device ids are ints "
+                    ">= 0, e.g. [0] or [0, 1, 2, 3]"
+                )
+        subs = _int_option("num_sub_workers", num_sub_workers, 0, _native.L3_MAX_SUB_WORKERS)
+        heap = _int_option(
+            "heap_bytes",
+            heap_bytes,
+            _native.L3_MIN_HEAP_BYTES,
+            _native.L3_MAX_HEAP_BYTES,
+            " bytes (default 256 MiB)",
+        )
+        times = [
+            _seconds_ms("Worker(level=3)", name, value)
+            for name, value in (
+                ("spawn_timeout", spawn_timeout),
+                ("heap_wait", heap_wait),
+                ("close_timeout", close_timeout),
+            )
+        ]
         self.mode = mode
         self._lock = threading.Lock()
         self._in_flight: list[RunHandle] = []
         self._native = _native.L3Worker(
-            [int(d) for d in device_ids],
-            int(num_sub_workers),
+            [int(d) for d in ids],
+            subs,
             platform,
             runtime,
             _MODES[mode],
-            int(heap_bytes),
-            int(spawn_timeout * 1000),
-            int(heap_wait * 1000),
-            int(close_timeout * 1000),
+            heap,
+            *times,
         )
 
     def submit(self, orch: Callable[[Orchestrator], Any]) -> RunHandle:
@@ -290,18 +350,30 @@ class Worker:
     def closed(self) -> bool:
         return self._native.closed
 
-    def close(self) -> None:
-        """Waits up to close_timeout for runs in flight, fails what is left, stops the threads
-        and chip processes. Idempotent."""
-        self._native.close()
-        with self._lock:
-            self._in_flight.clear()
+    def close(self, timeout: float | None = None) -> None:
+        """Waits up to ``timeout`` seconds (None: the worker's ``close_timeout``) for the runs in
+        flight, then fails what is left and stops the threads and chip processes. If it had to
+        fail tasks, raises RunTimeoutError naming each and what it waited for (e.g. which
+        deferred events), after closing. Every later call but close() and ``closed`` raises
+        DeviceError (NOT_INITIALIZED). Idempotent."""
+        ms = -1 if timeout is None else _seconds_ms("Worker.close", "timeout", timeout)
+        try:
+            self._native.close(ms)
+        finally:
+            with self._lock:
+                self._in_flight.clear()
 
     def __enter__(self) -> Worker:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc is None:
+            self.close()
+            return
+        try:  # the body's exception goes on; what close() gave up on is still said
+            self.close()
+        except Error as e:
+            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{self.num_chips} chips"

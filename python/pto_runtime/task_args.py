@@ -4,7 +4,9 @@ The native ``ChipStorageTaskArgs`` takes raw host addresses. This subclass takes
 rejects what the device cannot use as is (a non-C-contiguous layout, an unsupported dtype, a
 read-only array the run would write, too many dimensions) with ``InvalidArgumentError``
 (code ``BAD_TENSOR``), and keeps every array alive until ``clear()`` or the object's end, so
-the addresses handed to C++ stay valid for the run.
+the addresses handed to C++ stay valid for the run. A strided OUTPUT/INOUT view is refused
+without suggesting a copy (the run would write into the copy); L3 SUB tasks, which only need
+the arrays for their dependencies, take any view (``submit_sub(inputs=, outputs=, inouts=)``).
 """
 
 from __future__ import annotations
@@ -109,9 +111,19 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
                 f"use one of {', '.join(SUPPORTED_DTYPES)}, in native byte order"
             )
         if not array.flags.c_contiguous:
+            layout = f"shape {array.shape}, strides {array.strides}"
+            if d == Direction.INPUT:
+                raise _bad_tensor(
+                    f"{where}: an INPUT array must be C-contiguous ({layout}): the run copies "
+                    "nbytes contiguous bytes from its address; pass a contiguous copy, "
+                    "np.ascontiguousarray(x), made once x holds the values to read"
+                )
+            # Never suggest a copy here: the run would write its results into the copy.
             raise _bad_tensor(
-                f"{where}: array is not C-contiguous (shape {array.shape}, strides "
-                f"{array.strides}); pass np.ascontiguousarray(x)"
+                f"{where}: an {d.name} array must be C-contiguous ({layout}): the run writes "
+                "its results as nbytes contiguous bytes at the array's address, so it cannot "
+                "write into a strided view; pass a C-contiguous array (e.g. np.empty(shape)) "
+                "and assign it into the view after the run"
             )
         if d != Direction.INPUT and not array.flags.writeable:
             raise _bad_tensor(
@@ -120,6 +132,32 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
             )
         address = array.__array_interface__["data"][0]
         self.add_host_tensor(address, array.nbytes, dtype, list(array.shape), d)
+        self._arrays.append(array)
+
+    def _add_footprint(self, array: np.ndarray, direction: DirectionLike) -> None:
+        """Adds ``array`` for dependency tracking only (an L3 SUB task, whose body uses the
+        array itself): any layout or dtype, as the bytes from its first to its last element
+        (what the device orchestrator's TensorMap compares a strided view by, at worst)."""
+        d = _direction_of(direction)
+        where = f"argument {len(self)}"
+        if not isinstance(array, np.ndarray):
+            raise _bad_tensor(
+                f"{where}: expected a numpy.ndarray, got {type(array).__name__}; "
+                "pass the array the task reads or writes"
+            )
+        if d != Direction.INPUT and not array.flags.writeable:
+            raise _bad_tensor(
+                f"{where}: array is read-only but its direction is {d.name}; pass the writeable "
+                "array the task writes"
+            )
+        address = array.__array_interface__["data"][0]
+        lo = hi = address
+        if array.size:
+            for n, stride in zip(array.shape, array.strides):
+                reach = (n - 1) * stride
+                lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+            hi += array.itemsize
+        self.add_host_tensor(lo, hi - lo, DType.UINT8, [hi - lo], d)
         self._arrays.append(array)
 
     def add_scalar(self, value: Any) -> None:

@@ -64,7 +64,10 @@ struct PyL3Worker {
     }
   }
   pto::Worker &get() const {
-    if (!w) throw pto::Error(PTO_NOT_INITIALIZED, "the worker is closed");
+    if (!w) {
+      throw pto::Error(PTO_NOT_INITIALIZED,
+                       "Worker: the worker is closed (close() was called); create a new Worker");
+    }
     return *w;
   }
 };
@@ -133,14 +136,17 @@ void bind_events(nb::module_ &m) {
            "Fulfills the event; the task completes once its body returned and all its events are fulfilled.")
       .def_prop_ro("fulfilled", &pto::Event::fulfilled)
       .def_prop_ro("task_id", &pto::Event::task_id)
+      .def_prop_ro("index", &pto::Event::index,
+                   "Which ctx.defer() call of its task made it (0, 1, ...); reports name events so.")
       .def("__repr__", [](const pto::Event &e) {
-        return "Event(task_id=" + std::to_string(e.task_id()) +
+        return "Event(task_id=" + std::to_string(e.task_id()) + ", index=" + std::to_string(e.index()) +
                ", fulfilled=" + (e.fulfilled() ? "True" : "False") + ")";
       });
   nb::class_<PySubContext>(m, "SubContext", "What a SUB body is given; valid only while the body runs.")
       .def(
           "defer", [](PySubContext &c) { return c.get().defer(); },
-          "Adds an external event the task's completion (and so its dependents) waits for.")
+          "Adds an external event the task's completion (and so its dependents) waits for. Only "
+          "in the body, on its thread; hand the Event to other threads (fulfill from any).")
       .def_prop_ro("task_id", [](PySubContext &c) { return c.get().task_id(); })
       .def_prop_ro("name", [](PySubContext &c) { return c.get().name(); })
       .def_prop_ro("sub_worker", [](PySubContext &c) { return c.get().sub_worker(); });
@@ -288,12 +294,18 @@ void bind_worker(nb::module_ &m) {
             return byte_view(p, nbytes, worker.heap_keepalive(), true);
           },
           "nbytes"_a, "A uint8 view of nbytes of host heap, freed when the last view is garbage-collected.")
-      .def("close",
-           [](PyL3Worker &w) {
-             if (!w.w) return;
-             nb::gil_scoped_release release;
-             w.w->close();
-           })
+      .def(
+          "close",
+          [](PyL3Worker &w, int64_t timeout_ms) {
+            if (!w.w) return;
+            nb::gil_scoped_release release;
+            if (timeout_ms < 0) {
+              w.w->close();
+            } else {
+              w.w->close(static_cast<uint32_t>(timeout_ms));
+            }
+          },
+          "timeout_ms"_a = -1, "timeout_ms < 0: the worker's close_timeout.")
       .def_prop_ro("closed", [](PyL3Worker &w) { return !w.w || w.w->closed(); })
       .def_prop_ro("num_chips", [](PyL3Worker &w) { return w.get().num_chips(); })
       .def_prop_ro("num_sub_workers", [](PyL3Worker &w) { return w.get().num_sub_workers(); })
@@ -308,6 +320,9 @@ void bind_worker(nb::module_ &m) {
 
 void bind_l3(nb::module_ &m) {
   m.attr("ANY_CHIP") = pto::kAnyChip;
+  m.attr("L3_MAX_SUB_WORKERS") = pto::kMaxSubWorkers;
+  m.attr("L3_MIN_HEAP_BYTES") = pto::kMinHeapBytes;
+  m.attr("L3_MAX_HEAP_BYTES") = pto::kMaxHeapBytes;
   bind_stats(m);
   bind_events(m);
   bind_orchestrator(m);

@@ -9,12 +9,25 @@
 #ifndef PTO_HIERARCHICAL_CHIP_ENDPOINT_H
 #define PTO_HIERARCHICAL_CHIP_ENDPOINT_H
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "pto/chip_worker.h"
 
 namespace pto {
 namespace l3 {
+
+// "2.500 s": a duration in reports and in messages about the time limits (WorkerOptions
+// *_ms), in the one unit both the C++ options and the Python keyword arguments can be read in.
+inline std::string fmt_seconds(uint64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+inline std::string fmt_seconds_ms(uint64_t ms) {
+  return fmt_seconds(ms * 1000000ull);
+}
 
 struct ChipResult {
   pto_status code = PTO_OK;

@@ -356,8 +356,8 @@ bool ProcessChip::available() {
       respawn();
     } else if (platform_now_ns() > start_deadline_ns_) {
       state_ = State::kBroken;
-      broken_why_ =
-          "its process was not ready within spawn_timeout_ms = " + std::to_string(spawn_timeout_ms_);
+      broken_why_ = "its process was not ready within the spawn time limit (spawn_timeout, " +
+                    fmt_seconds_ms(spawn_timeout_ms_) + ")";
     } else if (!set_->zygote_alive()) {
       state_ = State::kBroken;
       broken_why_ = "the zygote process that forks chip processes died";

@@ -15,16 +15,15 @@ namespace pto {
 namespace l3 {
 
 HostHeap::HostHeap(uint64_t bytes) {
-  if (bytes < kAlign) {
-    throw Error(PTO_INVALID_ARGUMENT, "WorkerOptions.heap_bytes = " + std::to_string(bytes) +
-                                          " is too small; use at least a few MiB (default 256 MiB)");
+  if (bytes < kAlign) {  // Worker checks heap_bytes against its documented range first
+    throw Error(PTO_INVALID_ARGUMENT, "host heap of " + std::to_string(bytes) + " bytes is too small");
   }
   bytes = (bytes + 4095) & ~uint64_t{4095};
   // MAP_NORESERVE: pages are only backed once touched, so a large default costs nothing.
   void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     throw Error(PTO_OUT_OF_MEMORY, "cannot map a host heap of " + std::to_string(bytes) + " bytes: " +
-                                       std::strerror(errno) + "; lower WorkerOptions.heap_bytes");
+                                       std::strerror(errno) + "; lower heap_bytes (the Worker option)");
   }
   base_ = static_cast<char *>(p);
   bytes_ = bytes;

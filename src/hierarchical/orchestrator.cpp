@@ -36,12 +36,13 @@ void add_accesses(const ChipStorageTaskArgs &args, std::vector<DepTracker::Acces
 HostHeap::Block *WorkerCore::alloc_block(uint64_t nbytes, const char *who) {
   HostHeap::Block *b = heap->alloc_wait(nbytes, platform_now_ns() + uint64_t{opt.heap_wait_ms} * 1000000ull);
   if (!b) {
-    throw Error(
-        PTO_OUT_OF_MEMORY,
-        std::string(who) + ": the host heap (" + std::to_string(heap->capacity()) + " bytes) cannot fit " +
-            std::to_string(nbytes) + " more bytes (" + std::to_string(heap->in_use()) + " in use, " +
-            std::to_string(heap->awaiting_users()) +
-            " waiting for their tasks); raise WorkerOptions.heap_bytes, free buffers, or end scopes sooner");
+    throw Error(PTO_OUT_OF_MEMORY,
+                std::string(who) + ": the host heap (" + std::to_string(heap->capacity()) +
+                    " bytes) cannot fit " + std::to_string(nbytes) + " more bytes (" +
+                    std::to_string(heap->in_use()) + " in use, " + std::to_string(heap->awaiting_users()) +
+                    " waiting for their tasks, waited " + fmt_seconds_ms(opt.heap_wait_ms) +
+                    "); raise heap_bytes = " + std::to_string(opt.heap_bytes) +
+                    " (a Worker option), free buffers, or end scopes sooner");
   }
   return b;
 }
@@ -251,9 +252,7 @@ ChipMode HostOrchestrator::mode() const {
 namespace l3 {
 
 RunHandle WorkerCore::submit(const std::shared_ptr<WorkerCore> &self, const Worker::OrchFn &orch) {
-  if (closed.load(std::memory_order_acquire)) {
-    throw Error(PTO_NOT_INITIALIZED, "Worker.submit after close(): create a new Worker");
-  }
+  check_open("Worker.submit");
   if (!orch) throw Error(PTO_INVALID_ARGUMENT, "Worker.submit: the orchestration function is empty");
   if (orchestrating.load(std::memory_order_acquire) == std::this_thread::get_id()) {
     throw Error(

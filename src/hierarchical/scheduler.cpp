@@ -30,13 +30,18 @@ struct ChipDone {
   ChipResult result;
 };
 
-std::string fmt_seconds(uint64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
-  return buf;
-}
-
 }  // namespace
+
+std::string pending_events_text(const Task *t) {
+  std::lock_guard<std::mutex> lock(t->events_mu);
+  std::string which;
+  size_t n = 0;
+  for (size_t i = 0; i < t->event_pending.size(); ++i) {
+    if (t->event_pending[i]) which += (n++ ? ", " : " ") + std::to_string(i);
+  }
+  return std::to_string(n) + " external event(s) to be fulfilled (Event.fulfill): event" + which +
+         " of the " + std::to_string(t->event_pending.size()) + " its body deferred (Event.index)";
+}
 
 double WorkerCore::scheduler_cpu_us() const {
   if (!scheduler_started.load(std::memory_order_acquire)) return 0;
@@ -388,8 +393,7 @@ std::string WorkerCore::describe_task_locked(const Task *t) const {
       s += " for " + fmt_seconds(now - t->t_start_ns);
     } break;
     case TaskState::kDeferred:
-      s += "body returned; waits for " + std::to_string(t->events.load(std::memory_order_acquire)) +
-           " external event(s) to be fulfilled (Event.fulfill)";
+      s += "body returned; waits for " + pending_events_text(t);
       break;
     default:
       s += task_state_name(t->state);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ struct Task : std::enable_shared_from_this<Task> {
   // SUB worker (body return, -1), SubContext::defer (+1, while the body runs), Event::fulfill
   // (-1, any thread). Whoever brings it to 0 posts the completion.
   std::atomic<int32_t> events{1};
+  // Which deferred events are still unfulfilled (index = order of the SubContext::defer calls),
+  // for reports. Writers: defer (push_back), Event::fulfill (clear); readers: reports.
+  mutable std::mutex events_mu;
+  std::vector<bool> event_pending;  // guarded by events_mu (taken after WorkerCore::mu, or alone)
   // Set once by whoever posts the completion (exchange): a failed body and a late fulfill
   // cannot both complete the task.
   std::atomic<bool> completion_posted{false};

@@ -49,34 +49,54 @@ double process_cpu_us() {
 struct EventState {
   std::shared_ptr<Task> task;
   std::shared_ptr<Inbox> inbox;
+  uint32_t index = 0;                  // position in task->event_pending
   std::atomic<bool> fulfilled{false};  // writer: the first fulfill() (exchange)
 };
 
 namespace {
 
+std::string list_text(const std::vector<int> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Messages name each option by the name the C++ WorkerOptions field and the Python keyword
+// argument of pto_runtime.Worker(level=3, ...) share, so they read right from both APIs. (The
+// time limits differ in unit, *_ms here and seconds in Python; Python checks those itself.)
 void validate(const WorkerOptions &o) {
-  if (o.num_sub_workers < 0 || o.num_sub_workers > 256) {
-    throw Error(PTO_INVALID_ARGUMENT, "Worker: num_sub_workers = " + std::to_string(o.num_sub_workers) +
-                                          " must be between 0 and 256");
-  }
-  if (o.device_ids.empty() && o.num_sub_workers == 0) {
+  if (o.device_ids.empty()) {
     throw Error(PTO_INVALID_ARGUMENT,
-                "Worker: no chips (device_ids is empty) and no SUB workers; give at least one");
+                "Worker(level=3): device_ids = [] is empty; give a non-empty list of distinct device ids "
+                ">= 0, one per chip, e.g. [0] or [0, 1, 2, 3]");
   }
   for (size_t i = 0; i < o.device_ids.size(); ++i) {
     if (o.device_ids[i] < 0) {
-      throw Error(PTO_DEVICE_OUT_OF_RANGE,
-                  "Worker: device id " + std::to_string(o.device_ids[i]) + " is negative");
+      throw Error(PTO_INVALID_ARGUMENT, "Worker(level=3): device_ids = " + list_text(o.device_ids) +
+                                            " has the negative id " + std::to_string(o.device_ids[i]) +
+                                            "; device ids are >= 0");
     }
     for (size_t j = 0; j < i; ++j) {
       if (o.device_ids[j] == o.device_ids[i]) {
-        throw Error(PTO_INVALID_ARGUMENT, "Worker: device id " + std::to_string(o.device_ids[i]) +
-                                              " is listed twice in device_ids; list each device once");
+        throw Error(PTO_INVALID_ARGUMENT, "Worker(level=3): device_ids = " + list_text(o.device_ids) +
+                                              " lists device " + std::to_string(o.device_ids[i]) +
+                                              " twice; list each device once (one chip per device)");
       }
     }
   }
+  if (o.num_sub_workers < 0 || o.num_sub_workers > kMaxSubWorkers) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "Worker(level=3): num_sub_workers = " + std::to_string(o.num_sub_workers) +
+                    " is out of range; allowed 0.." + std::to_string(kMaxSubWorkers));
+  }
   if (o.mode != ChipMode::kThread && o.mode != ChipMode::kProcess) {
-    throw Error(PTO_INVALID_ARGUMENT, "Worker: mode must be thread or process");
+    throw Error(PTO_INVALID_ARGUMENT, "Worker(level=3): mode = " + std::to_string(static_cast<int>(o.mode)) +
+                                          " is not a mode; use thread or process");
+  }
+  if (o.heap_bytes < kMinHeapBytes || o.heap_bytes > kMaxHeapBytes) {
+    throw Error(PTO_INVALID_ARGUMENT, "Worker(level=3): heap_bytes = " + std::to_string(o.heap_bytes) +
+                                          " is out of range; allowed " + std::to_string(kMinHeapBytes) +
+                                          ".." + std::to_string(kMaxHeapBytes) + " bytes (default 256 MiB)");
   }
 }
 
@@ -126,13 +146,22 @@ void WorkerCore::start_threads() {
   for (int w = 0; w < num_subs(); ++w) sub_threads.emplace_back([this, w] { sub_main(w); });
 }
 
-void WorkerCore::close() {
+void WorkerCore::check_open(const char *call) const {
+  if (closed.load(std::memory_order_acquire)) {
+    throw Error(PTO_NOT_INITIALIZED,
+                std::string(call) + ": the worker is closed (close() was called); create a new Worker");
+  }
+}
+
+void WorkerCore::close(uint32_t timeout_ms) {
   if (closed.exchange(true, std::memory_order_acq_rel)) return;
   std::vector<std::shared_ptr<void>> graveyard;
   std::vector<std::shared_ptr<RunState>> abandoned;
+  std::string failed;  // what close() had to fail, for its own error
+  size_t num_failed = 0;
   {
     std::unique_lock<std::mutex> lock(mu);
-    run_cv.wait_for(lock, std::chrono::milliseconds(opt.close_timeout_ms), [&] { return live_runs.empty(); });
+    run_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return live_runs.empty(); });
     stopping = true;
     abandoned = live_runs;                            // keeps their tasks alive until the threads are gone
     std::unique_lock<std::mutex> subq(sub_queue.mu);  // no worker takes a task from here on
@@ -140,26 +169,27 @@ void WorkerCore::close() {
     any_ready.clear();
     group_ready.clear();
     for (auto &q : pinned_ready) q.clear();
+    const std::string waited = "waited " + fmt_seconds_ms(timeout_ms);
     for (const auto &r : abandoned) {
       for (const auto &t : r->tasks) {
         if (t->is_finished_state()) continue;
+        // What it waited for, before failing it changes its state.
+        const std::string what = describe_task_locked(t.get());
+        if (num_failed++ < 16) failed += "\n  " + what;
+        const std::string err = t->label() + " did not finish before the worker was closed (" + waited +
+                                "): " + what.substr(what.find("): ", t->label().size()) + 3);
         if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0 &&
             t->state != TaskState::kDeferred) {
           // The body is still running on its SUB worker: it owns fn until it returns.
           SubFn keep = std::move(t->fn);
-          finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT,
-                        t->label() + " did not finish before the worker was closed (close_timeout_ms = " +
-                            std::to_string(opt.close_timeout_ms) + ")",
-                        &graveyard);
+          finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT, err, &graveyard);
           t->fn = std::move(keep);
           continue;
         }
-        finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT,
-                      t->label() + " did not finish before the worker was closed (close_timeout_ms = " +
-                          std::to_string(opt.close_timeout_ms) + ")",
-                      &graveyard);
+        finish_locked(t.get(), TaskState::kFailed, PTO_RUN_TIMEOUT, err, &graveyard);
       }
     }
+    if (num_failed > 16) failed += "\n  ... and " + std::to_string(num_failed - 16) + " more";
   }
   graveyard.clear();
   bell->ring();
@@ -171,11 +201,18 @@ void WorkerCore::close() {
   for (auto &c : chips) c->shutdown();
   if (procs) procs->shutdown();
   inbox->close();
+  if (num_failed) {
+    throw Error(PTO_RUN_TIMEOUT, "Worker.close: waited " + fmt_seconds_ms(timeout_ms) + " for " +
+                                     std::to_string(num_failed) +
+                                     " unfinished task(s), then closed the worker and failed them:" + failed +
+                                     "\nfulfill every deferred event and wait for the runs before closing, "
+                                     "or close with a shorter timeout");
+  }
 }
 
 WorkerCore::~WorkerCore() {
   try {
-    close();
+    close(opt.close_timeout_ms);
   } catch (...) {
   }
 }
@@ -213,10 +250,18 @@ void Event::fulfill() {
                                           " was already fulfilled; fulfill each event exactly once");
   }
   l3::Task *t = state_->task.get();
+  {
+    std::lock_guard<std::mutex> lock(t->events_mu);
+    t->event_pending[state_->index] = false;
+  }
   if (t->events.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (!t->completion_posted.exchange(true, std::memory_order_acq_rel))
       state_->inbox->post(l3::Notice{t, -1, true});
   }
+}
+
+uint32_t Event::index() const {
+  return state_ ? state_->index : 0;
 }
 
 bool Event::fulfilled() const {
@@ -241,15 +286,29 @@ int SubContext::sub_worker() const {
 }
 
 Event SubContext::defer() {
-  if (!active_) {
+  // The thread first: `active_` belongs to the body's thread. A defer from elsewhere could also
+  // race with the body's return, which reads the event count once (sub_workers.cpp).
+  if (std::this_thread::get_id() != thread_) {
     throw Error(PTO_INVALID_ARGUMENT,
-                "SubContext.defer after the task's body returned: defer inside the body");
+                "SubContext.defer called from another thread than the one running the body of " +
+                    task_->label() +
+                    ": call ctx.defer() in the body itself and hand the Event to the other "
+                    "thread (Event.fulfill may be called from any thread)");
   }
-  task_->events.fetch_add(1, std::memory_order_acq_rel);
+  if (!active_) {
+    throw Error(PTO_INVALID_ARGUMENT, "SubContext.defer after the body of " + task_->label() +
+                                          " returned: call ctx.defer() inside the body");
+  }
   Event e;
   e.state_ = std::make_shared<l3::EventState>();
   e.state_->task = task_;
   e.state_->inbox = core_->inbox;
+  {
+    std::lock_guard<std::mutex> lock(task_->events_mu);
+    e.state_->index = static_cast<uint32_t>(task_->event_pending.size());
+    task_->event_pending.push_back(true);
+  }
+  task_->events.fetch_add(1, std::memory_order_acq_rel);
   return e;
 }
 
@@ -314,9 +373,7 @@ RunHandle Worker::submit(const OrchFn &orch) {
 }
 
 void *Worker::alloc(uint64_t nbytes) {
-  if (core_->closed.load(std::memory_order_acquire)) {
-    throw Error(PTO_NOT_INITIALIZED, "Worker.alloc after close(): create a new Worker");
-  }
+  core_->check_open("Worker.alloc");
   return core_->heap->address(core_->alloc_block(nbytes, "Worker.alloc"));
 }
 
@@ -325,15 +382,21 @@ void Worker::free(void *ptr) {
 }
 
 bool Worker::in_heap(const void *ptr, uint64_t nbytes) const {
+  core_->check_open("Worker.in_heap");
   return core_->heap->contains(ptr, nbytes);
 }
 
 uint64_t Worker::heap_bytes_in_use() const {
+  core_->check_open("Worker.heap_bytes_in_use");
   return core_->heap->in_use();
 }
 
 void Worker::close() {
-  core_->close();
+  core_->close(core_->opt.close_timeout_ms);
+}
+
+void Worker::close(uint32_t timeout_ms) {
+  core_->close(timeout_ms);
 }
 
 bool Worker::closed() const {
@@ -341,9 +404,11 @@ bool Worker::closed() const {
 }
 
 int Worker::num_chips() const {
+  core_->check_open("Worker.num_chips");
   return static_cast<int>(core_->chips.size());
 }
 int Worker::num_sub_workers() const {
+  core_->check_open("Worker.num_sub_workers");
   return core_->num_subs();
 }
 ChipMode Worker::mode() const {
@@ -354,6 +419,7 @@ const WorkerOptions &Worker::options() const {
 }
 
 int Worker::chip_pid(int chip) const {
+  core_->check_open("Worker.chip_pid");
   if (chip < 0 || chip >= num_chips()) {
     throw Error(PTO_INVALID_ARGUMENT, "chip_pid: chip " + std::to_string(chip) + " is out of range");
   }

@@ -85,7 +85,11 @@ struct WorkerCore {
   explicit WorkerCore(const WorkerOptions &o);
   ~WorkerCore();
   void start_threads();
-  void close();
+  // Waits up to timeout_ms for the runs in flight, fails what is left, stops everything. Throws
+  // RUN_TIMEOUT naming the tasks it failed (after closing); idempotent.
+  void close(uint32_t timeout_ms);
+  // NOT_INITIALIZED "<call>: the worker is closed ..." once close() was called.
+  void check_open(const char *call) const;
 
   // --- configuration (immutable) ---
   WorkerOptions opt;
@@ -146,6 +150,9 @@ struct WorkerCore {
 };
 
 double process_cpu_us();
+// "2 external event(s) to be fulfilled (Event.fulfill): event 0, 2 of the 3 its body deferred":
+// what a deferred task waits for.
+std::string pending_events_text(const Task *t);
 
 }  // namespace l3
 }  // namespace pto

@@ -124,7 +124,8 @@ struct ChipWorker::Impl {
   decltype(&::run_runtime) run = nullptr;
   decltype(&::start_runtime) start = nullptr;
   decltype(&::poll_runtime) poll = nullptr;
-  bool busy = false;  // start() succeeded and poll() has not finished the run yet
+  bool busy = false;       // start() succeeded and poll() has not finished the run yet
+  bool finalized = false;  // finalize() after init(): every call but finalize() now fails
   decltype(&::finalize_device) finalize = nullptr;
   decltype(&::destroy_device_context) destroy = nullptr;
   decltype(&::get_last_error_message) last_error = nullptr;
@@ -145,6 +146,15 @@ struct ChipWorker::Impl {
   }
 };
 
+namespace {
+// The one message for any call on a finalized worker (the L3 Worker says the same after close()).
+Error finalized_error(const char *what) {
+  return Error(PTO_NOT_INITIALIZED,
+               std::string("ChipWorker.") + what +
+                   ": the worker is finalized (finalize() was called); create a new ChipWorker");
+}
+}  // namespace
+
 ChipWorker::ChipWorker() : impl_(new Impl) {}
 ChipWorker::~ChipWorker() {
   try {
@@ -159,6 +169,7 @@ void ChipWorker::init(const std::string &platform, const std::string &runtime) {
 
 void ChipWorker::init(const RuntimeBinaries &binaries) {
   Impl &m = *impl_;
+  if (m.finalized) throw finalized_error("init");
   if (m.lib) throw Error(PTO_INVALID_ARGUMENT, "ChipWorker.init was already called; use a new ChipWorker");
   m.binaries = binaries;
   m.lib = dlopen(binaries.host_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -210,6 +221,7 @@ void release_device(const std::string &platform, int device_id) {
 
 void ChipWorker::set_device(int device_id) {
   Impl &m = *impl_;
+  if (m.finalized) throw finalized_error("set_device");
   if (!m.ctx)
     throw Error(PTO_NOT_INITIALIZED,
                 "ChipWorker.set_device before init(): call init(platform, runtime) first");
@@ -283,6 +295,7 @@ struct CallableDesc {
 
 void ChipWorker::check_ready(const char *what) const {
   const Impl &m = *impl_;
+  if (m.finalized) throw finalized_error(what);
   if (!m.ctx)
     throw Error(PTO_NOT_INITIALIZED,
                 std::string("ChipWorker.") + what + " before init(): call init() and set_device() first");
@@ -341,6 +354,7 @@ bool ChipWorker::busy() const {
 void ChipWorker::finalize() {
   Impl &m = *impl_;
   m.busy = false;  // finalize stops a run nobody finished
+  if (m.lib) m.finalized = true;
   if (m.ctx) {
     m.finalize(m.ctx);
     m.destroy(m.ctx);
@@ -354,6 +368,7 @@ void ChipWorker::finalize() {
 
 std::string ChipWorker::last_trace_json() const {
   const Impl &m = *impl_;
+  if (m.finalized) throw finalized_error("last_trace");
   return m.ctx ? std::string(m.last_trace(m.ctx)) : std::string();
 }
 
@@ -366,7 +381,8 @@ int ChipWorker::device_id() const {
 
 PlatformInfo ChipWorker::platform_info() const {
   const Impl &m = *impl_;
-  if (!m.ctx) throw Error(PTO_NOT_INITIALIZED, "platform_info before init()");
+  if (m.finalized) throw finalized_error("platform_info");
+  if (!m.ctx) throw Error(PTO_NOT_INITIALIZED, "ChipWorker.platform_info before init(): call init() first");
   PlatformInfo p;
   p.platform = m.binaries.platform;
   int32_t clusters = 0, threads = 0, devices = 0;

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/test_kernels.h"
@@ -96,19 +99,38 @@ TEST(ChipWorker, EmptyGraphRunsAndReturns) {
   EXPECT_EQ(w.run(c, args).tasks_run, 0u);
 }
 
-TEST(ChipWorker, FinalizeTwiceIsHarmlessAndRunAfterFinalizeIsAnError) {
+TEST(ChipWorker, FinalizeTwiceIsHarmlessAndEveryCallAfterFinalizeSaysItIsFinalized) {
   pto::ChipWorker w;
   w.init("a2a3sim", "host_build_graph");
   w.set_device(0);
   w.finalize();
   w.finalize();
+  EXPECT_FALSE(w.initialized());
   pto::ChipStorageTaskArgs args;
-  try {
-    w.run(pto_test::basic_callable(), args);
-    FAIL() << "run after finalize must throw";
-  } catch (const pto::Error &e) {
-    EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED);
+  const std::pair<const char *, std::function<void()>> calls[] = {
+      {"run", [&] { w.run(pto_test::basic_callable(), args); }},
+      {"start", [&] { w.start(pto_test::basic_callable(), args); }},
+      {"poll", [&] { w.poll(); }},
+      {"init", [&] { w.init("a2a3sim", "host_build_graph"); }},
+      {"set_device", [&] { w.set_device(0); }},
+      {"platform_info", [&] { w.platform_info(); }},
+      {"last_trace", [&] { w.last_trace_json(); }},
+  };
+  for (const auto &c : calls) {
+    try {
+      c.second();
+      ADD_FAILURE() << c.first << " worked after finalize()";
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED) << e.what();
+      EXPECT_EQ(std::string(e.what()), std::string("ChipWorker.") + c.first +
+                                           ": the worker is finalized (finalize() was called); create a new "
+                                           "ChipWorker");
+    }
   }
+  pto::ChipWorker fresh;  // the basic example still runs in this process
+  fresh.init("a2a3sim", "host_build_graph");
+  fresh.set_device(0);
+  EXPECT_TRUE(all_equal(run_basic(fresh, pto_test::basic_callable(), pto::ChipCallConfig{}), 42.0f));
 }
 
 }  // namespace

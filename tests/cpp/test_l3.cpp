@@ -10,8 +10,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "l3_util.h"
 #include "pto/orchestration.h"  // the device-side API must coexist with the L3 one (no name clash)
@@ -27,6 +32,31 @@ int64_t *heap_i64(pto::Worker &w, int64_t n, int64_t fill) {
   auto *p = static_cast<int64_t *>(w.alloc(static_cast<uint64_t>(n) * 8));
   for (int64_t i = 0; i < n; ++i) p[i] = fill + i;
   return p;
+}
+
+// The basic L3 graph (a chip task, then a SUB task reading its output) on `w`: what every
+// bad-input test runs afterwards to show the worker (or a fresh one) still works.
+void expect_basic_graph_runs(pto::Worker &w) {
+  static const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  const int64_t n = 16;
+  int64_t *a = heap_i64(w, n, 0), *b = heap_i64(w, n, -1), *c = heap_i64(w, n, -1);
+  w.run(
+      [&](pto::HostOrchestrator &o) {
+        o.submit_chip(add, l3_test::io_args(a, b, n, {n, 1}), {}, 0, "b=a+1");
+        pto::ChipStorageTaskArgs sa;
+        sa.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
+        sa.add_tensor(c, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_OUTPUT);
+        o.submit_sub(
+            [=](pto::SubContext &) {
+              for (int64_t i = 0; i < n; ++i) c[i] = b[i] * 2;
+            },
+            sa, "c=2b");
+      },
+      60000);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c[i], (i + 1) * 2) << "element " << i;
+  w.free(a);
+  w.free(b);
+  w.free(c);
 }
 
 TEST_P(L3, ChipThenSubThenChipSeesEachResult) {
@@ -79,7 +109,7 @@ TEST_P(L3, SubOverwritingAChipInputWaitsForTheChipTask) {
 }
 
 TEST_P(L3, WritersOfOneBufferRunInSubmissionOrder) {
-  pto::Worker w(l3_test::options(GetParam(), 0, 2));
+  pto::Worker w(l3_test::options(GetParam(), 1, 2));
   int64_t *x = heap_i64(w, 8, 0);
   w.run([&](pto::HostOrchestrator &o) {
     pto::ChipStorageTaskArgs sa;
@@ -98,7 +128,7 @@ TEST_P(L3, WritersOfOneBufferRunInSubmissionOrder) {
 }
 
 TEST_P(L3, DependentsOfADeferredSubWaitForTheEventFulfilledFromAnotherThread) {
-  pto::Worker w(l3_test::options(GetParam(), 0, 2));
+  pto::Worker w(l3_test::options(GetParam(), 1, 2));
   int64_t *x = heap_i64(w, 1, 0);
   std::atomic<int64_t> seen{-1};
   std::thread helper;
@@ -130,7 +160,7 @@ TEST_P(L3, DependentsOfADeferredSubWaitForTheEventFulfilledFromAnotherThread) {
 }
 
 TEST_P(L3, WaitTimeOutNamesThePendingTasksAndWhatEachWaitsFor) {
-  pto::Worker w(l3_test::options(GetParam(), 0, 1));
+  pto::Worker w(l3_test::options(GetParam(), 1, 1));
   int64_t *x = heap_i64(w, 1, 0);
   pto::Event ev;
   pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
@@ -155,6 +185,82 @@ TEST_P(L3, WaitTimeOutNamesThePendingTasksAndWhatEachWaitsFor) {
   EXPECT_THROW(ev.fulfill(), pto::Error) << "an event is fulfilled once";
   const pto::WorkerRunStats s = h.wait(5000);
   EXPECT_EQ(s.sub_tasks, 2u);
+}
+
+// docs/l3.md: SubContext.defer only on the body's thread (the body's return reads the event
+// count once; a defer racing with it could be lost). From another thread it is refused.
+TEST_P(L3, DeferFromAnotherThreadIsRefused) {
+  pto::Worker w(l3_test::options(GetParam(), 1, 1));
+  std::string error;
+  pto_status code = PTO_OK;
+  w.run(
+      [&](pto::HostOrchestrator &o) {
+        o.submit_sub(
+            [&](pto::SubContext &ctx) {
+              std::thread other([&] {
+                try {
+                  ctx.defer();
+                } catch (const pto::Error &e) {
+                  code = e.code();
+                  error = e.what();
+                }
+              });
+              other.join();
+            },
+            {}, "defers elsewhere");
+      },
+      10000);
+  EXPECT_EQ(code, PTO_INVALID_ARGUMENT) << "ctx.defer() from another thread was accepted";
+  EXPECT_TRUE(contains(error,
+                       "SubContext.defer called from another thread than the one running the body of "
+                       "task "))
+      << error;
+  EXPECT_TRUE(contains(error, "'defers elsewhere'")) << error;
+  EXPECT_TRUE(contains(error, "Event.fulfill may be called from any thread")) << error;
+  expect_basic_graph_runs(w);
+}
+
+// close(timeout) with an event never fulfilled: returns after that timeout (not the 10 s
+// default), fails the task and says which event of which task it waited for.
+TEST_P(L3, CloseWithAnUnfulfilledEventNamesItAndHonoursTheTimeout) {
+  auto w = std::make_unique<pto::Worker>(l3_test::options(GetParam(), 1, 1));
+  std::vector<pto::Event> events;
+  pto::RunHandle h = w->submit([&](pto::HostOrchestrator &o) {
+    o.submit_sub(
+        [&](pto::SubContext &ctx) {
+          events.push_back(ctx.defer());
+          events.push_back(ctx.defer());
+          events[0].fulfill();
+        },
+        {}, "never fulfilled");
+  });
+  while (h.pending_report().find("body returned") == std::string::npos) std::this_thread::yield();
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    w->close(100);
+    FAIL() << "close() abandoned a task without saying so";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_RUN_TIMEOUT);
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, "Worker.close: waited 0.100 s for 1 unfinished task(s)")) << m;
+    EXPECT_TRUE(contains(m, "'never fulfilled' (SUB): body returned; waits for 1 external event(s)")) << m;
+    EXPECT_TRUE(contains(m, "event 1 of the 2 its body deferred")) << m;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << "close ignored its timeout";
+  EXPECT_TRUE(w->closed());
+  try {
+    h.wait(0);
+    FAIL();
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_RUN_TIMEOUT);
+    EXPECT_TRUE(contains(e.what(), "did not finish before the worker was closed (waited 0.100 s)"))
+        << e.what();
+    EXPECT_TRUE(contains(e.what(), "event 1 of the 2")) << e.what();
+  }
+  events[1].fulfill();  // late: ignored, harmless after close
+  w.reset();
+  pto::Worker fresh(l3_test::options(GetParam(), 1, 1));
+  expect_basic_graph_runs(fresh);
 }
 
 TEST_P(L3, AFailedTaskSkipsItsDependentsAndTheWorkerServesTheNextRun) {
@@ -237,7 +343,7 @@ TEST_P(L3, GroupRunsOnePartPerChip) {
 }
 
 TEST_P(L3, ScopedBuffersReturnOnceTheScopeEndedAndTheirUsersFinished) {
-  pto::Worker w(l3_test::options(GetParam(), 0, 1));
+  pto::Worker w(l3_test::options(GetParam(), 1, 1));
   const uint64_t before = w.heap_bytes_in_use();
   uint64_t during = 0;
   w.run([&](pto::HostOrchestrator &o) {
@@ -303,19 +409,93 @@ TEST_P(L3, BadInputIsReportedWithWhatToDo) {
 INSTANTIATE_TEST_SUITE_P(Modes, L3, ::testing::Values(ChipMode::kThread, ChipMode::kProcess),
                          [](const auto &i) { return std::string(l3_test::mode_name(i.param)); });
 
-TEST(L3Worker, OptionsAreChecked) {
-  pto::WorkerOptions o;
-  o.device_ids = {0, 0};
-  EXPECT_THROW(pto::Worker{o}, pto::Error);
-  o.device_ids = {};
-  o.num_sub_workers = 0;
-  EXPECT_THROW(pto::Worker{o}, pto::Error);
-  o.num_sub_workers = -1;
-  EXPECT_THROW(pto::Worker{o}, pto::Error);
+// Every rejected option: INVALID_ARGUMENT naming the option (by the name the C++ field and the
+// Python keyword share), its value and what is allowed.
+TEST(L3Worker, BadOptionsNameTheOptionTheValueAndWhatIsAllowed) {
+  struct Case {
+    void (*set)(pto::WorkerOptions &);
+    std::vector<std::string> says;
+  };
+  const Case cases[] = {
+      {[](pto::WorkerOptions &o) { o.device_ids = {}; }, {"device_ids = [] is empty", "non-empty list"}},
+      {[](pto::WorkerOptions &o) {
+         o.device_ids = {0, -3};
+       },
+       {"device_ids = [0, -3]", "negative id -3", "device ids are >= 0"}},
+      {[](pto::WorkerOptions &o) {
+         o.device_ids = {1, 0, 1};
+       },
+       {"device_ids = [1, 0, 1]", "lists device 1 twice", "list each device once"}},
+      {[](pto::WorkerOptions &o) { o.num_sub_workers = -1; }, {"num_sub_workers = -1", "allowed 0..256"}},
+      {[](pto::WorkerOptions &o) { o.heap_bytes = 5; }, {"heap_bytes = 5", "allowed 4096..1099511627776"}},
+      {[](pto::WorkerOptions &o) { o.heap_bytes = 1ull << 41; }, {"heap_bytes = 2199023255552", "allowed"}},
+  };
+  for (const Case &c : cases) {
+    pto::WorkerOptions o = l3_test::options(ChipMode::kThread, 1, 1);
+    c.set(o);
+    try {
+      pto::Worker w(o);
+      ADD_FAILURE() << "accepted: " << c.says[0];
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT) << e.what();
+      for (const auto &s : c.says) EXPECT_TRUE(contains(e.what(), s)) << e.what() << "\nmissing: " << s;
+      EXPECT_FALSE(contains(e.what(), "WorkerOptions.")) << e.what();
+    }
+  }
+  pto::Worker w(l3_test::options(ChipMode::kThread, 1, 1));
+  expect_basic_graph_runs(w);
+}
+
+TEST(L3Worker, HeapExhaustionNamesTheHeapBytesOption) {
+  pto::WorkerOptions o = l3_test::options(ChipMode::kThread, 1, 1);
+  o.heap_bytes = 1 << 20;
+  o.heap_wait_ms = 0;
+  pto::Worker w(o);
+  try {
+    w.alloc(2 << 20);
+    FAIL() << "2 MiB fit a 1 MiB heap";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_OUT_OF_MEMORY);
+    EXPECT_TRUE(contains(e.what(), "raise heap_bytes = 1048576")) << e.what();
+    EXPECT_FALSE(contains(e.what(), "WorkerOptions.")) << e.what();
+  }
+  expect_basic_graph_runs(w);
+}
+
+// Every call but close()/closed()/free() on a closed worker: NOT_INITIALIZED, one message shape.
+TEST(L3Worker, EveryCallOnAClosedWorkerSaysItIsClosed) {
+  pto::Worker w(l3_test::options(ChipMode::kThread, 1, 1));
+  void *kept = w.alloc(64);
+  w.close();
+  w.close();
+  EXPECT_TRUE(w.closed());
+  w.free(kept);
+  const std::pair<const char *, std::function<void()>> calls[] = {
+      {"Worker.submit", [&] { w.submit([](pto::HostOrchestrator &) {}); }},
+      {"Worker.submit", [&] { w.run([](pto::HostOrchestrator &) {}); }},
+      {"Worker.alloc", [&] { w.alloc(64); }},
+      {"Worker.in_heap", [&] { w.in_heap(kept); }},
+      {"Worker.heap_bytes_in_use", [&] { w.heap_bytes_in_use(); }},
+      {"Worker.num_chips", [&] { w.num_chips(); }},
+      {"Worker.num_sub_workers", [&] { w.num_sub_workers(); }},
+      {"Worker.chip_pid", [&] { w.chip_pid(0); }},
+  };
+  for (const auto &c : calls) {
+    try {
+      c.second();
+      ADD_FAILURE() << c.first << " worked on a closed worker";
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED) << e.what();
+      EXPECT_EQ(std::string(e.what()),
+                std::string(c.first) + ": the worker is closed (close() was called); create a new Worker");
+    }
+  }
+  pto::Worker fresh(l3_test::options(ChipMode::kThread, 1, 1));
+  expect_basic_graph_runs(fresh);
 }
 
 TEST(L3Worker, SubmitAfterCloseIsAnError) {
-  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 1));
+  pto::Worker w(l3_test::options(ChipMode::kThread, 1, 1));
   w.close();
   w.close();
   try {
@@ -327,7 +507,7 @@ TEST(L3Worker, SubmitAfterCloseIsAnError) {
 }
 
 TEST(L3Worker, SubmitFromInsideAnOrchestrationIsRefused) {
-  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 1));
+  pto::Worker w(l3_test::options(ChipMode::kThread, 1, 1));
   try {
     w.run([&](pto::HostOrchestrator &) { w.run([](pto::HostOrchestrator &) {}); });
     FAIL();
@@ -339,7 +519,7 @@ TEST(L3Worker, SubmitFromInsideAnOrchestrationIsRefused) {
 }
 
 TEST(L3Worker, ManySubTasksOnAChainAndAFanOut) {
-  pto::Worker w(l3_test::options(ChipMode::kThread, 0, 2));
+  pto::Worker w(l3_test::options(ChipMode::kThread, 1, 2));
   int64_t *x = heap_i64(w, 64, 0);
   for (int64_t i = 0; i < 64; ++i) x[i] = 0;
   const pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {

@@ -131,7 +131,7 @@ def test_sub_overwriting_a_chip_input_waits_for_the_chip_task(slow_add, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_dependents_of_a_deferred_sub_wait_for_its_event(mode):
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=2, mode=mode) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=2, mode=mode) as w:
         x = w.alloc(1, np.int64)
         x[0] = 0
         seen = []
@@ -162,7 +162,7 @@ def test_dependents_of_a_deferred_sub_wait_for_its_event(mode):
 
 
 def test_wait_timeout_names_pending_tasks_and_what_each_waits_for():
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
         x = w.alloc(1, np.int64)
         events = []
 
@@ -206,7 +206,7 @@ def test_failing_kernel_fails_its_task_skips_dependents_and_the_next_run_works(
 
 
 def test_python_errors_in_orchestration_and_sub_bodies_are_reported():
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
 
         def bad_orch(o):
             raise ValueError("no shards given")
@@ -226,7 +226,7 @@ def test_python_errors_in_orchestration_and_sub_bodies_are_reported():
 
 def test_orchestrator_and_context_kept_after_their_call_refuse_use():
     kept = []
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
         w.run(lambda o: (kept.append(o), o.submit_sub(lambda ctx: kept.append(ctx))))
         with pytest.raises(pto.DeviceError, match="only valid inside the orchestration"):
             kept[0].submit_sub(lambda ctx: None)
@@ -235,13 +235,13 @@ def test_orchestrator_and_context_kept_after_their_call_refuse_use():
 
 
 def test_unclosed_worker_is_closed_when_garbage_collected():
-    w = pto.Worker(level=3, device_ids=[], num_sub_workers=1)
+    w = pto.Worker(level=3, device_ids=[0], num_sub_workers=1)
     w.run(lambda o: o.submit_sub(lambda ctx: None))
     del w  # must not hang: the SUB thread never needs the GIL here, but close releases it
 
 
 def test_scoped_buffers_return_once_the_scope_ended_and_users_finished():
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
         before = w.heap_bytes_in_use
 
         def orch(o):
@@ -254,7 +254,7 @@ def test_scoped_buffers_return_once_the_scope_ended_and_users_finished():
 
 
 def test_worker_alloc_is_freed_when_garbage_collected():
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
         before = w.heap_bytes_in_use
         x = w.alloc((4, 256), np.float32)
         view = x[1]
@@ -316,7 +316,7 @@ def test_crashing_kernel_in_process_mode_fails_its_task_and_the_chip_is_replaced
 
 
 def test_worker_factory_routes_level_3_and_checks_options():
-    with pto.Worker(level=3, device_ids=[], num_sub_workers=1) as w:
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
         assert isinstance(w, pto.l3.Worker) and w.level == 3
     with pytest.raises(pto.InvalidArgumentError, match="mode must be"):
         pto.Worker(level=3, mode="fibers")
