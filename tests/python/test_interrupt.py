@@ -191,3 +191,39 @@ def test_a_kernel_that_dereferences_null_names_itself_before_the_process_dies() 
     assert "kernel 'null_deref_kernel'" in proc.stderr, proc.stderr
     assert "task 0" in proc.stderr, proc.stderr
     assert "on core" in proc.stderr and "(AIV)" in proc.stderr, proc.stderr
+
+
+def test_l2_wait_times_out_with_a_typed_error_and_abort_leaves_the_worker_usable() -> None:
+    import pto_runtime as pto
+    from basic_graph import run_basic
+
+    kc = pto.KernelCompiler("a2a3sim")
+    sleep = kc.compile_incore_source(
+        '#include <time.h>\n#include "pto/kernel.h"\nPTO_KERNEL(args) {\n'
+        "  struct timespec ts = {0, static_cast<long>(args[0]) * 1000000L};\n"
+        "  nanosleep(&ts, nullptr);\n}\n",
+        "interrupt_sleep",
+        pto.CoreType.AIV,
+    )
+    orch = kc.compile_orchestration_source(
+        "host_build_graph",
+        '#include "pto/host_graph.h"\nPTO_ORCHESTRATION(g, args) {\n  (void)args;\n'
+        "  for (int i = 0; i < 400; ++i)\n"
+        "    g.add_task(0, PTO_CORE_AIV, {pto::TaskArg::of_i64(5)});\n}\n",
+        "interrupt_wait_orch",
+    )
+    w = pto.Worker(level=2)
+    try:
+        with pytest.raises(pto.InvalidArgumentError, match="without a started run"):
+            w.wait()
+        w.start(pto.ChipCallable(orch, [(0, pto.CoreType.AIV, sleep)]), pto.ChipStorageTaskArgs())
+        with pytest.raises(pto.InvalidArgumentError, match="timeout"):
+            w.wait(-1.0)
+        with pytest.raises(pto.RunTimeoutError, match=r"ChipWorker.wait: .*timeout=0.05 s"):
+            w.wait(0.05)
+        assert w.busy
+        w.abort()
+        assert not w.busy
+        assert run_basic(w)
+    finally:
+        w.finalize()
