@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define PTO_C_API_VERSION 2
+#define PTO_C_API_VERSION 3
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -112,6 +112,13 @@ int run_runtime(pto_device_context *ctx, const pto_callable_desc *callable, cons
 int start_runtime(pto_device_context *ctx, const pto_callable_desc *callable, const pto_arg_desc *args,
                   uint32_t num_args, const pto_call_config *cfg);
 int poll_runtime(pto_device_context *ctx, int block, int *done, pto_run_stats *stats);
+/* Waits up to timeout_ns for the started run to end (its device programs returned or its time
+ * limit passed): *ended = 1 once poll_runtime would finish it. Lets a caller wait in slices
+ * and stay responsive (Ctrl-C). abort_runtime stops the started run (aborts, drains, frees
+ * it): PTO_ABORTED, after which the context can run again, or PTO_DEVICE_BROKEN when a kernel
+ * did not return (the context is then broken). Since version 3. */
+int wait_runtime(pto_device_context *ctx, uint64_t timeout_ns, int *ended);
+int abort_runtime(pto_device_context *ctx);
 int finalize_device(pto_device_context *ctx);
 void destroy_device_context(pto_device_context *ctx);
 /* Message of the last failed call on ctx ("" if none); valid until the next call on ctx. */

@@ -141,13 +141,22 @@ class ChipWorker {
                const ChipCallConfig &config = ChipCallConfig{});
   // Asynchronous run: start() returns once the device programs are launched; poll() never
   // blocks (except to drain a run that timed out). One run in flight per worker; the host
-  // buffers of `args` must stay valid until poll() returned true or threw. run() = start() +
-  // wait + poll().
+  // buffers of `args` must stay valid until poll() returned true or threw, or abort()
+  // returned. run() = start() + wait + poll().
   void start(const ChipCallable &callable, const ChipStorageTaskArgs &args,
              const ChipCallConfig &config = ChipCallConfig{});
   // False while the started run is in flight. True once it finished: outputs are copied back
   // and *stats (if non-null) is filled; throws pto::Error like run() if the run failed.
   bool poll(RunStats *stats = nullptr);
+  // Waits up to timeout_ms (< 0: until the run ends) for the started run to end: true once
+  // poll() would return true or throw. Does not finish the run (poll() does). Waiting in short
+  // slices lets a caller stay responsive, e.g. to Ctrl-C (the Python binding does that).
+  bool wait(int64_t timeout_ms);
+  // Stops the started run: the device programs are told to stop, drained (up to 5 s) and the
+  // run's memory freed; its outputs are not copied back. The worker is idle and can run again,
+  // unless a kernel did not return: then this throws DEVICE_BROKEN and so does every later
+  // run (finalize and create a new worker).
+  void abort();
   bool busy() const;  // start() was called and poll() has not yet returned true or thrown
   // Stops the device context. Idempotent; afterwards every call but finalize() and the state
   // queries (busy, initialized, device_id) throws NOT_INITIALIZED "ChipWorker.<call>: the worker

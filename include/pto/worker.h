@@ -189,6 +189,15 @@ class RunHandle {
   // tasks still pending and what each waits for; TASK_FAILED (or the orchestration's error)
   // naming the failed task once the run has finished with a failure.
   WorkerRunStats wait(int64_t timeout_ms = -1) const;
+  // Waits up to timeout_ms (< 0: no limit) for every task of the run to finish; true once
+  // done(). Unlike wait() it never throws for the run's outcome: a caller can wait in short
+  // slices (the Python binding does, to notice Ctrl-C) and then call wait(0).
+  bool wait_done(int64_t timeout_ms) const;
+  // Stops the run: queued tasks are skipped, tasks still waiting for earlier ones will be,
+  // running chip tasks are aborted (ChipWorker::abort; in process mode the chip process aborts
+  // its run). A SUB body already running is not interrupted: the run is done once it returns.
+  // wait() then throws ABORTED (unless a task had failed first). No effect on a finished run.
+  void cancel() const;
   // Statistics so far (final once done()).
   WorkerRunStats stats() const;
   // The tasks not yet finished and what each waits for (empty once done()).

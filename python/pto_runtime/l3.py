@@ -203,10 +203,17 @@ class RunHandle:
     def wait(self, timeout: float | None = None) -> WorkerRunStats:
         """Waits for the run; ``timeout`` in seconds (None = no limit). Raises RunTimeoutError
         naming the pending tasks and what each waits for, TaskFailedError naming the failed task,
-        or the orchestration function's error (chained to the original exception)."""
+        or the orchestration function's error (chained to the original exception).
+
+        Ctrl-C (KeyboardInterrupt) cancels the run (see ``cancel``), waits up to 10 s for it to
+        stop and propagates; the worker stays usable."""
         ms = -1 if timeout is None else max(0, int(timeout * 1000))
         try:
             stats = self._native.wait(ms)
+        except KeyboardInterrupt:
+            if self._native.done():
+                self._keep.clear()
+            raise
         except Error as e:
             if e.code != ErrorCode.RUN_TIMEOUT:
                 self._keep.clear()
@@ -216,6 +223,11 @@ class RunHandle:
             raise
         self._keep.clear()
         return stats
+
+    def cancel(self) -> None:
+        """Stops the run: queued tasks are skipped, running chip tasks aborted; a SUB body
+        already running finishes first. ``wait()`` then raises an Error with code ABORTED."""
+        self._native.cancel()
 
     @property
     def stats(self) -> WorkerRunStats:

@@ -5,6 +5,12 @@
 // keep them alive. Calls that may block (init, set_device, run, finalize) release the GIL so
 // other Python threads proceed; a per-worker mutex then keeps two Python threads from driving
 // the same ChipWorker at once, which the C++ class does not promise to survive.
+//
+// Ctrl-C: run() and wait() wait in slices of kSliceMs with the GIL released; between slices
+// they take the GIL and call PyErr_CheckSignals(). On a pending KeyboardInterrupt (or any
+// exception a signal handler raised) the run is aborted (ChipWorker::abort: stopped, drained,
+// freed) and the exception propagates: the worker stays usable for the next run.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
@@ -142,6 +148,68 @@ auto locked(PyChipWorker &w, F &&f) {
   return f(w.worker);
 }
 
+constexpr int64_t kSliceMs = 50;  // Ctrl-C is noticed within about this long
+
+// Waits (GIL held on entry and exit) for the started run to end, up to timeout_s seconds (none:
+// no limit). True once it ended, false when the timeout passed. A signal whose Python handler
+// raises (Ctrl-C: KeyboardInterrupt) aborts the run and throws nb::python_error.
+bool wait_interruptibly(PyChipWorker &w, std::optional<double> timeout_s) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  for (;;) {
+    int64_t slice = kSliceMs;
+    if (timeout_s) {
+      const double left_ms =
+          *timeout_s * 1e3 - std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (left_ms <= 0) return false;
+      slice = std::min<int64_t>(slice, static_cast<int64_t>(left_ms) + 1);
+    }
+    bool ended;
+    {
+      nb::gil_scoped_release release;
+      ended = locked(w, [&](pto::ChipWorker &cw) { return cw.wait(slice); });
+    }
+    if (ended) return true;
+    if (PyErr_CheckSignals() != 0) {
+      nb::python_error interrupted;  // takes the pending exception (KeyboardInterrupt)
+      try {
+        nb::gil_scoped_release release;
+        locked(w, [](pto::ChipWorker &cw) {
+          if (cw.busy()) cw.abort();
+        });
+      } catch (...) {
+        // A kernel that did not return: the worker is broken and says so on its next run;
+        // the interrupt is still what the caller asked for.
+      }
+      w.in_flight_args = nb::object();
+      throw interrupted;
+    }
+  }
+}
+
+// Finishes a run that ended (wait_interruptibly returned true): copies outputs, returns stats.
+pto::RunStats finish_run(PyChipWorker &w) {
+  pto::RunStats stats;
+  try {
+    nb::gil_scoped_release release;
+    locked(w, [&](pto::ChipWorker &cw) { cw.poll(&stats); });
+  } catch (...) {
+    w.in_flight_args = nb::object();
+    throw;
+  }
+  w.in_flight_args = nb::object();
+  return stats;
+}
+
+void start_run(PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {
+  const auto &a = nb::cast<const ChipStorageTaskArgs &>(args);
+  {
+    nb::gil_scoped_release release;
+    locked(w, [&](pto::ChipWorker &cw) { cw.start(callable, a, config ? *config : ChipCallConfig{}); });
+  }
+  w.in_flight_args = std::move(args);
+}
+
 void bind_worker(nb::module_ &m) {
   nb::class_<PyChipWorker>(
       m, "ChipWorker",
@@ -170,33 +238,67 @@ void bind_worker(nb::module_ &m) {
           "device_id"_a = 0, Release(), "Creates the device context (on sim: starts the threads).")
       .def(
           "run",
-          [](PyChipWorker &w, const ChipCallable &callable, const ChipStorageTaskArgs &args,
-             const ChipCallConfig *config) {
-            return locked(w, [&](pto::ChipWorker &cw) {
-              return cw.run(callable, args, config ? *config : ChipCallConfig{});
-            });
+          [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {
+            start_run(w, callable, std::move(args), config);
+            wait_interruptibly(w, std::nullopt);
+            return finish_run(w);
           },
-          "callable"_a, "args"_a, "config"_a.none() = nb::none(), Release(),
+          "callable"_a, "args"_a, "config"_a.none() = nb::none(),
+          nb::sig("def run(self, callable: ChipCallable, args: ChipStorageTaskArgs, "
+                  "config: ChipCallConfig | None = None) -> RunStats"),
           "Runs the callable's graph on the device; blocks until it is done. Output tensors are "
-          "copied back into the arrays given in args.")
+          "copied back into the arrays given in args. Ctrl-C (KeyboardInterrupt) aborts the run "
+          "within about 50 ms and propagates; the worker stays usable.")
       .def(
           "start",
           [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {
-            const auto &a = nb::cast<const ChipStorageTaskArgs &>(args);
-            {
-              nb::gil_scoped_release release;
-              locked(w, [&](pto::ChipWorker &cw) {
-                cw.start(callable, a, config ? *config : ChipCallConfig{});
-              });
-            }
-            w.in_flight_args = std::move(args);
+            start_run(w, callable, std::move(args), config);
           },
           "callable"_a, "args"_a, "config"_a.none() = nb::none(),
           nb::sig("def start(self, callable: ChipCallable, args: ChipStorageTaskArgs, "
                   "config: ChipCallConfig | None = None) -> None"),
           "Starts a run and returns once the device programs are launched (TACL-style); "
-          "poll() finishes it. The arrays in args are kept alive until then. One run in "
+          "wait() or poll() finishes it. The arrays in args are kept alive until then. One run in "
           "flight per worker.")
+      .def(
+          "wait",
+          [](PyChipWorker &w, std::optional<double> timeout) {
+            if (timeout && !(*timeout >= 0)) {
+              throw pto::Error(
+                  PTO_INVALID_ARGUMENT,
+                  "ChipWorker.wait: timeout must be >= 0 seconds or None, got " + std::to_string(*timeout));
+            }
+            {
+              nb::gil_scoped_release release;
+              if (!locked(w, [](pto::ChipWorker &cw) { return cw.busy(); }))
+                throw pto::Error(PTO_INVALID_ARGUMENT,
+                                 "ChipWorker.wait without a started run: call start() first");
+            }
+            if (!wait_interruptibly(w, timeout)) {
+              char secs[32];
+              std::snprintf(secs, sizeof secs, "%g", *timeout);
+              throw pto::Error(
+                  PTO_RUN_TIMEOUT,
+                  std::string("ChipWorker.wait: the started run did not finish within timeout=") + secs +
+                      " s; it is still running: wait() again, poll(), or abort() it");
+            }
+            return finish_run(w);
+          },
+          "timeout"_a.none() = nb::none(),
+          "Waits for the started run and returns its RunStats (outputs copied back), like run(). "
+          "timeout in seconds (None = no limit): past it, raises RunTimeoutError and the run goes "
+          "on. Ctrl-C aborts the run and raises KeyboardInterrupt, as in run().")
+      .def(
+          "abort",
+          [](PyChipWorker &w) {
+            {
+              nb::gil_scoped_release release;
+              locked(w, [](pto::ChipWorker &cw) { cw.abort(); });
+            }
+            w.in_flight_args = nb::object();
+          },
+          "Stops the started run (its outputs are not copied back); the worker can run again. "
+          "Raises DeviceError if a kernel did not return within 5 s (the worker is then broken).")
       .def(
           "poll",
           [](PyChipWorker &w) -> std::optional<pto::RunStats> {

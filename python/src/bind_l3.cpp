@@ -7,6 +7,8 @@
 // GIL rules: every call that may wait (submit, wait, close, alloc) releases the GIL; the
 // orchestration function and SUB bodies re-acquire it to call into Python. The scheduler thread
 // never touches Python.
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -226,10 +228,57 @@ void bind_orchestrator(nb::module_ &m) {
       .def_prop_ro("num_sub_workers", [](PyOrch &o) { return o.get().num_sub_workers(); });
 }
 
+constexpr int64_t kSliceMs = 50;          // Ctrl-C is noticed within about this long
+constexpr int64_t kCancelDrainMs = 10000;  // after Ctrl-C: how long the run may take to stop
+
+// RunHandle::wait in slices with the GIL released; between slices PyErr_CheckSignals(). On a
+// signal whose handler raised (Ctrl-C: KeyboardInterrupt) the run is cancelled, its stop is
+// awaited (up to kCancelDrainMs; a second Ctrl-C stops waiting) and the exception propagates.
+pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto elapsed_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  };
+  for (;;) {
+    int64_t slice = kSliceMs;
+    if (timeout_ms >= 0) slice = std::max<int64_t>(0, std::min<int64_t>(slice, timeout_ms - elapsed_ms()));
+    bool done;
+    {
+      nb::gil_scoped_release release;
+      done = h.wait_done(slice);
+    }
+    if (done || (timeout_ms >= 0 && elapsed_ms() >= timeout_ms)) break;
+    if (PyErr_CheckSignals() != 0) {
+      nb::python_error interrupted;  // takes the pending exception
+      const auto c0 = Clock::now();
+      for (bool first = true;; first = false) {
+        {
+          nb::gil_scoped_release release;
+          if (first) h.cancel();
+          if (h.wait_done(kSliceMs)) break;
+        }
+        if (Clock::now() - c0 > std::chrono::milliseconds(kCancelDrainMs)) break;
+        if (PyErr_CheckSignals() != 0) {
+          PyErr_Clear();  // a second Ctrl-C: stop waiting for the cancelled run
+          break;
+        }
+      }
+      throw interrupted;
+    }
+  }
+  nb::gil_scoped_release release;
+  return h.wait(0);  // the stats, or the run's error; RUN_TIMEOUT if still running
+}
+
 void bind_worker(nb::module_ &m) {
   nb::class_<pto::RunHandle>(m, "L3RunHandle", "Native run handle; use pto_runtime.l3.RunHandle.")
       .def("done", &pto::RunHandle::done, Release())
-      .def("wait", &pto::RunHandle::wait, "timeout_ms"_a = -1, Release())
+      .def("wait", &wait_interruptibly, "timeout_ms"_a = -1,
+           "Waits for the run (timeout_ms < 0: no limit). Ctrl-C cancels the run and raises "
+           "KeyboardInterrupt once it stopped.")
+      .def("cancel", &pto::RunHandle::cancel, Release(),
+           "Stops the run: queued tasks are skipped, running chip tasks aborted.")
       .def("stats", &pto::RunHandle::stats, Release())
       .def("pending_report", &pto::RunHandle::pending_report, Release());
 

@@ -277,6 +277,7 @@ class CorePool {
     ++busy_;
     ++clusters_[c.cluster].busy;
     c.hs->payload[e].store(reinterpret_cast<uint64_t>(payload), std::memory_order_relaxed);
+    c.hs->task_id[e].store(task, std::memory_order_relaxed);  // what a crash report names
     ++c.seq;
     doorbell_ring(c.hs->dispatch);  // seq_cst RMW: releases the payload and its arguments
   }

@@ -58,8 +58,12 @@ struct alignas(kCacheLine) Handshake {
   std::atomic<uint32_t> done_seq{0};     // dispatch seq of the last completed payload (release)
   std::atomic<uint32_t> task_status{0};  // 1 while running a task, 0 when idle (diagnostics)
   CoreReport report[kDepth];             // by seq % kDepth, written before done_seq
+
+  // --- Written by the owning scheduler thread with each payload; read only by a crash report
+  // (platform/sim/crash_report_sim.h), so it stays off the line the core polls. ---
+  alignas(kCacheLine) std::atomic<int64_t> task_id[kDepth] = {};  // the task of payload[s % kDepth]
 };
-static_assert(sizeof(Handshake) == 5 * kCacheLine, "scheduler- and core-written parts on own lines");
+static_assert(sizeof(Handshake) == 6 * kCacheLine, "scheduler- and core-written parts on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written part starts a line");
 
 }  // namespace pto

@@ -54,6 +54,9 @@ class ChipEndpoint {
   // True when completions are only found by polling (the scheduler then wakes up periodically
   // while a run is in flight); false when the chip rings the scheduler's bell itself.
   virtual bool needs_polling() const = 0;
+  // Asks the run in flight to stop (its task's run was cancelled); poll() then reports it,
+  // PTO_ABORTED unless it finished first. May block while the chip drains (thread mode).
+  virtual void abort() = 0;
   // Stops the context (waits for a run in flight to drain where the chip allows it).
   virtual void shutdown() = 0;
 };

@@ -49,6 +49,9 @@ struct alignas(64) ChipMailbox {
   uint32_t op = 0;  // MailboxOp of the latest command (written before cmd.ring)
   uint32_t payload_bytes = 0;
   std::atomic<uint32_t> generation{0};  // generation the parent expects to serve it
+  // cmd.seq of a run command the parent wants stopped (its L3 run was cancelled); the child
+  // checks it between wait slices and aborts that run (result PTO_ABORTED).
+  std::atomic<uint32_t> abort_seq{0};
   // --- child writes ---
   alignas(64) std::atomic<uint32_t> done_seq{0};  // cmd.seq of the last finished command (release)
   std::atomic<uint32_t> ready_gen{0};             // generation that finished init (release)

@@ -25,6 +25,8 @@ struct SpawnRequest {
   uint32_t gen;
 };
 
+constexpr int64_t kAbortCheckMs = 20;  // how often a chip process looks at abort_seq
+
 void copy_message(ChipMailbox &mb, const std::string &s) {
   const size_t n = std::min(s.size(), sizeof mb.message - 1);
   std::memcpy(mb.message, s.data(), n);
@@ -41,7 +43,10 @@ void copy_message(ChipMailbox &mb, const std::string &s) {
   sigprocmask(SIG_SETMASK, &all, nullptr);  // the zygote blocks SIGCHLD; kernels get a clean mask
   // Handlers inherited from the parent (Python's faulthandler, SIGINT) would run the parent's
   // code in this process; a crashing kernel must simply end it with its signal.
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) signal(sig, SIG_DFL);
+  // Ctrl-C in a terminal signals the whole process group: the parent turns it into a cancel
+  // (RunHandle::cancel aborts this process's run), so the chip process must not die of it.
+  signal(SIGINT, SIG_IGN);
   ChipMailbox &mb = cb->chips[chip];
   uint32_t seen = mb.cmd.prepare();  // commands before this one belonged to a dead process
   ChipWorker worker;
@@ -75,9 +80,26 @@ void copy_message(ChipMailbox &mb, const std::string &s) {
       ChipStorageTaskArgs args;
       ChipCallConfig config;
       decode_run(mb, &callable, &args, &config);
-      mb.stats.store(worker.run(callable, args, config));
-      mb.result_code = PTO_OK;
-      mb.message[0] = '\0';
+      // start + wait in slices instead of run(): the parent may ask to abort (abort_seq).
+      worker.start(callable, args, config);
+      bool aborted = false;
+      while (!worker.wait(kAbortCheckMs)) {
+        if (mb.abort_seq.load(std::memory_order_acquire) == seq) {
+          worker.abort();  // throws DEVICE_BROKEN if a kernel does not return
+          aborted = true;
+          break;
+        }
+      }
+      if (aborted) {
+        mb.result_code = PTO_ABORTED;
+        copy_message(mb, "the run was aborted (its L3 run was cancelled)");
+      } else {
+        RunStats stats;
+        worker.poll(&stats);
+        mb.stats.store(stats);
+        mb.result_code = PTO_OK;
+        mb.message[0] = '\0';
+      }
     } catch (const Error &e) {
       mb.result_code = e.code();
       copy_message(mb, e.what());
@@ -99,6 +121,7 @@ void kill_and_reap(std::map<pid_t, std::pair<int, uint32_t>> &kids) {
 // The zygote: single-threaded; forks chip processes on request, reaps them, reports deaths.
 [[noreturn]] void zygote_main(ControlBlock *cb, int req_fd, pid_t parent, const std::vector<int> &device_ids,
                               const std::string &platform, const std::string &runtime) {
+  signal(SIGINT, SIG_IGN);  // Ctrl-C is the parent's to handle (see chip_main)
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -303,6 +326,11 @@ void ProcessChip::start(const ChipCallable &callable, const ChipStorageTaskArgs 
   expected_seq_ = mb_.cmd.prepare() + 1;  // the parent is the only writer of cmd.seq
   state_ = State::kRunning;
   mb_.cmd.ring();
+}
+
+void ProcessChip::abort() {
+  if (state_ != State::kRunning) return;
+  mb_.abort_seq.store(expected_seq_, std::memory_order_release);  // seen within a wait slice
 }
 
 bool ProcessChip::poll(ChipResult *out) {

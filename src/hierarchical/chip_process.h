@@ -57,6 +57,7 @@ class ProcessChip : public ChipEndpoint {
   bool available() override;
   bool broken(std::string *why) const override;
   bool needs_polling() const override { return false; }
+  void abort() override;
   void shutdown() override {}  // the set stops every process at once
   int pid() const;
 

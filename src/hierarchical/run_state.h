@@ -24,6 +24,7 @@ struct RunState {
   pto_status error_code = PTO_OK;  // first failure (the root cause)
   std::string error;
   std::vector<std::string> skipped;  // labels of skipped tasks (first few)
+  bool cancelled = false;            // RunHandle::cancel: nothing more of it starts
   // --- written once by submit() before any task exists ---
   uint64_t t_submit_ns = 0;
   double cpu_at_submit_us = 0, sched_cpu_at_submit_us = 0;

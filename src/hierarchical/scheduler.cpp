@@ -53,6 +53,7 @@ double WorkerCore::scheduler_cpu_us() const {
 }
 
 void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *graveyard) {
+  if (t->run->cancelled && t->poisoned_by.empty()) t->poisoned_by = "the run's cancellation";
   if (!t->poisoned_by.empty()) {
     finish_locked(t, TaskState::kSkipped, PTO_TASK_FAILED,
                   t->label() + " was not run: it depends on " + t->poisoned_by, graveyard);
@@ -137,6 +138,40 @@ void WorkerCore::finish_locked(Task *first, TaskState first_state, pto_status fi
   }
 }
 
+void WorkerCore::cancel_run_locked(RunState *r, std::vector<std::shared_ptr<void>> *graveyard) {
+  if (r->done || r->cancelled) return;
+  r->cancelled = true;
+  if (r->error_code == PTO_OK) {
+    r->error_code = PTO_ABORTED;
+    r->error =
+        "run " + std::to_string(r->id) + " was cancelled (Ctrl-C or RunHandle.cancel) before it finished";
+  }
+  auto of_run = [r](const Task *t) { return t->run == r; };
+  auto drop = [&](std::deque<Task *> &q) { q.erase(std::remove_if(q.begin(), q.end(), of_run), q.end()); };
+  drop(any_ready);
+  drop(group_ready);
+  for (auto &q : pinned_ready) drop(q);
+  {
+    std::lock_guard<std::mutex> lock(sub_queue.mu);
+    drop(sub_queue.tasks);
+  }
+  // Copy: finishing tasks may complete the run, which then drops its last task references.
+  const std::vector<std::shared_ptr<Task>> tasks = r->tasks;
+  for (const auto &t : tasks) {
+    if (t->is_finished_state()) continue;
+    const bool sub_running = t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0;
+    if (t->state == TaskState::kPending) {
+      if (t->poisoned_by.empty()) t->poisoned_by = "the run's cancellation";  // skipped once released
+    } else if ((t->state == TaskState::kReady && !sub_running) || t->state == TaskState::kDeferred) {
+      // Taken out of its queue above, or a SUB body that returned and waits for events.
+      finish_locked(t.get(), TaskState::kSkipped, PTO_ABORTED,
+                    t->label() + " was not run: the run was cancelled", graveyard);
+    }
+    // kRunning chip tasks: the scheduler aborts them (abort_sent); a running SUB body returns
+    // on its own.
+  }
+}
+
 void WorkerCore::complete_run_locked(RunState *r) {
   r->done = true;
   r->stats.wall_us = static_cast<double>(platform_now_ns() - r->t_submit_ns) / 1e3;
@@ -161,6 +196,7 @@ void WorkerCore::scheduler_main() {
   std::vector<Launch> launches;
   std::vector<std::shared_ptr<void>> graveyard;
   std::vector<char> reserved(chips.size(), 0);
+  std::vector<int> aborts;  // chips whose task's run was cancelled, told to abort after mu
   uint64_t backoff_ns = 20000;
   for (;;) {
     const uint32_t seen = bell->prepare();
@@ -221,6 +257,14 @@ void WorkerCore::scheduler_main() {
         }
       }
       chip_done.clear();
+      aborts.clear();
+      for (size_t c = 0; c < chip_slots.size(); ++c) {
+        ChipSlot &slot = chip_slots[c];
+        if (slot.task && !slot.abort_sent && slot.task->run->cancelled) {
+          slot.abort_sent = true;
+          aborts.push_back(static_cast<int>(c));
+        }
+      }
       if (stopping) {
         exit_now = true;
       } else {
@@ -232,6 +276,7 @@ void WorkerCore::scheduler_main() {
           chip_slots[c].task = t;
           chip_slots[c].part = part;
           chip_slots[c].t_start_ns = now;
+          chip_slots[c].abort_sent = false;
           t->running_on[static_cast<size_t>(part)] = static_cast<int>(c);
           t->state = TaskState::kRunning;
           if (t->t_start_ns == 0) t->t_start_ns = now;
@@ -315,7 +360,8 @@ void WorkerCore::scheduler_main() {
       }
     }
     graveyard.clear();  // outside mu
-    progress = progress || !launches.empty();
+    for (int c : aborts) chips[static_cast<size_t>(c)]->abort();
+    progress = progress || !launches.empty() || !aborts.empty();
     for (const Launch &l : launches) {
       try {
         chips[static_cast<size_t>(l.chip)]->start(*l.task->callable,

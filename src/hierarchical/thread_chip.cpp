@@ -21,7 +21,28 @@ void ThreadChip::start(const ChipCallable &callable, const ChipStorageTaskArgs &
   worker_.start(callable, args, config);
 }
 
+void ThreadChip::abort() {
+  if (!worker_.busy()) return;
+  abort_result_ = ChipResult{};
+  abort_result_.where = describe();
+  abort_result_.code = PTO_ABORTED;
+  abort_result_.message = "the run was aborted (its L3 run was cancelled)";
+  try {
+    worker_.abort();
+  } catch (const Error &e) {
+    abort_result_.code = e.code();
+    abort_result_.message = e.what();
+    if (e.code() == PTO_DEVICE_BROKEN) broken_why_ = e.what();
+  }
+  aborted_ = true;
+}
+
 bool ThreadChip::poll(ChipResult *out) {
+  if (aborted_) {
+    aborted_ = false;
+    *out = abort_result_;
+    return true;
+  }
   out->where = describe();
   try {
     if (!worker_.poll(&out->stats)) return false;
@@ -43,6 +64,7 @@ bool ThreadChip::broken(std::string *why) const {
 
 void ThreadChip::shutdown() {
   // Drain a run in flight (poll blocks only for a run that timed out), then stop the device.
+  aborted_ = false;
   while (worker_.busy()) {
     ChipResult r;
     if (!poll(&r)) {

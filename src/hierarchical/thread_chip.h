@@ -17,15 +17,18 @@ class ThreadChip : public ChipEndpoint {
   void start(const ChipCallable &callable, const ChipStorageTaskArgs &args,
              const ChipCallConfig &config) override;
   bool poll(ChipResult *out) override;
-  bool available() override { return !worker_.busy(); }
+  bool available() override { return !worker_.busy() && !aborted_; }
   bool broken(std::string *why) const override;
   bool needs_polling() const override { return true; }
+  void abort() override;
   void shutdown() override;
 
  private:
   int index_, device_id_;
   ChipWorker worker_;
   std::string broken_why_;  // set when a run left the device context unusable (DEVICE_BROKEN)
+  bool aborted_ = false;    // abort() stopped the run; the next poll() reports it
+  ChipResult abort_result_;
 };
 
 }  // namespace l3

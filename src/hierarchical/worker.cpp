@@ -343,6 +343,29 @@ WorkerRunStats RunHandle::wait(int64_t timeout_ms) const {
   return run_->stats;
 }
 
+bool RunHandle::wait_done(int64_t timeout_ms) const {
+  if (!run_) return true;
+  std::unique_lock<std::mutex> lock(core_->mu);
+  if (timeout_ms < 0) {
+    core_->run_cv.wait(lock, [&] { return run_->done; });
+    return true;
+  }
+  return core_->run_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return run_->done; });
+}
+
+void RunHandle::cancel() const {
+  if (!run_) return;
+  std::vector<std::shared_ptr<void>> graveyard;  // task captures die outside mu
+  bool live;
+  {
+    std::lock_guard<std::mutex> lock(core_->mu);
+    live = !run_->done && !core_->stopping;
+    if (live) core_->cancel_run_locked(run_.get(), &graveyard);
+  }
+  graveyard.clear();
+  if (live) core_->bell->ring();  // the scheduler aborts the running chip tasks
+}
+
 WorkerRunStats RunHandle::stats() const {
   if (!run_) return WorkerRunStats{};
   std::lock_guard<std::mutex> lock(core_->mu);

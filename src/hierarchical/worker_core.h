@@ -79,6 +79,7 @@ struct ChipSlot {  // guarded by mu; written by the scheduler thread only
   Task *task = nullptr;
   int part = -1;
   uint64_t t_start_ns = 0;
+  bool abort_sent = false;  // the task's run was cancelled and the chip was told to abort
 };
 
 struct WorkerCore {
@@ -138,6 +139,10 @@ struct WorkerCore {
   void finish_locked(Task *t, TaskState st, pto_status code, const std::string &err,
                      std::vector<std::shared_ptr<void>> *graveyard);
   void complete_run_locked(RunState *r);
+  // RunHandle::cancel: queued tasks of `r` are skipped, pending ones will be, running chip
+  // tasks are aborted by the scheduler (ChipEndpoint::abort); SUB bodies already running
+  // finish on their own. Needs mu.
+  void cancel_run_locked(RunState *r, std::vector<std::shared_ptr<void>> *graveyard);
   std::string describe_task_locked(const Task *t) const;
   std::string pending_report_locked(const RunState *r) const;
   double scheduler_cpu_us() const;

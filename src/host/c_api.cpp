@@ -120,6 +120,29 @@ PTO_EXPORT int poll_runtime(pto_device_context *ctx, int block, int *done, pto_r
       &call);
 }
 
+PTO_EXPORT int wait_runtime(pto_device_context *ctx, uint64_t timeout_ns, int *ended) {
+  if (!ctx || !ended) return PTO_INVALID_ARGUMENT;
+  ctx->error.clear();
+  struct Call {
+    uint64_t timeout_ns;
+    int *ended;
+  } call{timeout_ns, ended};
+  return guarded(
+      ctx,
+      [](pto_device_context *c, void *a) -> int {
+        auto *k = static_cast<Call *>(a);
+        return c->runner.wait(k->timeout_ns, k->ended);
+      },
+      &call);
+}
+
+PTO_EXPORT int abort_runtime(pto_device_context *ctx) {
+  if (!ctx) return PTO_INVALID_ARGUMENT;
+  ctx->error.clear();
+  return guarded(
+      ctx, [](pto_device_context *c, void *) -> int { return c->runner.abort(); }, nullptr);
+}
+
 PTO_EXPORT int finalize_device(pto_device_context *ctx) {
   if (!ctx) return PTO_INVALID_ARGUMENT;
   return ctx->runner.finalize();

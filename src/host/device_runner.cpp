@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -277,6 +278,24 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   }
   if (stats) *stats = run.stats;
   return PTO_OK;
+}
+
+pto_status DeviceRunner::wait(uint64_t timeout_ns, int *ended) {
+  *ended = 0;
+  if (!in_flight_) return fail(PTO_INVALID_ARGUMENT, "wait(): no run was started on this context");
+  const uint64_t now = platform_now_ns();
+  const uint64_t until = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+  const uint64_t deadline = std::min(until, in_flight_->deadline_ns);
+  *ended = device_->wait(deadline) || platform_now_ns() >= in_flight_->deadline_ns ? 1 : 0;
+  return PTO_OK;
+}
+
+pto_status DeviceRunner::abort() {
+  if (!in_flight_) return fail(PTO_INVALID_ARGUMENT, "abort(): no run was started on this context");
+  std::unique_ptr<InFlight> owned = std::move(in_flight_);  // freed on return (unless leaked)
+  std::string err;
+  const pto_status rc = abort_run(*this, owned->in, owned->launched, &err);
+  return fail(rc, err);
 }
 
 pto_status DeviceRunner::run(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,

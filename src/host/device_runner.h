@@ -67,6 +67,13 @@ class DeviceRunner {
   pto_status start(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
                    const pto_call_config *cfg);
   pto_status poll(bool block, int *done, pto_run_stats *stats);
+  // Waits up to timeout_ns for the started run to end (the device programs returned or its
+  // deadline passed); *ended = 1 once poll() would finish it. Never finishes the run itself.
+  pto_status wait(uint64_t timeout_ns, int *ended);
+  // Stops the started run: aborts and drains it (run_wait.h, abort_run) and frees its memory.
+  // Returns PTO_ABORTED (the context can run again) or PTO_DEVICE_BROKEN (a kernel did not
+  // return; the context is broken).
+  pto_status abort();
   bool in_flight() const { return in_flight_ != nullptr; }
   pto_status finalize();
 

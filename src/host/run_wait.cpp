@@ -66,24 +66,46 @@ void launch_run(DeviceRunner &runner, LaunchedRun *run) {
   runner.device().launch(run->spec);
 }
 
+namespace {
+// Tells the device programs to stop and waits for them (kDrainGraceNs). False when a kernel
+// did not return: the context is marked broken and the run's memory leaked, since the kernel
+// may still write to it.
+bool abort_and_drain(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, const char *when) {
+  run.hooks.abort();
+  if (runner.device().wait(platform_now_ns() + kDrainGraceNs)) return true;
+  runner.mark_broken(std::string("a kernel of an earlier run did not return after ") + when +
+                     "; this context cannot run again");
+  in.allocations->leak();
+  return false;
+}
+
+std::string drain_grace_text() {
+  return "a kernel did not return within " + std::to_string(kDrainGraceNs / 1000000000ull) +
+         " s after it, so this worker can no longer run; ";
+}
+}  // namespace
+
 pto_status time_out_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error) {
-  Device &device = runner.device();
   // Snapshot first: after the drain the running tasks have finished and the report would no
   // longer say what the run was stuck on.
   const std::string report = run.hooks.report();
-  run.hooks.abort();
   const std::string head =
       "the run exceeded its time limit of " + std::to_string(in.cfg.timeout_ms) + " ms; ";
-  if (!device.wait(platform_now_ns() + kDrainGraceNs)) {
-    runner.mark_broken(
-        "a kernel of an earlier run did not return after its time-out; this context cannot run again");
-    in.allocations->leak();  // a kernel may still write to this run's memory
-    *error = head + "a kernel did not return within " + std::to_string(kDrainGraceNs / 1000000000ull) +
-             " s after it, so this worker can no longer run; " + report;
+  if (!abort_and_drain(runner, in, run, "its time-out")) {
+    *error = head + drain_grace_text() + report;
   } else {
     *error = head + report;
   }
   return PTO_RUN_TIMEOUT;
+}
+
+pto_status abort_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error) {
+  if (!abort_and_drain(runner, in, run, "it was aborted")) {
+    *error = "the run was aborted; " + drain_grace_text();
+    return PTO_DEVICE_BROKEN;
+  }
+  *error = "the run was aborted before it finished; its outputs were not copied back";
+  return PTO_ABORTED;
 }
 
 pto_status complete_run(DeviceRunner &runner, LaunchedRun &run, pto_run_stats *stats, std::string *error) {

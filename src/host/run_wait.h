@@ -64,6 +64,11 @@ void launch_run(DeviceRunner &runner, LaunchedRun *run);
 // marks the context broken and leaks the run's memory). Returns PTO_RUN_TIMEOUT.
 pto_status time_out_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error);
 
+// The caller gave up on the run (ChipWorker::abort, Ctrl-C): aborts and drains it like a
+// time-out, without the report. Returns PTO_ABORTED, or PTO_DEVICE_BROKEN when a kernel did
+// not return within the drain grace (the context is then marked broken).
+pto_status abort_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error);
+
 // Once the device programs returned: checks their status, then calls run.finish.
 pto_status complete_run(DeviceRunner &runner, LaunchedRun &run, pto_run_stats *stats, std::string *error);
 

@@ -124,6 +124,8 @@ struct ChipWorker::Impl {
   decltype(&::run_runtime) run = nullptr;
   decltype(&::start_runtime) start = nullptr;
   decltype(&::poll_runtime) poll = nullptr;
+  decltype(&::wait_runtime) wait = nullptr;
+  decltype(&::abort_runtime) abort = nullptr;
   bool busy = false;       // start() succeeded and poll() has not finished the run yet
   bool finalized = false;  // finalize() after init(): every call but finalize() now fails
   decltype(&::finalize_device) finalize = nullptr;
@@ -182,6 +184,8 @@ void ChipWorker::init(const RuntimeBinaries &binaries) {
   m.resolve(&m.run, "run_runtime");
   m.resolve(&m.start, "start_runtime");
   m.resolve(&m.poll, "poll_runtime");
+  m.resolve(&m.wait, "wait_runtime");
+  m.resolve(&m.abort, "abort_runtime");
   m.resolve(&m.finalize, "finalize_device");
   m.resolve(&m.destroy, "destroy_device_context");
   m.resolve(&m.last_error, "get_last_error_message");
@@ -345,6 +349,27 @@ bool ChipWorker::poll(RunStats *stats) {
   if (rc != PTO_OK) m.raise(rc, "run failed");
   if (stats) *stats = to_run_stats(s);
   return true;
+}
+
+bool ChipWorker::wait(int64_t timeout_ms) {
+  Impl &m = *impl_;
+  check_ready("wait");
+  if (!m.busy) throw Error(PTO_INVALID_ARGUMENT, "ChipWorker.wait without a started run: call start() first");
+  const uint64_t ns = timeout_ms < 0 ? UINT64_MAX : static_cast<uint64_t>(timeout_ms) * 1000000ull;
+  int ended = 0;
+  const int rc = m.wait(m.ctx, ns, &ended);
+  if (rc != PTO_OK) m.raise(rc, "wait failed");
+  return ended != 0;
+}
+
+void ChipWorker::abort() {
+  Impl &m = *impl_;
+  check_ready("abort");
+  if (!m.busy)
+    throw Error(PTO_INVALID_ARGUMENT, "ChipWorker.abort without a started run: call start() first");
+  m.busy = false;  // the run is over whatever happens below
+  const int rc = m.abort(m.ctx);
+  if (rc != PTO_OK && rc != PTO_ABORTED) m.raise(rc, "abort");
 }
 
 bool ChipWorker::busy() const {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -20,21 +21,22 @@ class AsyncRun : public ::testing::TestWithParam<const char *> {
   }
   bool tmr() const { return std::string(GetParam()) == "tensormap_and_ringbuffer"; }
 
-  // One task that sleeps `ms`, then (optionally) one that fails, in either runtime.
-  pto::ChipCallable callable(int ms, bool then_fail) {
-    std::string body;
+  // `count` independent tasks that sleep `ms` each, then (optionally) one that fails, in
+  // either runtime.
+  pto::ChipCallable callable(int ms, bool then_fail, int count = 1) {
+    std::string body = "for (int i = 0; i < " + std::to_string(count) + "; ++i) ";
     std::string src;
     if (tmr()) {
-      body = "o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(" + std::to_string(ms) + ")});\n";
+      body += "o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(" + std::to_string(ms) + ")});\n";
       if (then_fail) body += "o.submit_task(6, PTO_CORE_AIV, {pto::Arg::i64(0)});\n";
       src = "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n" + body + "}\n";
     } else {
-      body = "g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(" + std::to_string(ms) + ")});\n";
+      body += "g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(" + std::to_string(ms) + ")});\n";
       if (then_fail) body += "g.add_task(6, PTO_CORE_AIV, {pto::TaskArg::of_i64(0)});\n";
       src = "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n(void)args;\n" + body + "}\n";
     }
-    const std::string name =
-        std::string(tmr() ? "async_tmr_" : "async_hbg_") + std::to_string(ms) + (then_fail ? "_fail" : "");
+    const std::string name = std::string(tmr() ? "async_tmr_" : "async_hbg_") + std::to_string(ms) +
+                             (then_fail ? "_fail" : "") + (count > 1 ? "_x" + std::to_string(count) : "");
     pto::ChipCallable c(pto::KernelCompiler("a2a3sim").compile_orchestration_source(GetParam(), src, name));
     c.add_kernel(5, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
     c.add_kernel(6, PTO_CORE_AIV, pto_test::kernel(pto_test::kFailKernel, "fail"));
@@ -129,6 +131,44 @@ TEST_P(AsyncRun, FinalizeStopsARunNobodyFinished) {
   EXPECT_FALSE(w.busy());
 }
 
+TEST_P(AsyncRun, WaitReturnsFalseWhileTheRunIsInFlightAndTrueOnceItEnded) {
+  pto::ChipStorageTaskArgs none;
+  EXPECT_THROW(w.wait(0), pto::Error);  // nothing started
+  w.start(callable(300, false), none);
+  EXPECT_FALSE(w.wait(0)) << "a 300 ms kernel cannot have finished yet";
+  EXPECT_FALSE(w.wait(10));
+  EXPECT_TRUE(w.busy());
+  EXPECT_TRUE(w.wait(-1));
+  EXPECT_TRUE(w.busy()) << "wait() must leave finishing the run to poll()";
+  pto::RunStats s;
+  EXPECT_TRUE(w.poll(&s));
+  EXPECT_EQ(s.tasks_run, 1u);
+}
+
+TEST_P(AsyncRun, WaitEndsAtTheRunsTimeLimitAndPollReportsIt) {
+  pto::ChipStorageTaskArgs none;
+  pto::ChipCallConfig cfg;
+  cfg.timeout_ms = 50;
+  w.start(callable(400, false), none, cfg);
+  EXPECT_TRUE(w.wait(-1));
+  EXPECT_THROW(w.poll(), pto::Error);
+}
+
+// 400 tasks of 10 ms on the 2 AIV cores of one cluster: 2 s of work, stopped early.
+TEST_P(AsyncRun, AbortStopsTheRunBetweenTasksAndTheWorkerRunsAgain) {
+  pto::ChipStorageTaskArgs none;
+  EXPECT_THROW(w.abort(), pto::Error);  // nothing started
+  const auto t0 = Clock::now();
+  w.start(callable(10, false, 400), none);
+  EXPECT_FALSE(w.wait(100));
+  w.abort();
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(1500)) << "abort() let the run go on";
+  EXPECT_FALSE(w.busy());
+  EXPECT_THROW(w.poll(), pto::Error);  // the run is gone
+  EXPECT_EQ(w.run(callable(0, false), none).tasks_run, 1u);
+  EXPECT_EQ(w.run(callable(1, false, 20), none).tasks_run, 20u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Runtimes, AsyncRun,
                          ::testing::Values("host_build_graph", "tensormap_and_ringbuffer"),
                          [](const auto &i) { return std::string(i.param); });
@@ -149,6 +189,42 @@ TEST(AsyncRunOutputs, OutputsAreCopiedBackWhenPollReturnsTrue) {
   pto::RunStats s;
   while (!w.poll(&s)) std::this_thread::yield();
   EXPECT_EQ(s.tasks_run, 4u);
+  for (float x : f) ASSERT_EQ(x, 42.0f);
+}
+
+// Another thread aborts while this one waits in slices (what the Python binding's Ctrl-C does,
+// with the worker's lock between calls): the abort is seen and the next run is correct.
+TEST(AsyncRunOutputs, AbortFromAnotherThreadBetweenWaitSlices) {
+  pto::ChipWorker w;
+  w.init("a2a3sim", "host_build_graph");
+  w.set_device(2);
+  pto::ChipCallable c(pto::KernelCompiler("a2a3sim").compile_orchestration_source(
+      "host_build_graph",
+      "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n(void)args;\n"
+      "for (int i = 0; i < 400; ++i) g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(10)});\n}\n",
+      "abort_thread_hbg"));
+  c.add_kernel(5, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
+  pto::ChipStorageTaskArgs none;
+  std::mutex mu;
+  w.start(c, none);
+  std::thread aborter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard<std::mutex> lock(mu);
+    w.abort();
+  });
+  for (;;) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!w.busy() || w.wait(20)) break;
+  }
+  aborter.join();
+  EXPECT_FALSE(w.busy());
+  const int64_t n = 1024;
+  std::vector<float> a(n, 2.0f), b(n, 3.0f), f(n, -1.0f);
+  pto::ChipStorageTaskArgs args;
+  args.add_tensor(a.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INPUT);
+  args.add_tensor(b.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INPUT);
+  args.add_tensor(f.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_OUTPUT);
+  w.run(pto_test::basic_callable(), args);
   for (float x : f) ASSERT_EQ(x, 42.0f);
 }
 

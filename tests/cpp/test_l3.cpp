@@ -293,6 +293,47 @@ TEST_P(L3, AFailedTaskSkipsItsDependentsAndTheWorkerServesTheNextRun) {
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c[i], i + 5);
 }
 
+// Cancel (what Ctrl-C does from Python): the running chip task is aborted inside its chip run
+// (400 x 10 ms kernels: 2 s of work), queued and pending tasks are skipped, wait() says ABORTED
+// and the worker serves the next run.
+TEST_P(L3, CancelAbortsTheRunningChipTaskSkipsTheRestAndTheWorkerRunsAgain) {
+  pto::ChipCallable slow(pto_test::orch(
+      "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n(void)args;\n"
+      "for (int i = 0; i < 400; ++i) g.add_task(0, PTO_CORE_AIV, {pto::TaskArg::of_i64(10)});\n}\n",
+      "l3_sleep_x400"));
+  slow.add_kernel(0, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "l3_add_i64");
+  pto::Worker w(l3_test::options(GetParam(), 1, 1));
+  const int64_t n = 64;
+  int64_t *a = heap_i64(w, n, 0), *b = heap_i64(w, n, 0), *c = heap_i64(w, n, 0);
+  std::atomic<bool> dependent_ran{false};
+  const auto t0 = std::chrono::steady_clock::now();
+  pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
+    pto::ChipStorageTaskArgs writes_b;
+    writes_b.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_OUTPUT);
+    o.submit_chip(slow, writes_b, {}, 0, "slow");
+    o.submit_chip(add, l3_test::io_args(a, c, n, {n, 1}), {}, 0, "queued behind slow");
+    pto::ChipStorageTaskArgs reads_b;
+    reads_b.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
+    o.submit_sub([&](pto::SubContext &) { dependent_ran = true; }, reads_b, "reads b");
+  });
+  EXPECT_FALSE(h.wait_done(100));
+  h.cancel();
+  EXPECT_TRUE(h.wait_done(10000)) << h.pending_report();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500)) << "the chip run went on";
+  try {
+    h.wait(0);
+    FAIL() << "a cancelled run must not succeed";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_ABORTED) << e.what();
+    EXPECT_TRUE(contains(e.what(), "was cancelled")) << e.what();
+  }
+  EXPECT_FALSE(dependent_ran.load());
+  h.cancel();  // a finished run: no effect
+  w.run([&](pto::HostOrchestrator &o) { o.submit_chip(add, l3_test::io_args(a, c, n, {n, 5}), {}, 0); });
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c[i], i + 5);
+}
+
 // The reader is submitted only after the writer's failure has (very likely) been retired, so
 // the tracker meets a finished, failed entry: it must still skip the reader, as it would if
 // the reader had come first (l3_dep_tracker.cpp has the deterministic unit version).

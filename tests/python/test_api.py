@@ -38,6 +38,7 @@ EXPECTED_CLASS = {
     "NOT_SUPPORTED": pto.NotSupportedError,
     "INTERNAL": pto.Error,
     "RING_CAPACITY": pto.RingCapacityError,
+    "ABORTED": pto.Error,  # a cancelled L3 run (Ctrl-C raises KeyboardInterrupt instead)
 }
 
 

@@ -20,6 +20,7 @@
 
 #include "core/handshake.h"
 #include "core/scheduler_bell.h"
+#include "crash_report_sim.h"
 #include "device_log_sim.h"
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
@@ -182,9 +183,11 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
   for (int i = 0; i < g.max_aicpu_threads; ++i) {
     threads_.emplace_back(&SimDevice::aicpu_main, this, static_cast<uint32_t>(i), &slots_[i]);
   }
+  crash_report_install();
   for (uint32_t c = 0; c < cores; ++c) {
     threads_.emplace_back([this, c] {
       sim_log_set_thread("core", c);
+      const CrashReportCore report(&handshakes_[c], c);  // a kernel that faults says which it was
       aicore_entry_(handshakes_, c);
     });
   }
@@ -215,6 +218,7 @@ pto_status SimDevice::load_kernel(const std::string &path, LoadedKernel *out, st
     return PTO_LOAD_FAILED;
   }
   out->entry_addr = reinterpret_cast<uint64_t>(entry);
+  crash_report_name_kernel(out->entry_addr, path);
   out->signature = static_cast<const pto_kernel_signature_t *>(dlsym(lib, PTO_KERNEL_SIGNATURE_SYMBOL));
   return PTO_OK;
 }
@@ -393,7 +397,11 @@ void SimDevice::shutdown() {
   if (bells_) this->free(bells_);
   handshakes_ = nullptr;
   bells_ = nullptr;
-  for (auto &kv : libs_) dlclose(kv.second);
+  for (auto &kv : libs_) {
+    if (void *entry = dlsym(kv.second, PTO_KERNEL_ENTRY_SYMBOL))
+      crash_report_name_kernel(reinterpret_cast<uint64_t>(entry), "");  // forget its name
+    dlclose(kv.second);
+  }
   libs_.clear();
   if (aicore_lib_) dlclose(aicore_lib_);
   if (aicpu_lib_) dlclose(aicpu_lib_);
