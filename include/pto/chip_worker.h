@@ -169,9 +169,12 @@ class ChipWorker {
   bool initialized() const;
   int device_id() const;
   PlatformInfo platform_info() const;
+  // Throws what a call named `what` ("run") would for a worker that is finalized, not
+  // initialized or has no device; returns if it is ready. Bindings that build run() from
+  // start() and wait() use it so their errors name run().
+  void check_ready(const char *what) const;
 
  private:
-  void check_ready(const char *what) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

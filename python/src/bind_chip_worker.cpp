@@ -239,6 +239,7 @@ void bind_worker(nb::module_ &m) {
       .def(
           "run",
           [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {
+            locked(w, [](pto::ChipWorker &cw) { cw.check_ready("run"); });
             start_run(w, callable, std::move(args), config);
             wait_interruptibly(w, std::nullopt);
             return finish_run(w);
