@@ -412,9 +412,9 @@ bool has_kernel_header(const std::string &include_dir) {
   return worker::is_regular_file(worker::join_path(include_dir, "pto/kernel.h"));
 }
 
-// The directory holding pto/kernel.h: the environment, then the Python package layout
-// (pto_runtime/_native*.so beside pto_runtime/include/), then the source tree we were built
-// from.
+// The directory holding pto/kernel.h: the environment, then the installed layout this binary
+// belongs to (the Python package or `cmake --install`, worker/paths.h), then the source tree
+// we were built from.
 std::string pto_include_dir() {
   const std::string env = worker::env_or_empty("PTO_RUNTIME_INCLUDE_DIR");
   if (!env.empty()) {
@@ -425,11 +425,8 @@ std::string pto_include_dir() {
     }
     return env;
   }
-  const std::string here = worker::directory_of_this_binary();
-  if (!here.empty()) {
-    const std::string packaged = worker::join_path(here, "include");
-    if (has_kernel_header(packaged)) return packaged;
-  }
+  const std::string packaged = worker::packaged_include_dir();
+  if (!packaged.empty()) return packaged;
   return PTO_SOURCE_INCLUDE_DIR;
 }
 

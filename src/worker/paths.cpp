@@ -6,8 +6,33 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <initializer_list>
+
+// Where `cmake --install` puts the runtimes and the headers, relative to the directory of
+// libpto_runtime.so (the top-level CMakeLists.txt computes both from GNUInstallDirs).
+#ifndef PTO_INSTALL_RUNTIMES_FROM_LIBDIR
+#error "PTO_INSTALL_RUNTIMES_FROM_LIBDIR must be defined (src/worker/CMakeLists.txt sets it)"
+#endif
+#ifndef PTO_INSTALL_INCLUDE_FROM_LIBDIR
+#error "PTO_INSTALL_INCLUDE_FROM_LIBDIR must be defined (src/worker/CMakeLists.txt sets it)"
+#endif
+
 namespace pto {
 namespace worker {
+
+namespace {
+
+// `path` with `..` and symlinks resolved, so messages and cache keys name `<prefix>/include`
+// rather than `<prefix>/lib/../include`; `path` itself when it cannot be resolved.
+std::string resolved(const std::string &path) {
+  char *real = realpath(path.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string out = real;
+  free(real);
+  return out;
+}
+
+}  // namespace
 
 std::string env_or_empty(const char *name) {
   const char *value = getenv(name);
@@ -16,20 +41,38 @@ std::string env_or_empty(const char *name) {
 
 std::string directory_of_this_binary() {
   // Any object defined in this translation unit lives in the same binary as every other
-  // part of pto_worker (it is one static library), so its address identifies that binary.
+  // part of pto_worker (one static library, or libpto_runtime.so), so its address identifies
+  // that binary.
   static const char anchor = 0;
   Dl_info info{};
   if (dladdr(&anchor, &info) == 0 || info.dli_fname == nullptr) return {};
   std::string file = info.dli_fname;
   // dli_fname is the path the loader was given; resolve it so a relative argv[0] or a
   // symlinked package still yields the directory that actually holds the files.
-  if (char *resolved = realpath(file.c_str(), nullptr)) {
-    file = resolved;
-    free(resolved);
-  }
+  file = resolved(file);
   const std::string::size_type slash = file.rfind('/');
   if (slash == std::string::npos) return {};
   return slash == 0 ? std::string("/") : file.substr(0, slash);
+}
+
+std::string packaged_runtimes_dir() {
+  const std::string here = directory_of_this_binary();
+  if (here.empty()) return {};
+  for (const char *relative : {"runtimes", PTO_INSTALL_RUNTIMES_FROM_LIBDIR}) {
+    const std::string dir = join_path(here, relative);
+    if (is_directory(dir)) return resolved(dir);
+  }
+  return {};
+}
+
+std::string packaged_include_dir() {
+  const std::string here = directory_of_this_binary();
+  if (here.empty()) return {};
+  for (const char *relative : {"include", PTO_INSTALL_INCLUDE_FROM_LIBDIR}) {
+    const std::string dir = join_path(here, relative);
+    if (is_regular_file(join_path(dir, "pto/kernel.h"))) return resolved(dir);
+  }
+  return {};
 }
 
 bool is_directory(const std::string &path) {

@@ -1,7 +1,11 @@
 // src/worker/paths.h — file-system helpers shared by KernelCompiler and RuntimeBuilder.
 //
-// Both find their inputs relative to the binary that holds the worker code: inside the
-// Python package that is pto_runtime/_native*.so, with include/ and runtimes/ beside it.
+// Both find their inputs relative to the binary that holds the worker code. Two installed
+// layouts are known (the one place that knows them is packaged_runtimes_dir() and
+// packaged_include_dir() below):
+//   Python package:  pto_runtime/_native*.so  with  include/  and  runtimes/  beside it
+//   cmake --install: <prefix>/<libdir>/libpto_runtime.so  with  <libdir>/pto_runtime/runtimes/
+//                    and the headers in <prefix>/<includedir>/pto/
 #ifndef PTO_WORKER_PATHS_H
 #define PTO_WORKER_PATHS_H
 
@@ -17,6 +21,14 @@ std::string env_or_empty(const char *name);
 // Directory of the shared object or executable that this code was linked into (found with
 // dladdr), or "" when the loader cannot tell.
 std::string directory_of_this_binary();
+
+// The runtimes/ tree (<backend>/<runtime>/lib{host,aicpu,aicore}.so) of the installed layout
+// this binary belongs to, or "" when neither layout is found beside it.
+std::string packaged_runtimes_dir();
+
+// The directory holding pto/kernel.h (what kernels and orchestrations are compiled against)
+// of the installed layout this binary belongs to, or "" when neither layout is found.
+std::string packaged_include_dir();
 
 bool is_directory(const std::string &path);
 bool is_regular_file(const std::string &path);

@@ -33,11 +33,8 @@ std::string joined(const std::vector<std::string> &names) {
 std::pair<std::string, const char *> find_lib_root() {
   std::string root = worker::env_or_empty("PTO_RUNTIME_LIB_DIR");
   if (!root.empty()) return {root, "from PTO_RUNTIME_LIB_DIR"};
-  const std::string here = worker::directory_of_this_binary();
-  if (!here.empty()) {
-    root = worker::join_path(here, "runtimes");
-    if (worker::is_directory(root)) return {root, "beside the loaded pto_runtime library"};
-  }
+  root = worker::packaged_runtimes_dir();
+  if (!root.empty()) return {root, "installed with the loaded pto_runtime library"};
   return {PTO_BUILD_RUNTIMES_DIR, "the build tree's stage directory"};
 }
 
