@@ -9,7 +9,7 @@ want_tests=0
 [ "${1:-}" = "--test" ] && want_tests=1
 
 pkgs=(g++ cmake ninja-build python3-dev)
-[ $want_tests = 1 ] && pkgs+=(libgtest-dev)
+[ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
