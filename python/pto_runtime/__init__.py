@@ -58,6 +58,7 @@ from .errors import (
     TaskFailedError,
     error_from_code,
 )
+from .isolated import IsolatedChipWorker
 from .l3 import Event, Orchestrator, RunHandle, SubContext, WorkerRunStats
 from .task_args import ChipStorageTaskArgs
 from .trace import Trace
@@ -82,6 +83,7 @@ __all__ = [
     "Error",
     "ErrorCode",
     "InvalidArgumentError",
+    "IsolatedChipWorker",
     "KernelCompileError",
     "KernelCompiler",
     "LoadError",

@@ -11,6 +11,7 @@ the arrays for their dependencies, take any view (``submit_sub(inputs=, outputs=
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -87,6 +88,10 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
     def __init__(self) -> None:
         super().__init__()
         self._arrays: list[np.ndarray] = []  # keeps each tensor's host memory alive
+        # Every argument in order, as given: ("tensor", array, direction), ("i64", value) or
+        # ("f32", value); None once a raw add_host_tensor made the list incomplete. What an
+        # isolated worker copies into the chip process's heap (pto_runtime.isolated).
+        self._entries: list[tuple[Any, ...]] | None = []
 
     def add_tensor(self, array: np.ndarray, direction: DirectionLike = Direction.INPUT) -> None:
         """Adds ``array``: INPUT is copied to the device, OUTPUT back into ``array``, INOUT both."""
@@ -131,8 +136,17 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
                 "write to it; pass a writeable array (e.g. x.copy())"
             )
         address = array.__array_interface__["data"][0]
-        self.add_host_tensor(address, array.nbytes, dtype, list(array.shape), d)
+        super().add_host_tensor(address, array.nbytes, dtype, list(array.shape), d)
         self._arrays.append(array)
+        if self._entries is not None:
+            self._entries.append(("tensor", array, d))
+
+    def add_host_tensor(
+        self, host_ptr: int, nbytes: int, dtype: DType, shape: Sequence[int], direction: Direction
+    ) -> None:
+        """Adds a tensor by raw host address (the caller keeps the memory alive)."""
+        super().add_host_tensor(host_ptr, nbytes, dtype, list(shape), direction)
+        self._entries = None
 
     def _add_footprint(self, array: np.ndarray, direction: DirectionLike) -> None:
         """Adds ``array`` for dependency tracking only (an L3 SUB task, whose body uses the
@@ -157,8 +171,9 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
                 reach = (n - 1) * stride
                 lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
             hi += array.itemsize
-        self.add_host_tensor(lo, hi - lo, DType.UINT8, [hi - lo], d)
+        super().add_host_tensor(lo, hi - lo, DType.UINT8, [hi - lo], d)
         self._arrays.append(array)
+        self._entries = None  # a footprint is not an argument a chip could be given
 
     def add_scalar(self, value: Any) -> None:
         """Adds a scalar: an int (or NumPy integer, or bool) as int64, a float as float32."""
@@ -182,15 +197,20 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
                 f"argument {len(self)}: scalar {v} does not fit in int64",
             )
         super().add_scalar_i64(v)
+        if self._entries is not None:
+            self._entries.append(("i64", v))
 
     def add_scalar_f32(self, value: float) -> None:
         """Adds a float32 scalar (rounded from ``value``)."""
         super().add_scalar_f32(float(value))
+        if self._entries is not None:
+            self._entries.append(("f32", float(value)))
 
     def clear(self) -> None:
         """Removes every argument and releases the arrays."""
         super().clear()
         self._arrays.clear()
+        self._entries = []
 
     @property
     def arrays(self) -> list[np.ndarray]:

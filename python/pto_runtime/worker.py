@@ -1,6 +1,7 @@
 """python/pto_runtime/worker.py — Worker(level=N): the factory that routes by level (seed 001).
 
-Level 2 is one chip and returns a ready ``ChipWorker``. Level 3 (one host, many chips and
+Level 2 is one chip and returns a ready ``ChipWorker`` (``isolate=True``: an
+``IsolatedChipWorker`` running the chip in a child process). Level 3 (one host, many chips and
 host SUB workers) returns the prefix-less ``pto_runtime.l3.Worker``. Level 4 and up (many
 hosts) is not implemented yet.
 """
@@ -13,6 +14,7 @@ from typing import Any, Literal, overload
 from . import l3
 from ._native import ChipWorker
 from .errors import ErrorCode, error_from_code
+from .isolated import IsolatedChipWorker
 
 __all__ = ["Worker"]
 
@@ -25,7 +27,20 @@ def Worker(
     platform: str = "a2a3sim",
     runtime: str = "host_build_graph",
     device_id: int = 0,
+    *,
+    isolate: Literal[False] = False,
 ) -> ChipWorker: ...
+
+
+@overload
+def Worker(
+    level: Literal[2] = 2,
+    platform: str = "a2a3sim",
+    runtime: str = "host_build_graph",
+    device_id: int = 0,
+    *,
+    isolate: Literal[True],
+) -> IsolatedChipWorker: ...
 
 
 @overload
@@ -51,8 +66,10 @@ def Worker(
     platform: str = "a2a3sim",
     runtime: str = "host_build_graph",
     device_id: int = 0,
+    *,
+    isolate: bool = False,
     **l3_options: Any,
-) -> ChipWorker | l3.Worker: ...
+) -> ChipWorker | IsolatedChipWorker | l3.Worker: ...
 
 
 def Worker(  # a factory named like the L3+ class it will stand for
@@ -60,10 +77,14 @@ def Worker(  # a factory named like the L3+ class it will stand for
     platform: str = "a2a3sim",
     runtime: str = "host_build_graph",
     device_id: int = 0,
+    *,
+    isolate: bool = False,
     **l3_options: Any,
-) -> ChipWorker | l3.Worker:
-    """A worker for ``level``: 2 gives a ``ChipWorker`` already init()-ed and set_device()-d;
-    3 gives an ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
+) -> ChipWorker | IsolatedChipWorker | l3.Worker:
+    """A worker for ``level``: 2 gives a ``ChipWorker`` already init()-ed and set_device()-d
+    (``isolate=True``: an ``IsolatedChipWorker``, whose chip runs in a child process, so a
+    crashing kernel raises ``TaskFailedError`` instead of killing this one); 3 gives an
+    ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
     spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).
 
     Raises NotSupportedError for level 4 and above (not implemented yet) and
@@ -72,6 +93,12 @@ def Worker(  # a factory named like the L3+ class it will stand for
     if isinstance(level, bool) or not isinstance(level, int):
         raise error_from_code(
             ErrorCode.INVALID_ARGUMENT, f"Worker: level must be an int, got {level!r}"
+        )
+    if isolate and level != 2:
+        raise error_from_code(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Worker(level={level}, isolate=True): isolate is an option of level 2; at level 3 "
+            "use mode='process'",
         )
     if level == 3:
         l3_options.setdefault("device_ids", [device_id])
@@ -92,6 +119,8 @@ def Worker(  # a factory named like the L3+ class it will stand for
             ErrorCode.INVALID_ARGUMENT,
             f"Worker(level={level}): levels start at 2 (one chip); use level=2",
         )
+    if isolate:
+        return IsolatedChipWorker(platform, runtime, device_id)
     worker = ChipWorker()
     try:
         worker.init(platform, runtime)

@@ -114,7 +114,7 @@ void on_fault(int sig, siginfo_t *info, void *uctx) {
       l.num(reinterpret_cast<uint64_t>(info ? info->si_addr : nullptr), 16);
     }
     l.put(
-        "; the process dies of it (Worker(level=3, mode=\"process\") runs a chip in a process of its own)\n");
+        "; the process dies of it (Worker(level=3, mode=\"process\") and Worker(level=2, isolate=True) run a chip in a process of its own)\n");
     ssize_t unused = write(STDERR_FILENO, l.buf, l.n);
     (void)unused;
   }
