@@ -77,8 +77,21 @@ if(STRACE AND NOT SANITIZE_FLAGS)
     set(strace_prefix "${STRACE}" -f -qq -s 4096 -e trace=%file -o "${WORK_DIR}/strace.txt")
   endif()
 endif()
+# PATH without the source and build trees (scripts/test_all.sh puts the project's .venv/bin
+# first): the compiler lookup walks PATH, and a lookup in the tree is the test's environment,
+# not something the installed package does.
+set(clean_path "")
+string(REPLACE ":" ";" path_entries "$ENV{PATH}")
+foreach(entry IN LISTS path_entries)
+  string(FIND "${entry}/" "${SOURCE_DIR}/" in_source)
+  string(FIND "${entry}/" "${BUILD_DIR}/" in_build)
+  if(NOT in_source EQUAL 0 AND NOT in_build EQUAL 0)
+    list(APPEND clean_path "${entry}")
+  endif()
+endforeach()
+list(JOIN clean_path ":" clean_path)
 run("running the consumer" "${CMAKE_COMMAND}" -E env --unset=PTO_RUNTIME_LIB_DIR --unset=PTO_RUNTIME_INCLUDE_DIR
-    "PTO_CACHE_DIR=${WORK_DIR}/cache" "PTO_LOG_DIR=${WORK_DIR}/logs" ${strace_prefix}
+    "PATH=${clean_path}" "PTO_CACHE_DIR=${WORK_DIR}/cache" "PTO_LOG_DIR=${WORK_DIR}/logs" ${strace_prefix}
     "${WORK_DIR}/build/pto_package_consumer" "${WORK_DIR}/basic")
 message(STATUS "consumer output:\n${run_output}")
 foreach(runtime host_build_graph tensormap_and_ringbuffer)
