@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 want_tests=0
 [ "${1:-}" = "--test" ] && want_tests=1
 
-pkgs=(g++ cmake ninja-build python3-dev)
+pkgs=(g++ cmake ninja-build python3-dev libboost-context-dev)  # Boost.Context: the sim's fibers
 [ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
 missing=()
 for p in "${pkgs[@]}"; do

@@ -12,6 +12,8 @@ echo "== C++: configure, build, test (dev preset)"
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
 ctest --preset dev
+echo "== C++: the thread-per-core sim (PTO_SIM_EXEC=threads), kept for comparison"
+PTO_SIM_EXEC=threads ctest --preset dev
 
 if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
   echo "== Benchmarks: smoke run (every result checked; no timing assertions)"

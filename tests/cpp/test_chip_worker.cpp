@@ -210,7 +210,8 @@ TEST_P(DeviceClock, TraceAndCountersAreInHostNanoseconds) {
   double busy = 0;
   for (const auto &core : s.cores) busy += core.busy_us;
   EXPECT_GE(busy, 60e3 * 0.999);
-  EXPECT_LE(busy, s.effective_us * 1.0001);
+  // Busy time is summed over cores; tmr's two tasks have no dependency and may run at once.
+  EXPECT_LE(busy, s.effective_us * (tmr ? 2 : 1) * 1.0001);
   EXPECT_GE(s.effective_us, 30e3 * 0.999);  // tmr's two tasks may overlap: no dependency
   EXPECT_LE(s.effective_us, s.device_us * 1.001);
 

@@ -8,6 +8,10 @@
 // in THREAD and PROCESS mode unless it is about one of them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -575,6 +579,40 @@ TEST(L3Worker, ManySubTasksOnAChainAndAFanOut) {
   for (int64_t i = 0; i < 64; ++i) total += x[i];
   EXPECT_EQ(total, 500);
   EXPECT_EQ(s.sub_tasks, 500u);
+}
+
+// Sixteen a2a3sim chips at full geometry in thread mode: 1,216 simulated AICPU threads and cores
+// in this process, run as fibers on the one pool of CPU-sized workers (docs/sim_execution.md),
+// not as 1,216 OS threads. Every chip computes its own slice, and the process's OS threads stay
+// few while the chips are live.
+TEST(L3Worker, SixteenFullChipsInThreadModeShareOneFiberPool) {
+  const char *exec = std::getenv("PTO_SIM_EXEC");
+  if (exec != nullptr && std::string(exec) == "threads") GTEST_SKIP() << "the thread-per-core sim: no pool";
+  constexpr int kChips = 16;
+  pto::Worker w(l3_test::options(ChipMode::kThread, kChips, 0));
+  const pto::ChipCallable add = l3_test::callable(l3_test::kAddI64Kernel, "add_i64");
+  constexpr int64_t n = 256;
+  std::vector<int64_t *> in(kChips), out(kChips);
+  for (int c = 0; c < kChips; ++c) {
+    in[c] = heap_i64(w, n, c);
+    out[c] = heap_i64(w, n, -1);
+  }
+  size_t threads_during = 0;
+  const pto::WorkerRunStats s = w.run([&](pto::HostOrchestrator &o) {
+    for (int c = 0; c < kChips; ++c)
+      o.submit_chip(add, l3_test::io_args(in[c], out[c], n, {n, 100}), {}, c, "chip" + std::to_string(c));
+  });
+  // Counted after the run: every chip's device (its 76 fibers) is up now.
+  for (const auto &entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++threads_during;
+  }
+  EXPECT_EQ(s.chip_tasks, static_cast<uint64_t>(kChips));
+  for (int c = 0; c < kChips; ++c)
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(out[c][i], in[c][i] + 100) << "chip " << c << " element " << i;
+  // With a thread per simulated thread and core this process held over 1,216 threads.
+  EXPECT_LT(threads_during, 200u) << threads_during << " OS threads for " << kChips << " chips";
+  std::printf("16 full a2a3sim chips (thread mode): %zu OS threads in the process\n", threads_during);
 }
 
 }  // namespace

@@ -71,13 +71,36 @@ def test_a_segfaulting_kernel_fails_the_run_and_the_process_lives(
     assert isolated.chip_pid() != before
 
 
+WRITE_THEN_FAIL_ORCH = """
+#include "pto/host_graph.h"
+PTO_ORCHESTRATION(g, args) { g.add_task(0, PTO_CORE_AIV, {pto::TaskArg::of(args.tensor(0))}); }
+"""
+
+WRITE_THEN_FAIL_KERNEL = """
+#include "pto/kernel.h"
+PTO_KERNEL(args) {
+  *pto::tensor<float>(args, 0) = 7.0f;
+  pto::fail(args, 3);
+}
+"""
+
+
 def test_outputs_are_left_alone_when_the_run_fails(isolated: pto.IsolatedChipWorker) -> None:
-    args, _, f = basic_args()
-    f.fill(-1.0)
-    with pytest.raises(pto.RunTimeoutError):
-        # A time limit no run meets: the run fails, its outputs are not copied back.
-        isolated.run(basic_callable("host_build_graph"), args, timeout=0)
-    assert (f == -1.0).all()
+    kc = pto.KernelCompiler("a2a3sim")
+    c = pto.ChipCallable(
+        kc.compile_orchestration_source("host_build_graph", WRITE_THEN_FAIL_ORCH, "wtf_orch")
+    )
+    c.add_kernel(
+        0,
+        pto.CoreType.AIV,
+        kc.compile_incore_source(WRITE_THEN_FAIL_KERNEL, "wtf", pto.CoreType.AIV),
+    )
+    f = np.full(4, -1.0, np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(f, "out")
+    with pytest.raises(pto.TaskFailedError):
+        isolated.run(c, args)
+    assert (f == -1.0).all()  # the failed run's writes stay in its heap copy
     args, _, f = basic_args()
     isolated.run(basic_callable("host_build_graph"), args)
     assert (f == 42.0).all()

@@ -186,6 +186,11 @@ void crash_report_name_kernel(uint64_t entry, const std::string &path) {
   slot->entry.store(entry, std::memory_order_release);
 }
 
+void crash_report_set_current(const Handshake *hs, uint32_t core) {
+  t_core.hs = hs;
+  t_core.core = core;
+}
+
 CrashReportCore::CrashReportCore(const Handshake *hs, uint32_t core) {
   constexpr size_t kStackBytes = 64 * 1024;
   stack_ = std::malloc(kStackBytes);

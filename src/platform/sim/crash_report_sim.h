@@ -24,6 +24,10 @@ void crash_report_install();
 // forget with `entry` = the same and `path` empty.
 void crash_report_name_kernel(uint64_t entry, const std::string &path);
 
+// The core whose code runs on this OS thread from now on (null: none): the fiber pool calls it
+// each time it resumes a fiber, whose alternate signal stack is its worker's.
+void crash_report_set_current(const Handshake *hs, uint32_t core);
+
 // For the life of a core thread: its alternate signal stack and what the handler reads.
 class CrashReportCore {
  public:

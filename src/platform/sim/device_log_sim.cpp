@@ -13,6 +13,7 @@ namespace pto {
 namespace {
 
 thread_local char t_thread_name[24] = "host";
+thread_local const char *t_fiber_name = nullptr;  // set while a pool fiber runs on this thread
 
 const char *level_name(int32_t level) {
   static const char *const names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
@@ -28,6 +29,10 @@ const char *base_name(const char *path) {
 
 void sim_log_set_thread(const char *kind, uint32_t index) {
   snprintf(t_thread_name, sizeof t_thread_name, "%s %u", kind, index);
+}
+
+void sim_log_set_fiber_name(const char *name) {
+  t_fiber_name = name;
 }
 
 SimDeviceLog::SimDeviceLog(int device_id) {
@@ -56,7 +61,7 @@ void SimDeviceLog::write(const pto_device_log *log, int32_t level, const char *f
   localtime_r(&ts.tv_sec, &local);
   int n = snprintf(msg, sizeof msg, "%04d-%02d-%02d %02d:%02d:%02d.%06ld %-5s [%s] %s:%d] ",
                    local.tm_year + 1900, local.tm_mon + 1, local.tm_mday, local.tm_hour, local.tm_min,
-                   local.tm_sec, ts.tv_nsec / 1000, level_name(level), t_thread_name, base_name(file), line);
+                   local.tm_sec, ts.tv_nsec / 1000, level_name(level), t_fiber_name ? t_fiber_name : t_thread_name, base_name(file), line);
   if (n < 0) return;
   const size_t head = static_cast<size_t>(n) < sizeof msg ? static_cast<size_t>(n) : sizeof msg - 1;
   const int body = vsnprintf(msg + head, sizeof msg - head, fmt, ap);

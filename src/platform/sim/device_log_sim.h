@@ -44,6 +44,9 @@ class SimDeviceLog {
 
 // Names the calling device thread in its log lines ("aicpu 2", "core 30"); set once per thread.
 void sim_log_set_thread(const char *kind, uint32_t index);
+// The name log lines of this OS thread carry while a fiber runs on it (the fiber pool sets it
+// on each resume: "aicpu 2", "core 17"); the string must outlive the fiber.
+void sim_log_set_fiber_name(const char *name);
 
 }  // namespace pto
 #endif  // PTO_PLATFORM_SIM_DEVICE_LOG_SIM_H

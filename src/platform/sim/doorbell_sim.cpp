@@ -9,6 +9,10 @@
 // geometry): 4-30 us per task with spinning alone, 0.8-1 us with the yield phase.
 // Budgets: PTO_SIM_SPIN pause iterations (default 128, ~4 us) then PTO_SIM_YIELD yields
 // (default 64); both read once.
+//
+// That is the OS-thread path: the host's waits, and every wait when no fiber pool is bound. A
+// wait on a pool fiber (a simulated AICPU thread or core, sim_exec.h) neither spins nor parks
+// the OS thread: it suspends the fiber at once and the pool runs another one.
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -20,8 +24,12 @@
 #include <cstdlib>
 
 #include "pto_platform/doorbell.h"
+#include "sim_exec.h"
 
 namespace pto {
+
+std::atomic<const SimExecHooks *> g_sim_exec{nullptr};
+
 namespace {
 
 uint32_t env_u32(const char *name, uint32_t fallback) {
@@ -60,11 +68,21 @@ bool spin(const Doorbell &b, uint32_t seen) {
 // `sleepers` before re-reading `seq` pairs with the seq_cst increment of `seq` before reading
 // `sleepers` in doorbell_ring: one of the two sides must see the other.
 void park(Doorbell &b, uint32_t seen, const timespec *rel) {
-  b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  b.sleepers.fetch_add(kOsSleeper, std::memory_order_seq_cst);
   if (b.seq.load(std::memory_order_seq_cst) == seen) {
     futex(&b.seq, FUTEX_WAIT_PRIVATE, seen, rel);
   }
-  b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+  b.sleepers.fetch_sub(kOsSleeper, std::memory_order_relaxed);
+}
+
+// The bound hooks, or null. Acquire pairs with pto_sim_bind_exec's release.
+const SimExecHooks *exec_hooks() {
+  return g_sim_exec.load(std::memory_order_acquire);
+}
+
+bool on_fiber() {
+  const SimExecHooks *hooks = exec_hooks();
+  return hooks != nullptr && hooks->on_fiber();
 }
 
 }  // namespace
@@ -91,11 +109,22 @@ ClockPair platform_clock_pair() {
 }
 
 void doorbell_wait(Doorbell &b, uint32_t seen) {
+  if (on_fiber()) {
+    exec_hooks()->park(b, seen);
+    return;
+  }
   if (spin(b, seen)) return;
   park(b, seen, nullptr);
 }
 
 bool doorbell_wait_until(Doorbell &b, uint32_t seen, uint64_t deadline_ns) {
+  if (on_fiber()) {  // no timers in the pool: give way to other fibers until rung or late
+    for (;;) {
+      if (b.seq.load(std::memory_order_acquire) != seen) return true;
+      if (platform_now_ns() >= deadline_ns) return false;
+      exec_hooks()->yield();
+    }
+  }
   if (spin(b, seen)) return true;
   for (;;) {
     if (b.seq.load(std::memory_order_acquire) != seen) return true;
@@ -109,9 +138,13 @@ bool doorbell_wait_until(Doorbell &b, uint32_t seen, uint64_t deadline_ns) {
 
 void doorbell_ring(Doorbell &b) {
   b.seq.fetch_add(1, std::memory_order_seq_cst);
-  if (b.sleepers.load(std::memory_order_seq_cst) != 0) {
-    futex(&b.seq, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
+  const uint32_t sleepers = b.sleepers.load(std::memory_order_seq_cst);
+  if (sleepers == 0) return;
+  // Fiber sleepers exist only where the pool bound this program, so the hooks are set then.
+  if (sleepers >= kFiberSleeper) {
+    if (const SimExecHooks *hooks = exec_hooks()) hooks->unpark_all(b);
   }
+  if ((sleepers & (kFiberSleeper - 1)) != 0) futex(&b.seq, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr);
 }
 
 }  // namespace pto

@@ -1,16 +1,20 @@
-// src/platform/sim/sim_device.cpp — the simulated device: malloc memory, dlopen'd programs, threads.
+// src/platform/sim/sim_device.cpp — the simulated device: malloc memory, dlopen'd programs, fibers.
 //
-// One host thread per AICPU thread and per compute core of the geometry, started when the
-// programs are loaded and kept until shutdown. Core threads run the AICore program once, for
-// the device's whole life: it serves the core's handshake slot run after run, parked on it
+// One fiber per AICPU thread and per compute core of the geometry (fiber_pool.h: run by a
+// pool of OS threads sized to the CPUs, shared by every device of the process), started when the
+// programs are loaded and kept until shutdown. Core fibers run the AICore program once, for
+// the device's whole life: it serves the core's handshake slot run after run, suspended on it
 // while idle, so a run launches only the AICPU threads it uses (their doorbells are rung;
-// the others stay parked) and its fixed cost does not grow with the chip.
+// the others stay suspended) and its fixed cost does not grow with the chip.
+// PTO_SIM_EXEC=threads runs each of them on an OS thread of its own instead (the model before
+// the pool; kept for comparison, docs/sim_execution.md).
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -22,6 +26,8 @@
 #include "core/scheduler_bell.h"
 #include "crash_report_sim.h"
 #include "device_log_sim.h"
+#include "fiber_pool.h"
+#include "sim_exec.h"
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
 
@@ -53,6 +59,30 @@ size_t host_cpus() {
 // 5-8x slower; 3 us gave the best METG (20-44 us against 35-58 at 20 us), the same empty-task
 // costs.
 constexpr uint32_t kShortTaskNs = 3000;
+
+// PTO_SIM_EXEC: "fibers" (default) or "threads"; read once.
+bool use_fibers() {
+  static const bool fibers = [] {
+    const char *s = getenv("PTO_SIM_EXEC");
+    if (s == nullptr || *s == '\0' || strcmp(s, "fibers") == 0) return true;
+    if (strcmp(s, "threads") == 0) return false;
+    fprintf(stderr, "pto_runtime: PTO_SIM_EXEC=%s is not 'fibers' or 'threads'; using fibers\n", s);
+    return true;
+  }();
+  return fibers;
+}
+
+// What a fiber of the device sets on the OS thread that resumes it (FiberResumeHook).
+struct FiberIdentity {
+  char log_name[24];
+  const Handshake *core_hs = nullptr;  // a core's slot; null for an AICPU thread
+  uint32_t core = 0;
+  static void on_resume(void *arg) {
+    const auto *id = static_cast<const FiberIdentity *>(arg);
+    sim_log_set_fiber_name(id->log_name);
+    crash_report_set_current(id->core_hs, id->core);
+  }
+};
 
 std::string dl_error() {
   const char *e = dlerror();
@@ -88,6 +118,7 @@ class SimDevice final : public Device {
       const char *s = getenv("PTO_SIM_SHORT_TASK_NS");
       return s ? static_cast<uint32_t>(strtoul(s, nullptr, 10)) : kShortTaskNs;
     }();
+    if (use_fibers()) return 0;  // handing a task to an idle core is a queue push, not a wake-up
     return host_cpus() < threads_.size() ? ns : 0;
   }
   double ns_per_tick() const override;
@@ -113,7 +144,11 @@ class SimDevice final : public Device {
   void *aicore_lib_ = nullptr;
   AicpuEntryFn aicpu_entry_ = nullptr;
   AicoreEntryFn aicore_entry_ = nullptr;
-  std::vector<std::thread> threads_;  // AICPU threads, then one per core
+  std::vector<std::thread> threads_;  // PTO_SIM_EXEC=threads: AICPU threads, then one per core
+  bool started_ = false;              // load_programs started the device's threads or fibers
+  bool pool_acquired_ = false;        // this device counts as a user of the fiber pool
+  FiberGroup fibers_;                 // the device's fibers (fiber mode)
+  std::unique_ptr<FiberIdentity[]> identities_;  // one per fiber: AICPU threads, then cores
   Handshake *handshakes_ = nullptr;   // geometry().total_cores() slots, see handshake_block()
   SchedulerSlot *bells_ = nullptr;    // geometry().max_aicpu_threads, see scheduler_bells()
 
@@ -142,7 +177,7 @@ class SimDevice final : public Device {
 
 pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::string &aicore_path,
                                     std::string *error) {
-  if (!threads_.empty()) return PTO_OK;
+  if (started_) return PTO_OK;
   aicpu_lib_ = dlopen(aicpu_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!aicpu_lib_) {
     *error = "cannot load AICPU program " + aicpu_path + ": " + dl_error();
@@ -180,10 +215,43 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
         c < clusters * static_cast<uint32_t>(g.aic_per_cluster) ? PTO_CORE_AIC : PTO_CORE_AIV;
   }
   slots_.reset(new ThreadSlot[g.max_aicpu_threads]);
-  for (int i = 0; i < g.max_aicpu_threads; ++i) {
-    threads_.emplace_back(&SimDevice::aicpu_main, this, static_cast<uint32_t>(i), &slots_[i]);
-  }
   crash_report_install();
+  started_ = true;
+  if (use_fibers()) {
+    FiberPool &pool = FiberPool::instance();
+    if (!FiberPool::bind_program(aicpu_lib_) || !FiberPool::bind_program(aicore_lib_)) {
+      started_ = false;
+      *error = "device programs lack " PTO_SIM_BIND_EXEC_SYMBOL " (" + aicpu_path + ", " + aicore_path +
+               "): they were built for another sim";
+      return PTO_LOAD_FAILED;
+    }
+    pool.acquire();
+    pool_acquired_ = true;
+    const uint32_t aicpu = static_cast<uint32_t>(g.max_aicpu_threads);
+    identities_.reset(new FiberIdentity[aicpu + cores]);
+    const std::string dev = " of device " + std::to_string(device_id());
+    for (uint32_t i = 0; i < aicpu; ++i) {
+      FiberIdentity &id = identities_[i];
+      snprintf(id.log_name, sizeof id.log_name, "aicpu %u", i);
+      pool.spawn(
+          fibers_, id.log_name + dev, [this, i] { aicpu_main(i, &slots_[i]); }, &FiberIdentity::on_resume, &id);
+    }
+    for (uint32_t c = 0; c < cores; ++c) {
+      FiberIdentity &id = identities_[aicpu + c];
+      snprintf(id.log_name, sizeof id.log_name, "core %u", c);
+      id.core_hs = &handshakes_[c];
+      id.core = c;
+      pool.spawn(
+          fibers_, id.log_name + dev, [this, c] { aicore_entry_(handshakes_, c); }, &FiberIdentity::on_resume, &id);
+    }
+    return PTO_OK;
+  }
+  for (int i = 0; i < g.max_aicpu_threads; ++i) {
+    threads_.emplace_back([this, i] {
+      sim_log_set_thread("aicpu", static_cast<uint32_t>(i));
+      aicpu_main(static_cast<uint32_t>(i), &slots_[i]);
+    });
+  }
   for (uint32_t c = 0; c < cores; ++c) {
     threads_.emplace_back([this, c] {
       sim_log_set_thread("core", c);
@@ -264,7 +332,7 @@ void SimDevice::launch(const LaunchSpec &spec) {
 // turns it off; with at least as many CPUs as device threads nothing is pinned. `schedulers` =
 // S of the run being launched; the threads are re-placed only when it changes.
 void SimDevice::place_threads(uint32_t schedulers) {
-  if (schedulers == 0 || schedulers == placed_for_) return;
+  if (schedulers == 0 || schedulers == placed_for_ || use_fibers()) return;
   placed_for_ = schedulers;
   static const bool enabled = [] {
     const char *s = getenv("PTO_SIM_PLACE");
@@ -308,7 +376,6 @@ void SimDevice::finish_one() {
 }
 
 void SimDevice::aicpu_main(uint32_t index, ThreadSlot *slot) {
-  sim_log_set_thread("aicpu", index);
   uint32_t seen = 0;
   for (;;) {
     const uint32_t bell = doorbell_prepare(slot->bell);
@@ -382,7 +449,8 @@ double SimDevice::ns_per_tick() const {
 }
 
 void SimDevice::shutdown() {
-  if (!threads_.empty()) {
+  if (started_) {
+    started_ = false;
     stopping_.store(true, std::memory_order_release);
     const ChipGeometry &g = geometry();
     for (int i = 0; i < g.max_aicpu_threads; ++i) doorbell_ring(slots_[i].bell);
@@ -392,6 +460,11 @@ void SimDevice::shutdown() {
     }
     for (std::thread &t : threads_) t.join();
     threads_.clear();
+    fibers_.wait_empty();
+    if (pool_acquired_) {
+      pool_acquired_ = false;
+      FiberPool::instance().release();
+    }
   }
   if (handshakes_) this->free(handshakes_);
   if (bells_) this->free(bells_);

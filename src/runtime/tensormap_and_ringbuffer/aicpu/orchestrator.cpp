@@ -266,7 +266,12 @@ void DeviceOrchestrator::wire(TaskSlot &task, int64_t id) {
 
 // Each tensor access of task `id`: looked up (producers_, and edge_kinds_ when tracing) and
 // recorded in one TensorMap walk, or only recorded inside a manual scope.
+// When tracing, the walk also sees entries of producers that already retired (and does not drop
+// them): the trace then holds every inferred edge whatever the timing, not only those the task
+// had to wait for; submit_task drops retired producers from producers_ before wiring. Retired
+// entries still go when the pool is full (reclaim), so only a long-past producer can miss.
 bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing) {
+  const int64_t seen_from = tracing ? 0 : live_from();
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
     const TensorView &v = args[i].view;
@@ -274,7 +279,7 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
     const bool write = args[i].access != Access::INPUT;
     bool recorded =
         manual ? tmap_.insert(r, write, id, live_from())
-               : tmap_.access(r, write, id, live_from(), &producers_, tracing ? &edge_kinds_ : nullptr);
+               : tmap_.access(r, write, id, seen_from, &producers_, tracing ? &edge_kinds_ : nullptr);
     while (!recorded) {  // the pool is full: the walk is done, only the new entry is missing
       if (tmap_.reclaim(live_from()) == 0 &&
           !wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; }))
@@ -350,6 +355,10 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   if (producers_.size() > 1) {  // most tasks have zero or one
     std::sort(producers_.begin(), producers_.end());
     producers_.erase(std::unique(producers_.begin(), producers_.end()), producers_.end());
+  }
+  if (tracing) {  // retired producers were looked up for the trace's edges only
+    const int64_t la = live_from();
+    producers_.erase(producers_.begin(), std::lower_bound(producers_.begin(), producers_.end(), la));
   }
 
   const uint64_t need = producers_.size();

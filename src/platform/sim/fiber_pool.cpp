@@ -1,0 +1,686 @@
+// src/platform/sim/fiber_pool.cpp — see fiber_pool.h.
+//
+// Who touches what:
+//  - A fiber runs on one worker at a time. Only that worker resumes it; the fiber only leaves by
+//    switching back to the worker with a request (park, yield, done) that the worker carries out
+//    on its own stack, after the switch. So a fiber is never made runnable while its stack is
+//    still in use: a fiber parks only once it is fully suspended.
+//  - Parking lot: 256 buckets by doorbell address, each a mutex and a list of parked fibers.
+//    Park (worker, after the switch): lock; sleepers += kFiberSleeper (seq_cst); re-read seq
+//    (seq_cst); still `seen` -> enqueue, else run the fiber again. Ring (doorbell_ring): seq += 1
+//    (seq_cst); read sleepers (seq_cst); fiber sleepers -> unpark_all: lock; take the bucket's
+//    fibers of this doorbell; sleepers -= their count. The two seq_cst pairs ensure a ring either
+//    sees the sleeper or the parker sees the new seq (the futex path's argument, doorbell_sim.cpp).
+//  - Run queue: hand-off slot per worker (an atomic pointer: the owner and idle thieves
+//    exchange it), plus a shared FIFO under `mu`. `idle` (under `mu`) counts sleeping workers;
+//    a push to the FIFO notifies one when there is any.
+//  - Sanitizers: every switch is announced to ThreadSanitizer (__tsan_switch_to_fiber) and
+//    AddressSanitizer (__sanitizer_start/finish_switch_fiber) so both follow the stacks.
+#include "fiber_pool.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <boost/context/detail/fcontext.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "pto_platform/clock.h"
+#include "sim_exec.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define PTO_FIBER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PTO_FIBER_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PTO_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PTO_FIBER_ASAN 1
+#endif
+#endif
+
+#if PTO_FIBER_TSAN
+extern "C" {
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+void __tsan_set_fiber_name(void *fiber, const char *name);
+}
+#endif
+#if PTO_FIBER_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+// Boost.Context's fcontext layer (make/jump), which boost::context::fiber is built on. Used
+// directly because fiber's constructor bounces into the new stack and back before the fiber is
+// ever resumed, a switch the sanitizers could not be told about; here the first jump into a
+// fiber is its start, and every switch is one jump_fcontext, annotated on both sides.
+namespace ctx = boost::context;
+using ctx::detail::fcontext_t;
+using ctx::detail::jump_fcontext;
+using ctx::detail::make_fcontext;
+using ctx::detail::transfer_t;
+
+namespace pto {
+namespace {
+
+struct Worker;
+
+struct Fiber {
+  fcontext_t self = nullptr;  // where the suspended fiber goes on (first: its entry)
+  fcontext_t back = nullptr;  // while it runs: the worker context it returns to
+  ctx::stack_context stack;   // its stack, freed by the worker once it returned
+  std::function<void()> body;
+  std::string name;
+  FiberGroup *group = nullptr;
+  FiberResumeHook on_resume = nullptr;
+  void *arg = nullptr;
+  Worker *worker = nullptr;  // the worker running it; set before each resume
+
+  enum Request : uint8_t { kNone, kPark, kYield, kDone };
+  Request request = kNone;
+  Doorbell *bell = nullptr;  // kPark: the doorbell and the sequence seen
+  uint32_t seen = 0;
+  Fiber *next = nullptr;  // parking-lot list
+
+  void *tsan = nullptr;
+  void *asan_fake = nullptr;
+  const void *stack_bottom = nullptr;  // this fiber's stack (for ASan)
+  size_t stack_size = 0;
+  const void *from_bottom = nullptr;  // the worker stack it was resumed from (for ASan)
+  size_t from_size = 0;
+};
+
+struct Worker {
+  std::thread thread;
+  unsigned index = 0;
+  std::atomic<Fiber *> handoff{nullptr};  // runs next; idle workers may take it
+  Fiber *current = nullptr;               // the worker thread only
+  std::atomic<uint64_t> busy_since{0};    // monitor epoch at the current resume; 0 = not running one
+  std::atomic<bool> has_clock{false};     // cpu_clock is set (by the worker, at its start)
+  clockid_t cpu_clock{};                  // this thread's CPU-time clock
+  int64_t last_cpu_ns = -1;               // monitor only: cpu_clock at the previous tick
+  void *tsan = nullptr;
+  void *asan_fake = nullptr;
+};
+
+thread_local Worker *t_worker = nullptr;
+
+// Reads the thread's worker afresh: never inlined, so no caller keeps a thread-local address
+// computed before a fiber switch (after one, the fiber may be on another thread).
+__attribute__((noinline)) Worker *this_worker() {
+  return t_worker;
+}
+
+unsigned env_unsigned(const char *name, unsigned fallback) {
+  const char *s = getenv(name);
+  if (s == nullptr || *s == '\0') return fallback;
+  char *end = nullptr;
+  const unsigned long v = strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || v == 0 || v > 1024) {
+    fprintf(stderr, "pto_runtime: %s=%s is not a count in 1..1024; using %u\n", name, s, fallback);
+    return fallback;
+  }
+  return static_cast<unsigned>(v);
+}
+
+// The CPUs this process may use: its affinity mask, capped by a cgroup v2 CPU quota.
+unsigned usable_cpus() {
+  unsigned n = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = static_cast<unsigned>(CPU_COUNT(&set));
+  if (n == 0) n = 1;
+  if (FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r")) {
+    char quota[32] = {};
+    unsigned long period = 0;
+    if (fscanf(f, "%31s %lu", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
+      const unsigned long q = strtoul(quota, nullptr, 10);
+      const unsigned cap = static_cast<unsigned>((q + period - 1) / period);
+      if (cap > 0 && cap < n) n = cap;
+    }
+    fclose(f);
+  }
+  return n;
+}
+
+size_t fiber_stack_bytes() {
+  // Kernels run on their core's fiber stack: as much as a thread's default (pages are only
+  // touched when used), PTO_SIM_FIBER_STACK_KB to change it.
+  static const size_t bytes = static_cast<size_t>(env_unsigned("PTO_SIM_FIBER_STACK_KB", 8192)) * 1024;
+  return bytes;
+}
+
+// --- switch annotations -------------------------------------------------------------------
+
+// On the worker, about to resume f.
+inline void before_resume(Worker *w, Fiber *f) {
+  (void)f;
+#if PTO_FIBER_TSAN
+  __tsan_switch_to_fiber(f->tsan, 0);
+#endif
+#if PTO_FIBER_ASAN
+  __sanitizer_start_switch_fiber(&w->asan_fake, f->stack_bottom, f->stack_size);
+#else
+  (void)w;
+#endif
+}
+
+// On the worker, back from f.
+inline void after_resume(Worker *w) {
+#if PTO_FIBER_ASAN
+  __sanitizer_finish_switch_fiber(w->asan_fake, nullptr, nullptr);
+#else
+  (void)w;
+#endif
+}
+
+// On f, about to switch back to its worker; `dying`: f will not run again.
+inline void before_suspend(Fiber *f, bool dying) {
+#if PTO_FIBER_TSAN
+  __tsan_switch_to_fiber(f->worker->tsan, 0);
+#endif
+#if PTO_FIBER_ASAN
+  __sanitizer_start_switch_fiber(dying ? nullptr : &f->asan_fake, f->from_bottom, f->from_size);
+#else
+  (void)f;
+  (void)dying;
+#endif
+}
+
+// On f, just resumed (or started: `first`).
+inline void after_suspend(Fiber *f, bool first) {
+#if PTO_FIBER_ASAN
+  __sanitizer_finish_switch_fiber(first ? nullptr : f->asan_fake, &f->from_bottom, &f->from_size);
+#else
+  (void)f;
+  (void)first;
+#endif
+}
+
+}  // namespace
+
+constexpr unsigned kMaxWorkers = 1024;
+
+struct FiberPool::Impl {
+  unsigned base = 1;
+  unsigned max_workers = 64;
+  std::mutex mu;                  // guards queue, idle and starting workers
+  std::condition_variable cv;     // idle workers sleep here
+  std::deque<Fiber *> queue;      // runnable fibers nobody's hand-off slot holds
+  std::atomic<size_t> queued{0};  // queue.size(), readable without mu
+  unsigned idle = 0;              // workers asleep on cv
+  // Workers 0 .. nworkers-1; a slot is written once, before nworkers (release) covers it, and
+  // workers are never removed, so readers index it without a lock after an acquire load.
+  Worker *workers[kMaxWorkers] = {};
+  std::atomic<unsigned> nworkers{0};
+  std::atomic<uint64_t> epoch{1};    // monitor ticks (1 ms)
+  std::atomic<uint32_t> live{0};     // fibers alive, all groups
+  std::atomic<bool> stopping{false};  // the last user left: workers and monitor return
+  std::mutex monitor_mu;
+  std::condition_variable monitor_cv;  // the monitor sleeps here while no fiber lives
+  std::thread monitor;
+  std::mutex users_mu;  // guards users and starting/stopping the threads
+  unsigned users = 0;
+
+  struct Bucket {
+    std::mutex mu;
+    Fiber *head = nullptr;
+  };
+  Bucket buckets[256];
+
+  Bucket &bucket_of(const void *p) {
+    const uint64_t h = (reinterpret_cast<uintptr_t>(p) >> 3) * 0x9E3779B97F4A7C15ull;
+    return buckets[h >> 56];
+  }
+
+  void start_worker();
+  void worker_main(Worker *w);
+  Fiber *find_work(Worker *w);
+  Fiber *steal_handoff(Worker *w);
+  void run(Worker *w, Fiber *f);
+  void finish_park(Worker *w, Fiber *f);
+  void finish(Fiber *f);
+  void make_runnable(Fiber *f);
+  void push_shared(Fiber *f);
+  void unpark_all(Doorbell &b);
+  void monitor_main();
+};
+
+namespace {
+
+std::atomic<FiberPool *> g_pool{nullptr};  // the process's pool
+std::mutex g_pool_mu;                     // creating it
+FiberPool::Impl *g_impl = nullptr;        // g_pool's, for the hooks
+
+// In a child after fork: the parent's workers do not exist here. Forget the pool (its memory is
+// leaked on purpose: its mutexes may have been held by threads that are gone); the child makes
+// a new one if it simulates devices.
+void forget_pool_in_child() {
+  g_pool.store(nullptr, std::memory_order_relaxed);
+  g_impl = nullptr;
+  new (&g_pool_mu) std::mutex();
+}
+
+// The hooks handed to every program's doorbells.
+bool hook_on_fiber() {
+  const Worker *w = this_worker();
+  return w != nullptr && w->current != nullptr;
+}
+
+// The running fiber; only called on one (the hooks check on_fiber first).
+Fiber *current_fiber() {
+  Worker *w = this_worker();
+  Fiber *f = w != nullptr ? w->current : nullptr;
+  if (f == nullptr) {
+    fprintf(stderr, "pto_runtime: a fiber wait was called off the fiber pool\n");
+    abort();
+  }
+  return f;
+}
+
+// Switches from the running fiber back to its worker, which carries out f->request. The
+// worker that resumes it later (maybe another) passes its own context back.
+void suspend(Fiber *f) {
+  before_suspend(f, false);
+  f->back = jump_fcontext(f->back, nullptr).fctx;
+  after_suspend(f, false);
+}
+
+// Where every fiber starts: the first resume jumps here with the Fiber as data.
+[[noreturn]] void fiber_entry(transfer_t t) noexcept {
+  auto *f = static_cast<Fiber *>(t.data);
+  f->back = t.fctx;
+  after_suspend(f, true);
+  try {
+    f->body();
+  } catch (const std::exception &e) {
+    fprintf(stderr, "pto_runtime: fiber '%s' ended by an exception: %s\n", f->name.c_str(), e.what());
+    abort();
+  } catch (...) {
+    fprintf(stderr, "pto_runtime: fiber '%s' ended by an exception\n", f->name.c_str());
+    abort();
+  }
+  f->request = Fiber::kDone;
+  before_suspend(f, true);
+  jump_fcontext(f->back, nullptr);  // the worker frees this stack; it is never resumed
+  abort();
+}
+
+void hook_park(Doorbell &b, uint32_t seen) {
+  Fiber *f = current_fiber();
+  f->request = Fiber::kPark;
+  f->bell = &b;
+  f->seen = seen;
+  suspend(f);
+}
+
+void hook_yield() {
+  Fiber *f = current_fiber();
+  f->request = Fiber::kYield;
+  suspend(f);
+}
+
+void hook_unpark_all(Doorbell &b);
+
+const SimExecHooks kHooks = {hook_on_fiber, hook_park, hook_unpark_all, hook_yield};
+
+}  // namespace
+
+FiberPool &FiberPool::instance() {
+  if (FiberPool *p = g_pool.load(std::memory_order_acquire)) return *p;
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  if (FiberPool *p = g_pool.load(std::memory_order_relaxed)) return *p;
+  static bool atfork = false;
+  if (!atfork) {
+    pthread_atfork(nullptr, nullptr, forget_pool_in_child);
+    atfork = true;
+  }
+  auto *p = new FiberPool();  // never destroyed: workers may still be asleep at exit
+  g_pool.store(p, std::memory_order_release);
+  return *p;
+}
+
+FiberPool::FiberPool() : impl_(new Impl) {
+  g_impl = impl_;
+  impl_->base = env_unsigned("PTO_SIM_WORKERS", usable_cpus());
+  impl_->max_workers = std::max(impl_->base, env_unsigned("PTO_SIM_MAX_WORKERS", 64));
+  pto_sim_bind_exec(&kHooks);  // the host program's own doorbells (it links this file)
+}
+
+void FiberPool::acquire() {
+  std::lock_guard<std::mutex> users(impl_->users_mu);
+  if (impl_->users++ != 0) return;
+  impl_->stopping.store(false, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    for (unsigned i = 0; i < impl_->base; ++i) impl_->start_worker();
+  }
+  impl_->monitor = std::thread([impl = impl_] { impl->monitor_main(); });
+}
+
+void FiberPool::release() {
+  std::lock_guard<std::mutex> users(impl_->users_mu);
+  if (--impl_->users != 0) return;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopping.store(true, std::memory_order_relaxed);
+    impl_->cv.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->monitor_mu);
+    impl_->monitor_cv.notify_all();
+  }
+  impl_->monitor.join();
+  const unsigned n = impl_->nworkers.load(std::memory_order_acquire);
+  for (unsigned i = 0; i < n; ++i) impl_->workers[i]->thread.join();
+  for (unsigned i = 0; i < n; ++i) {
+    delete impl_->workers[i];
+    impl_->workers[i] = nullptr;
+  }
+  impl_->nworkers.store(0, std::memory_order_release);
+}
+
+unsigned FiberPool::workers() const {
+  return impl_->nworkers.load(std::memory_order_relaxed);
+}
+
+unsigned FiberPool::base_workers() const {
+  return impl_->base;
+}
+
+bool FiberPool::bind_program(void *lib) {
+  auto bind = reinterpret_cast<void (*)(const SimExecHooks *)>(dlsym(lib, PTO_SIM_BIND_EXEC_SYMBOL));
+  if (bind == nullptr) return false;
+  bind(&kHooks);
+  return true;
+}
+
+void FiberPool::spawn(FiberGroup &group, std::string name, std::function<void()> body, FiberResumeHook on_resume,
+                      void *arg) {
+  auto *f = new Fiber;
+  f->body = std::move(body);
+  f->name = std::move(name);
+  f->group = &group;
+  f->on_resume = on_resume;
+  f->arg = arg;
+#if PTO_FIBER_TSAN
+  f->tsan = __tsan_create_fiber(0);
+  __tsan_set_fiber_name(f->tsan, f->name.c_str());
+#endif
+  f->stack = ctx::protected_fixedsize_stack(fiber_stack_bytes()).allocate();
+  f->stack_bottom = static_cast<char *>(f->stack.sp) - f->stack.size;
+  f->stack_size = f->stack.size;
+  f->self = make_fcontext(f->stack.sp, f->stack.size, fiber_entry);
+  {
+    std::lock_guard<std::mutex> lock(group.mu_);
+    ++group.live_;
+  }
+  if (impl_->live.fetch_add(1, std::memory_order_relaxed) == 0) {
+    std::lock_guard<std::mutex> lock(impl_->monitor_mu);
+    impl_->monitor_cv.notify_one();
+  }
+  impl_->push_shared(f);
+}
+
+void FiberPool::Impl::start_worker() {  // mu held
+  const unsigned n = nworkers.load(std::memory_order_relaxed);
+  if (n == kMaxWorkers) return;
+  auto *w = new Worker;  // until the last user releases the pool
+  w->index = n;
+  workers[n] = w;
+  nworkers.store(n + 1, std::memory_order_release);
+  w->thread = std::thread([this, w] { worker_main(w); });
+}
+
+void FiberPool::Impl::worker_main(Worker *w) {
+  t_worker = w;
+  if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0) w->has_clock.store(true, std::memory_order_release);
+#if PTO_FIBER_TSAN
+  w->tsan = __tsan_get_current_fiber();
+#endif
+  // A kernel that faults reports on an alternate stack (crash_report_sim.cpp): give each
+  // worker one, as each core thread had.
+  static constexpr size_t kAltStackBytes = 64 * 1024;
+  stack_t ss{};
+  ss.ss_sp = malloc(kAltStackBytes);
+  ss.ss_size = kAltStackBytes;
+  if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
+  for (;;) {
+    Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acquire);
+    if (f == nullptr) f = find_work(w);
+    if (f == nullptr) break;  // stopping
+    run(w, f);
+  }
+  if (ss.ss_sp != nullptr) {
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    free(ss.ss_sp);
+  }
+  t_worker = nullptr;
+}
+
+Fiber *FiberPool::Impl::steal_handoff(Worker *self) {
+  const unsigned n = nworkers.load(std::memory_order_acquire);
+  for (unsigned k = 1; k < n; ++k) {
+    Worker *other = workers[(self->index + k) % n];
+    if (other->handoff.load(std::memory_order_relaxed) == nullptr) continue;
+    if (Fiber *f = other->handoff.exchange(nullptr, std::memory_order_acquire)) return f;
+  }
+  return nullptr;
+}
+
+// Where an idle worker finds its next fiber: the shared queue, a busy worker's hand-off slot;
+// after spinning ~20 us without finding one it sleeps until a push to the queue. Null: the
+// pool is stopping (no fiber is left then).
+Fiber *FiberPool::Impl::find_work(Worker *w) {
+  for (;;) {
+    for (int spin = 0; spin < 256; ++spin) {
+      if (stopping.load(std::memory_order_relaxed)) return nullptr;
+      if (queued.load(std::memory_order_relaxed) != 0) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!queue.empty()) {
+          Fiber *f = queue.front();
+          queue.pop_front();
+          queued.store(queue.size(), std::memory_order_relaxed);
+          return f;
+        }
+      }
+      if (Fiber *f = steal_handoff(w)) return f;
+      if ((spin & 15) == 15) {
+        sched_yield();  // the thread with the work may be queued on this CPU
+      } else {
+        platform_cpu_relax();
+      }
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    ++idle;
+    cv.wait(lock, [&] { return !queue.empty() || stopping.load(std::memory_order_relaxed); });
+    --idle;
+    if (queue.empty()) return nullptr;
+    Fiber *f = queue.front();
+    queue.pop_front();
+    queued.store(queue.size(), std::memory_order_relaxed);
+    return f;
+  }
+}
+
+void FiberPool::Impl::run(Worker *w, Fiber *f) {
+  w->current = f;
+  f->worker = w;
+  f->request = Fiber::kNone;
+  w->busy_since.store(epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  if (f->on_resume != nullptr) f->on_resume(f->arg);
+  before_resume(w, f);
+  f->self = jump_fcontext(f->self, f).fctx;
+  after_resume(w);
+  w->busy_since.store(0, std::memory_order_relaxed);
+  w->current = nullptr;
+  switch (f->request) {
+    case Fiber::kPark:
+      finish_park(w, f);
+      break;
+    case Fiber::kYield:
+      push_shared(f);
+      break;
+    case Fiber::kDone:
+      finish(f);
+      break;
+    case Fiber::kNone:
+      fprintf(stderr, "pto_runtime: fiber '%s' switched back without a request\n", f->name.c_str());
+      abort();
+  }
+}
+
+void FiberPool::Impl::finish_park(Worker *w, Fiber *f) {
+  Doorbell &b = *f->bell;
+  Bucket &bk = bucket_of(&b);
+  {
+    std::lock_guard<std::mutex> lock(bk.mu);
+    b.sleepers.fetch_add(kFiberSleeper, std::memory_order_seq_cst);
+    if (b.seq.load(std::memory_order_seq_cst) == f->seen) {
+      f->next = bk.head;
+      bk.head = f;
+      return;
+    }
+    b.sleepers.fetch_sub(kFiberSleeper, std::memory_order_relaxed);
+  }
+  // Rung in the meantime: it goes on at once, before anything this worker was handed.
+  if (Fiber *old = w->handoff.exchange(f, std::memory_order_acq_rel)) push_shared(old);
+}
+
+void FiberPool::Impl::finish(Fiber *f) {
+  // The fiber returned and switched away for good: its stack and record go now.
+  ctx::protected_fixedsize_stack(f->stack.size).deallocate(f->stack);
+#if PTO_FIBER_TSAN
+  __tsan_destroy_fiber(f->tsan);
+#endif
+  FiberGroup *group = f->group;
+  delete f;
+  live.fetch_sub(1, std::memory_order_relaxed);
+  // Under the group's mutex: its owner may destroy the group once wait_empty returns, which it
+  // cannot before this unlock.
+  std::lock_guard<std::mutex> lock(group->mu_);
+  if (--group->live_ == 0) group->cv_.notify_all();
+}
+
+void FiberPool::Impl::push_shared(Fiber *f) {
+  std::lock_guard<std::mutex> lock(mu);
+  queue.push_back(f);
+  queued.store(queue.size(), std::memory_order_relaxed);
+  if (idle != 0) cv.notify_one();
+}
+
+// A fiber made runnable by code on a worker (a fiber's ring) runs next on that worker; what
+// its hand-off slot held moves to the shared queue. From any other thread: the shared queue.
+void FiberPool::Impl::make_runnable(Fiber *f) {
+  Worker *w = this_worker();
+  if (w == nullptr) {
+    push_shared(f);
+    return;
+  }
+  if (Fiber *old = w->handoff.exchange(f, std::memory_order_acq_rel)) push_shared(old);
+}
+
+void FiberPool::Impl::unpark_all(Doorbell &b) {
+  Bucket &bk = bucket_of(&b);
+  Fiber *woken = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(bk.mu);
+    uint32_t n = 0;
+    for (Fiber **pp = &bk.head; *pp != nullptr;) {
+      Fiber *f = *pp;
+      if (f->bell == &b) {
+        *pp = f->next;
+        f->next = woken;
+        woken = f;
+        ++n;
+      } else {
+        pp = &f->next;
+      }
+    }
+    if (n != 0) b.sleepers.fetch_sub(n * kFiberSleeper, std::memory_order_relaxed);
+  }
+  while (woken != nullptr) {
+    Fiber *f = woken;
+    woken = f->next;
+    make_runnable(f);
+  }
+}
+
+// Every millisecond while fibers live: a worker held by one fiber for over a tick gives its
+// hand-off slot to the shared queue (someone else can run it). A held worker that used under a
+// quarter of the tick's CPU time is blocked in the OS (a kernel that sleeps, waits, or hangs):
+// when fewer than the base count of workers are left unblocked and fibers wait, one more
+// worker starts (up to PTO_SIM_MAX_WORKERS). Kernels that compute, however long, add none.
+void FiberPool::Impl::monitor_main() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(monitor_mu);
+      monitor_cv.wait(lock, [&] {
+        return live.load(std::memory_order_relaxed) != 0 || stopping.load(std::memory_order_relaxed);
+      });
+      if (stopping.load(std::memory_order_relaxed)) return;
+    }
+    timespec ts{0, 1000000};
+    nanosleep(&ts, nullptr);
+    const uint64_t now = epoch.fetch_add(1, std::memory_order_relaxed) + 1;
+    unsigned blocked = 0, n;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      n = nworkers.load(std::memory_order_relaxed);
+      for (unsigned i = 0; i < n; ++i) {
+        Worker *w = workers[i];
+        int64_t cpu_ns = -1;
+        timespec cpu;
+        if (w->has_clock.load(std::memory_order_acquire) && clock_gettime(w->cpu_clock, &cpu) == 0) {
+          cpu_ns = static_cast<int64_t>(cpu.tv_sec) * 1000000000 + cpu.tv_nsec;
+        }
+        const int64_t used = cpu_ns >= 0 && w->last_cpu_ns >= 0 ? cpu_ns - w->last_cpu_ns : -1;
+        w->last_cpu_ns = cpu_ns;
+        const uint64_t since = w->busy_since.load(std::memory_order_relaxed);
+        if (since == 0 || now - since < 2) continue;
+        if (used >= 0 && used < 250000) ++blocked;
+        if (Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acq_rel)) {
+          queue.push_back(f);
+          queued.store(queue.size(), std::memory_order_relaxed);
+          if (idle != 0) cv.notify_one();
+        }
+      }
+      if (n - blocked < base && !queue.empty() && n < max_workers) start_worker();
+    }
+  }
+}
+
+namespace {
+// Only fibers park in the lot, and only a pool runs fibers, so g_impl is set whenever a fiber
+// sleeper exists.
+void hook_unpark_all(Doorbell &b) {
+  g_impl->unpark_all(b);
+}
+}  // namespace
+
+void FiberGroup::wait_empty() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return live_ == 0; });
+}
+
+}  // namespace pto

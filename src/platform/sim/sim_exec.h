@@ -1,0 +1,43 @@
+// src/platform/sim/sim_exec.h — how the sim's doorbells reach the fiber pool from every program.
+//
+// The host program (libhost.so) and the two device programs (libaicpu.so, libaicore.so) each
+// link their own copy of the platform's doorbell code (sim/doorbell_sim.cpp). The fiber pool
+// lives in the host program; when it loads the device programs it hands each copy these hooks
+// through pto_sim_bind_exec (sim/exec_bind.cpp, compiled into every program and exported), so a
+// wait on a simulated thread or core suspends its fiber and a ring makes the fiber runnable,
+// whichever program the code runs in. Without hooks (no pool: a program used on its own) the
+// doorbells spin and park the OS thread as before.
+#ifndef PTO_PLATFORM_SIM_SIM_EXEC_H
+#define PTO_PLATFORM_SIM_SIM_EXEC_H
+
+#include <atomic>
+#include <cstdint>
+
+#include "pto_platform/doorbell.h"
+
+namespace pto {
+
+struct SimExecHooks {
+  bool (*on_fiber)();                          // true when called on a pool fiber
+  void (*park)(Doorbell &b, uint32_t seen);    // on a fiber: suspend until seq != seen
+  void (*unpark_all)(Doorbell &b);             // make every fiber parked on b runnable
+  void (*yield)();                             // on a fiber: let other runnable fibers go first
+};
+
+// The doorbell's sleeper count holds OS-thread waiters in its low half (futex) and fiber
+// waiters in its high half (the pool's parking lot), so a ring wakes only the kinds present.
+constexpr uint32_t kOsSleeper = 1;
+constexpr uint32_t kFiberSleeper = 1u << 16;
+
+// This program's copy of the hooks (null until bound). The pool binds a program right after
+// loading it, before any of its device code runs; devices loading the same program at once all
+// store the same pointer (hence atomic: fibers of one device read it while another binds).
+extern std::atomic<const SimExecHooks *> g_sim_exec;
+
+}  // namespace pto
+
+// Exported by each program; the pool calls it through dlsym.
+extern "C" void pto_sim_bind_exec(const pto::SimExecHooks *hooks);
+#define PTO_SIM_BIND_EXEC_SYMBOL "pto_sim_bind_exec"
+
+#endif  // PTO_PLATFORM_SIM_SIM_EXEC_H
