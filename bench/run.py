@@ -28,8 +28,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
-RUNTIMES = ["serial", "omp_gomp", "omp_llvm", "tbb", "starpu", "pto_hbg", "pto_tmr"]
-PTO_RUNTIMES = {"pto_hbg", "pto_tmr"}
+RUNTIMES = [
+    "serial", "omp_gomp", "omp_llvm", "tbb", "starpu",
+    "pto_hbg", "pto_tmr", "pto_hbg_threads", "pto_tmr_threads",
+]  # fmt: skip
+# The *_threads variants run the same binary with the sim's thread-per-core execution path
+# (PTO_SIM_EXEC=threads, docs/sim_execution.md) instead of fibers, for comparison in one run.
+PTO_VARIANTS = {
+    "pto_hbg": ("pto_hbg", {}),
+    "pto_tmr": ("pto_tmr", {}),
+    "pto_hbg_threads": ("pto_hbg", {"PTO_SIM_EXEC": "threads"}),
+    "pto_tmr_threads": ("pto_tmr", {"PTO_SIM_EXEC": "threads"}),
+}
+PTO_RUNTIMES = set(PTO_VARIANTS)
 ALWAYS_BUILT = {"serial"} | PTO_RUNTIMES  # the others depend on installed libraries
 METG_GRAINS = [2**k for k in range(4, 19)]  # busy rounds: about 30 ns .. 450 us per task here
 
@@ -152,7 +163,8 @@ def run_experiment(
     for rt in exp.runtimes:
         if opts.runtimes and rt not in opts.runtimes:
             continue
-        exe = bin_dir / f"bench_{exp.workload}_{rt}"
+        binary, env_extra = PTO_VARIANTS.get(rt, (rt, {}))
+        exe = bin_dir / f"bench_{exp.workload}_{binary}"
         if not exe.exists():
             msg = f"{exe.name} not built"
             if rt in ALWAYS_BUILT:
@@ -167,29 +179,32 @@ def run_experiment(
         t0 = time.monotonic()
         load1 = os.getloadavg()[0]  # stored with the rows: a loaded machine explains outliers
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout)
+            env = {**os.environ, **env_extra} if env_extra else None
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout, env=env)
         except subprocess.TimeoutExpired:
-            failures.append(f"{exe.name}: timed out after {opts.timeout} s: {' '.join(cmd)}")
-            print(f"  {exe.name:<32} TIMEOUT", flush=True)
+            failures.append(f"{rt} ({exe.name}): timed out after {opts.timeout} s: {' '.join(cmd)}")
+            print(f"  {rt:<32} TIMEOUT", flush=True)
             continue
+        name = exe.name if not env_extra else f"{exe.name} [{rt}]"
         got = []
         for line in p.stdout.splitlines():
             line = line.strip()
             if line.startswith("{"):
                 r = json.loads(line)
+                r["runtime"] = rt  # the variant, not the binary's own name
                 r["experiment"] = exp.kind
                 r["config"] = exp.config
                 r["label"] = label_of(r)
                 r["load1_before"] = round(load1, 2)
                 got.append(r)
                 if r["check"] not in ("ok", "off"):
-                    failures.append(f"{exe.name} grain {r['grain']}: {r['check']}")
+                    failures.append(f"{name} grain {r['grain']}: {r['check']}")
         ok = p.returncode == 0
         if not ok:
             tail = "\n".join(p.stderr.strip().splitlines()[-6:])
-            failures.append(f"{exe.name} exited {p.returncode}: {' '.join(cmd)}\n{tail}")
+            failures.append(f"{name} exited {p.returncode}: {' '.join(cmd)}\n{tail}")
         status = "ok" if ok else f"FAILED ({p.returncode})"
-        print(f"  {exe.name:<32} {status:<12} {time.monotonic() - t0:6.1f} s", flush=True)
+        print(f"  {name:<32} {status:<12} {time.monotonic() - t0:6.1f} s", flush=True)
         rows.extend(got)
     return rows
 
@@ -409,8 +424,15 @@ def report(rows: list[dict], metg: list[dict]) -> None:
         )
         for r in fixed
     }
+    for r in fixed:
+        if r.get("first_in_process"):
+            cells[(r["label"], "first run")] = fmt_num(r["first_us"])
     print_table(
-        "fixed cost per run, us (5-task graph, empty kernels): median [min-max]", ["5 tasks"], cells
+        "fixed cost per run, us (5-task graph, empty kernels): median [min-max]",
+        ["5 tasks", "first run"],
+        cells,
+        "first run: the first run of a fresh worker in its process (device started, nothing run "
+        "yet), one sample",
     )
 
     orch = [
@@ -480,7 +502,7 @@ def plot(path: Path, rows: list[dict], metg: list[dict], title: str) -> bool:
     fig.suptitle(textwrap.fill(title, 170), fontsize=9)
     # One colour per runtime label of the comparison (the block_dim sweep has its own panel).
     all_labels = label_order({r["label"] for r in rows if r["experiment"] != "blockdim"})
-    palette = plt.get_cmap("tab10").colors
+    palette = plt.get_cmap("tab10" if len(all_labels) <= 10 else "tab20").colors
     color = {lbl: palette[i % len(palette)] for i, lbl in enumerate(all_labels)}
 
     def bars(ax, cfgs, labels, value, ylabel, sub):

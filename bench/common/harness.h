@@ -178,11 +178,16 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
                       const std::string &extra = "") {
   std::vector<double> wall, orch, device;
   std::string problem;
+  static bool first_point_in_process = true;  // its rep 0 is the first run of a fresh worker
+  const bool first_in_process = first_point_in_process;
+  first_point_in_process = false;
+  double first_us = 0;  // rep 0, warm-up or not
   for (int r = 0; r < o.warmup + o.reps; ++r) {
     reset();
     const Clock::time_point t0 = Clock::now();
     const RunInfo info = run();
     const double us = us_since(t0);
+    if (r == 0) first_us = us;
     if (info.tasks_run >= 0 && info.tasks_run != p.tasks && problem.empty()) {
       problem = "ran " + std::to_string(info.tasks_run) + " tasks, expected " + std::to_string(p.tasks);
     }
@@ -230,6 +235,9 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     std::snprintf(buf, sizeof buf, ", \"device_us_median\": %.3f", spread_of(device).median);
     line += buf;
   }
+  std::snprintf(buf, sizeof buf, ", \"first_us\": %.3f%s", first_us,
+                first_in_process ? ", \"first_in_process\": true" : "");
+  line += buf;
   line += extra;
   if (o.profiling) line += ", \"profiling\": true";
   line += ", \"check\": \"" + json_escaped(check) + "\"}";

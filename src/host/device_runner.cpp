@@ -329,6 +329,21 @@ pto_status DeviceRunner::load_host_symbol(const std::string &path, const char *s
   return PTO_OK;
 }
 
+namespace {
+// Contexts given up on while a kernel still ran in them: never freed or shut down, and kept
+// reachable (from a global) so that leak checkers see a deliberate keep, not a lost pointer.
+struct AbandonedContext {
+  std::unique_ptr<MemoryAllocator> memory;
+  std::unique_ptr<Device> device;
+};
+void abandon(std::unique_ptr<MemoryAllocator> memory, std::unique_ptr<Device> device) {
+  static std::mutex mu;
+  static auto *kept = new std::vector<AbandonedContext>;
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(AbandonedContext{std::move(memory), std::move(device)});
+}
+}  // namespace
+
 pto_status DeviceRunner::finalize() {
   if (in_flight_) {
     // A started run nobody finished: stop it before its memory and the device go away.
@@ -341,9 +356,8 @@ pto_status DeviceRunner::finalize() {
   }
   if (!broken_.empty()) {
     // A kernel is still running on a device thread: joining would hang and freeing its memory
-    // would corrupt it. Leak both on purpose; the process can go on with other contexts.
-    (void)memory_.release();
-    (void)device_.release();
+    // would corrupt it. Keep both on purpose; the process can go on with other contexts.
+    abandon(std::move(memory_), std::move(device_));
   }
   if (memory_) memory_->free_all();
   memory_.reset();

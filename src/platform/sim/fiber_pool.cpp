@@ -116,7 +116,13 @@ struct Worker {
   std::atomic<uint64_t> busy_since{0};    // monitor epoch at the current resume; 0 = not running one
   std::atomic<bool> has_clock{false};     // cpu_clock is set (by the worker, at its start)
   clockid_t cpu_clock{};                  // this thread's CPU-time clock
-  int64_t last_cpu_ns = -1;               // monitor only: cpu_clock at the previous tick
+  // Monitor only: the worker's CPU time and the wall time at the last kWindow ticks of the
+  // current hold (held_for: the busy_since value they belong to; samples: how many are valid).
+  static constexpr unsigned kWindow = 8;
+  uint64_t held_for = 0;
+  unsigned samples = 0;
+  int64_t cpu_at[kWindow] = {};
+  int64_t wall_at[kWindow] = {};
   void *tsan = nullptr;
   void *asan_fake = nullptr;
 };
@@ -627,11 +633,16 @@ void FiberPool::Impl::unpark_all(Doorbell &b) {
 }
 
 // Every millisecond while fibers live: a worker held by one fiber for over a tick gives its
-// hand-off slot to the shared queue (someone else can run it). A held worker that used under a
-// quarter of the tick's CPU time is blocked in the OS (a kernel that sleeps, waits, or hangs):
-// when fewer than the base count of workers are left unblocked and fibers wait, one more
-// worker starts (up to PTO_SIM_MAX_WORKERS). Kernels that compute, however long, add none.
+// hand-off slot to the shared queue (someone else can run it). A held worker is unavailable to
+// the other fibers when it is blocked in the OS — under a quarter of the wall time as CPU time
+// over the last few ticks: a kernel that sleeps or waits — or held for over kStuckTicks (a
+// kernel that hangs or computes for seconds). When fewer than the base count of workers are
+// available and fibers wait, one more worker starts (up to PTO_SIM_MAX_WORKERS). Kernels that
+// compute for less than kStuckTicks add none. The CPU-time clock of another thread advances
+// at the kernel's scheduler tick (~4 ms), not continuously, hence the window of several ticks.
 void FiberPool::Impl::monitor_main() {
+  constexpr unsigned kMinSamples = 6;     // ticks of a hold before its CPU share is judged
+  constexpr uint64_t kStuckTicks = 1000;  // ~1 s
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(monitor_mu);
@@ -643,29 +654,43 @@ void FiberPool::Impl::monitor_main() {
     timespec ts{0, 1000000};
     nanosleep(&ts, nullptr);
     const uint64_t now = epoch.fetch_add(1, std::memory_order_relaxed) + 1;
-    unsigned blocked = 0, n;
+    const auto wall_ns = static_cast<int64_t>(platform_now_ns());
+    unsigned unavailable = 0, n;
     {
       std::lock_guard<std::mutex> lock(mu);
       n = nworkers.load(std::memory_order_relaxed);
       for (unsigned i = 0; i < n; ++i) {
         Worker *w = workers[i];
-        int64_t cpu_ns = -1;
+        const uint64_t since = w->busy_since.load(std::memory_order_relaxed);
+        if (since == 0 || since != w->held_for) {  // idle, or a new hold: start its window afresh
+          w->held_for = since;
+          w->samples = 0;
+        }
+        if (since == 0) continue;
         timespec cpu;
         if (w->has_clock.load(std::memory_order_acquire) && clock_gettime(w->cpu_clock, &cpu) == 0) {
-          cpu_ns = static_cast<int64_t>(cpu.tv_sec) * 1000000000 + cpu.tv_nsec;
+          const unsigned k = w->samples % Worker::kWindow;
+          w->cpu_at[k] = static_cast<int64_t>(cpu.tv_sec) * 1000000000 + cpu.tv_nsec;
+          w->wall_at[k] = wall_ns;
+          ++w->samples;
         }
-        const int64_t used = cpu_ns >= 0 && w->last_cpu_ns >= 0 ? cpu_ns - w->last_cpu_ns : -1;
-        w->last_cpu_ns = cpu_ns;
-        const uint64_t since = w->busy_since.load(std::memory_order_relaxed);
-        if (since == 0 || now - since < 2) continue;
-        if (used >= 0 && used < 250000) ++blocked;
+        if (now - since < 2) continue;
+        bool blocked = now - since > kStuckTicks;
+        if (!blocked && w->samples >= kMinSamples) {
+          const unsigned newest = (w->samples - 1) % Worker::kWindow;
+          const unsigned oldest = w->samples >= Worker::kWindow ? w->samples % Worker::kWindow : 0;
+          const int64_t cpu_used = w->cpu_at[newest] - w->cpu_at[oldest];
+          const int64_t wall = w->wall_at[newest] - w->wall_at[oldest];
+          blocked = wall > 0 && cpu_used * 4 < wall;
+        }
+        if (blocked) ++unavailable;
         if (Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acq_rel)) {
           queue.push_back(f);
           queued.store(queue.size(), std::memory_order_relaxed);
           if (idle != 0) cv.notify_one();
         }
       }
-      if (n - blocked < base && !queue.empty() && n < max_workers) start_worker();
+      if (n - unavailable < base && !queue.empty() && n < max_workers) start_worker();
     }
   }
 }
