@@ -3,9 +3,10 @@
 // One fiber per AICPU thread and per compute core of the shape (fiber_pool.h: run by a
 // pool of OS threads sized to the CPUs, shared by every device of the process), started when the
 // programs are loaded and kept until shutdown. Core fibers run the AICore program once, for
-// the device's whole life: it serves the core's part of the host's block run after run,
-// suspended on it while idle, so a run launches only the AICPU threads it uses (their doorbells are rung;
-// the others stay suspended) and its fixed cost does not grow with the chip.
+// the device's whole life: it serves the core's part of the host's block (CoreProgram) run
+// after run, suspended on it while idle, so a run launches only the AICPU threads it uses
+// (their doorbells are rung; the others stay suspended) and its fixed cost does not grow with
+// the chip. The device knows the chip only as its DeviceShape (pto_platform/device.h).
 // PTO_SIM_EXEC=threads runs each of them on an OS thread of its own instead (the model before
 // the pool; kept for comparison, docs/sim_execution.md).
 #include <dlfcn.h>
@@ -310,8 +311,9 @@ void SimDevice::launch(const LaunchSpec &spec) {
 // sim's usual case). Left to itself, Linux tends to put a woken core thread on the CPU of the
 // scheduler that woke it, and then every hand-off between the two costs context switches or a
 // park and a wake-up: a dependent chain measured 5-10 us per task that way on a 2-vCPU VM.
-// So: AICPU thread i runs on CPU i % n; the m-th core of one type (AIC or AIV) that scheduler
-// i owns (it owns the clusters c with c % S == i) runs on CPU (i + 1 + m) % n. The core of each
+// So: AICPU thread i runs on CPU i % n; the m-th core of one kind (AIC or AIV) that scheduler
+// i owns (it owns the clusters c with c % S == i; each core's cluster, lane and lanes come from
+// its CoreDesc) runs on CPU (i + 1 + m) % n. The core of each
 // type a scheduler uses first (and keeps warm) is on another CPU than the scheduler, and its
 // cores alternate across the CPUs so compute-bound runs still use them all, even on one
 // cluster. Against no placement (5 rounds on that VM, time ratios): chain 0.27-0.41x, stencil
