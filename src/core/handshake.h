@@ -12,6 +12,11 @@
 //   scheduler: done_seq >= s (acquire) -> task s's writes and report are visible; it reads the
 //              report before it dispatches s + kDepth, the only payload that reuses the entry.
 // Quit is a ring with `control` set instead of a payload; it is only sent to an idle core.
+//
+// A chip's handshake block has one slot per core, AIC cores first (slot A*c + l is cluster c's
+// AIC l, for A AIC per cluster), then AIV (slot A*C + V*c + l, for C clusters of V AIV each):
+// handshake_slot_place. The host's context owns it (host/device_runner.h) and hands it to the
+// device, whose cores serve it from load to shutdown.
 #ifndef PTO_CORE_HANDSHAKE_H
 #define PTO_CORE_HANDSHAKE_H
 
@@ -19,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pto/types.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -60,11 +66,41 @@ struct alignas(kCacheLine) Handshake {
   CoreReport report[kDepth];             // by seq % kDepth, written before done_seq
 
   // --- Written by the owning scheduler thread with each payload; read only by a crash report
-  // (platform/sim/crash_report_sim.h), so it stays off the line the core polls. ---
+  // (handshake_current), so it stays off the line the core polls. ---
   alignas(kCacheLine) std::atomic<int64_t> task_id[kDepth] = {};  // the task of payload[s % kDepth]
 };
 static_assert(sizeof(Handshake) == 6 * kCacheLine, "scheduler- and core-written parts on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written part starts a line");
+
+// Where slot `slot` of the handshake block sits (see the top of this file).
+struct HandshakeSlotPlace {
+  uint32_t core_type;  // PTO_CORE_AIC or PTO_CORE_AIV
+  uint32_t cluster;
+  uint32_t lane;   // index among the cluster's cores of that type
+  uint32_t lanes;  // cores of that type per cluster
+};
+inline HandshakeSlotPlace handshake_slot_place(uint32_t slot, uint32_t clusters, uint32_t aic_per_cluster,
+                                               uint32_t aiv_per_cluster) {
+  const uint32_t aic = clusters * aic_per_cluster;
+  if (slot < aic) return {PTO_CORE_AIC, slot / aic_per_cluster, slot % aic_per_cluster, aic_per_cluster};
+  return {PTO_CORE_AIV, (slot - aic) / aiv_per_cluster, (slot - aic) % aiv_per_cluster, aiv_per_cluster};
+}
+
+// Tells an idle core to leave its loop (core/aicore_loop.h): at shutdown, no run in flight.
+inline void handshake_send_quit(Handshake &hs) {
+  hs.control.store(kControlQuit, std::memory_order_relaxed);
+  doorbell_ring(hs.dispatch);  // releases `control`
+}
+
+// The kernel and task a core runs (or runs next, when idle): the core runs payloads in order
+// and publishes done_seq after each, so it is the one after done_seq. Plain relaxed reads
+// only, so a fault handler on the core's thread may call it (async-signal-safe).
+inline void handshake_current(const Handshake &hs, uint64_t *kernel_addr, int64_t *task_id) {
+  const uint32_t s = hs.done_seq.load(std::memory_order_relaxed) + 1;
+  const uint64_t payload = hs.payload[s % Handshake::kDepth].load(std::memory_order_relaxed);
+  *task_id = hs.task_id[s % Handshake::kDepth].load(std::memory_order_relaxed);
+  *kernel_addr = payload ? reinterpret_cast<const DispatchPayload *>(payload)->kernel_addr : 0;
+}
 
 }  // namespace pto
 #endif  // PTO_CORE_HANDSHAKE_H

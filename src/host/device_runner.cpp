@@ -11,7 +11,9 @@
 
 #include "core/core_pool.h"
 #include "core/entry_points.h"
+#include "core/handshake.h"
 #include "core/profiling.h"
+#include "core/scheduler_bell.h"
 #include "host/run_wait.h"
 #include "pto/call_config.h"
 #include "pto/device_log.h"
@@ -28,6 +30,39 @@ double pipeline_ns() {
     return s ? strtod(s, nullptr) : static_cast<double>(kPipelineNs);
   }();
   return ns;
+}
+
+// The chip as the platform sees it: AICPU threads, and one core per handshake slot.
+DeviceShape device_shape(const ChipGeometry &g) {
+  DeviceShape shape;
+  shape.platform = g.platform;
+  shape.backend = g.backend;
+  shape.aicpu_threads = static_cast<uint32_t>(g.max_aicpu_threads);
+  for (uint32_t slot = 0; slot < static_cast<uint32_t>(g.total_cores()); ++slot) {
+    const HandshakeSlotPlace p = handshake_slot_place(slot, static_cast<uint32_t>(g.num_clusters),
+                                                      static_cast<uint32_t>(g.aic_per_cluster),
+                                                      static_cast<uint32_t>(g.aiv_per_cluster));
+    CoreDesc core;
+    core.cluster = p.cluster;
+    core.lane = p.lane;
+    core.lanes = p.lanes;
+    core.kind = pto_core_type_name(static_cast<pto_core_type>(p.core_type));
+    shape.cores.push_back(core);
+  }
+  return shape;
+}
+
+// CoreProgram::stop: every core leaves its loop.
+void stop_cores(void *block, uint32_t cores) {
+  auto *slots = static_cast<Handshake *>(block);
+  for (uint32_t c = 0; c < cores; ++c) handshake_send_quit(slots[c]);
+}
+
+// CoreProgram::activity: in a fault handler on core `core`'s thread (only reads).
+CoreActivity core_activity(const void *block, uint32_t core) {
+  CoreActivity now;
+  handshake_current(static_cast<const Handshake *>(block)[core], &now.kernel_entry, &now.task);
+  return now;
 }
 
 }  // namespace
@@ -66,14 +101,58 @@ pto_status DeviceRunner::set_device(int device_id) {
   }
   std::string err;
   std::unique_ptr<Device> dev;
-  pto_status rc = Device::create(*geometry_, device_id, &dev, &err);
+  pto_status rc = Device::create(device_shape(*geometry_), device_id, &dev, &err);
   if (rc != PTO_OK) return fail(rc, err);
-  rc = dev->load_programs(aicpu_path_, aicore_path_, &err);
-  if (rc != PTO_OK) return fail(rc, err);
+  rc = start_device(*dev, &err);
+  if (rc != PTO_OK) {
+    dev->shutdown();
+    free_device_blocks(*dev);
+    return fail(rc, err);
+  }
   device_ = std::move(dev);
   memory_.reset(new MemoryAllocator(device_.get()));
   device_id_ = device_id;
   return PTO_OK;
+}
+
+// Lays out the handshake block and the scheduler doorbells in `device`'s memory and starts
+// the device programs on them.
+pto_status DeviceRunner::start_device(Device &device, std::string *error) {
+  const ChipGeometry &g = *geometry_;
+  const auto cores = static_cast<uint32_t>(g.total_cores());
+  const auto threads = static_cast<uint32_t>(g.max_aicpu_threads);
+  auto *slots = static_cast<Handshake *>(device.malloc(cores * sizeof(Handshake)));
+  handshakes_ = slots;
+  if (!slots) {
+    *error = "cannot allocate the handshake block";
+    return PTO_OUT_OF_MEMORY;
+  }
+  auto *bells = static_cast<SchedulerSlot *>(device.malloc(threads * sizeof(SchedulerSlot)));
+  scheduler_bells_ = bells;
+  if (!bells) {
+    *error = "cannot allocate the scheduler doorbells";
+    return PTO_OUT_OF_MEMORY;
+  }
+  for (uint32_t t = 0; t < threads; ++t) new (&bells[t]) SchedulerSlot();
+  for (uint32_t c = 0; c < cores; ++c) {
+    new (&slots[c]) Handshake();
+    slots[c].core_type = handshake_slot_place(c, static_cast<uint32_t>(g.num_clusters),
+                                              static_cast<uint32_t>(g.aic_per_cluster),
+                                              static_cast<uint32_t>(g.aiv_per_cluster))
+                             .core_type;
+  }
+  CoreProgram program;
+  program.block = slots;
+  program.stop = &stop_cores;
+  program.activity = &core_activity;
+  return device.load_programs(aicpu_path_, aicore_path_, program, error);
+}
+
+// After Device::shutdown: the cores stopped, nothing rings or polls the blocks any more.
+void DeviceRunner::free_device_blocks(Device &device) {
+  if (handshakes_) device.free(handshakes_);
+  if (scheduler_bells_) device.free(scheduler_bells_);
+  handshakes_ = scheduler_bells_ = nullptr;
 }
 
 pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
@@ -229,8 +308,8 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.cfg = *cfg;
   in.orchestration_path = callable->orchestration_path;
   in.allocations = &run->allocations;
-  in.handshakes = reinterpret_cast<uint64_t>(device_->handshake_block());
-  in.scheduler_bells = reinterpret_cast<uint64_t>(device_->scheduler_bells());
+  in.handshakes = reinterpret_cast<uint64_t>(handshakes_);
+  in.scheduler_bells = reinterpret_cast<uint64_t>(scheduler_bells_);
   in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
   in.ns_per_tick = device_->ns_per_tick();
   in.short_task_ticks = static_cast<uint64_t>(device_->short_task_ns() / in.ns_per_tick);
@@ -335,12 +414,13 @@ namespace {
 struct AbandonedContext {
   std::unique_ptr<MemoryAllocator> memory;
   std::unique_ptr<Device> device;
+  void *handshakes, *scheduler_bells;  // still served and rung by the device's cores
 };
-void abandon(std::unique_ptr<MemoryAllocator> memory, std::unique_ptr<Device> device) {
+void abandon(AbandonedContext context) {
   static std::mutex mu;
   static auto *kept = new std::vector<AbandonedContext>;
   std::lock_guard<std::mutex> lock(mu);
-  kept->push_back(AbandonedContext{std::move(memory), std::move(device)});
+  kept->push_back(std::move(context));
 }
 }  // namespace
 
@@ -357,11 +437,15 @@ pto_status DeviceRunner::finalize() {
   if (!broken_.empty()) {
     // A kernel is still running on a device thread: joining would hang and freeing its memory
     // would corrupt it. Keep both on purpose; the process can go on with other contexts.
-    abandon(std::move(memory_), std::move(device_));
+    abandon(AbandonedContext{std::move(memory_), std::move(device_), handshakes_, scheduler_bells_});
+    handshakes_ = scheduler_bells_ = nullptr;
   }
   if (memory_) memory_->free_all();
   memory_.reset();
-  if (device_) device_->shutdown();
+  if (device_) {
+    device_->shutdown();  // stops the cores (stop_cores) before the blocks they use go
+    free_device_blocks(*device_);
+  }
   device_.reset();
   for (auto &kv : host_libs_) dlclose(kv.second);
   host_libs_.clear();

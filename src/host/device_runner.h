@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/geometry.h"
 #include "host/memory_allocator.h"
 #include "pto/c_api.h"
 #include "pto/host_graph.h"
@@ -31,8 +32,8 @@ struct RunInputs {
   std::vector<const void *> host_data;       // their host buffers (the caller's)
   std::vector<int64_t> scalars;              // the run's scalar arguments, in order
   ScopedAllocations *allocations = nullptr;  // run-lifetime device memory
-  uint64_t handshakes = 0;                   // the device's handshake block (device address)
-  uint64_t scheduler_bells = 0;              // the device's scheduler doorbells (device address)
+  uint64_t handshakes = 0;                   // the context's handshake block (device address)
+  uint64_t scheduler_bells = 0;              // the context's scheduler doorbells (device address)
   uint64_t device_log = 0;                   // the device's pto_device_log (device address)
   uint64_t short_task_ticks = 0;             // Device::short_task_ns() in ticks (core/core_pool.h)
   double ns_per_tick = 1.0;                  // Device::ns_per_tick() (core/tick_clock.h)
@@ -103,10 +104,21 @@ class DeviceRunner {
   pto_status stage_arguments(const pto_arg_desc *args, uint32_t num_args, RunInputs *in);
   void copy_outputs(const pto_arg_desc *args, uint32_t num_args, const RunInputs &in);
 
+  pto_status start_device(Device &device, std::string *error);
+  void free_device_blocks(Device &device);
+
   const ChipGeometry *geometry_;
   std::string aicpu_path_, aicore_path_;
   int device_id_ = -1;
   std::unique_ptr<Device> device_;
+  // Device memory for the device's whole life, laid out by this context (the core's layout, not
+  // the platform's) and freed after Device::shutdown, once the cores stopped:
+  // - one Handshake (core/handshake.h) per core of the geometry, the block the cores serve;
+  // - one SchedulerSlot (core/scheduler_bell.h, a doorbell) per AICPU thread: cores ring their
+  //   scheduler's doorbell after reporting completion, possibly after that run's memory is
+  //   gone, so the doorbells cannot live in it.
+  void *handshakes_ = nullptr;
+  void *scheduler_bells_ = nullptr;
   std::unique_ptr<MemoryAllocator> memory_;
   std::map<std::string, void *> host_libs_;
   std::string broken_;

@@ -11,8 +11,6 @@
 #include <cstring>
 #include <mutex>
 
-#include "pto/types.h"
-
 namespace pto {
 namespace {
 
@@ -30,11 +28,7 @@ struct KernelName {
 KernelName g_kernels[kMaxKernels];
 std::mutex g_kernels_mu;  // writers only
 
-struct CoreInfo {
-  const Handshake *hs = nullptr;
-  uint32_t core = 0;
-};
-thread_local CoreInfo t_core;
+thread_local const CrashReportCore *t_core = nullptr;
 
 // --- async-signal-safe formatting ---
 struct Line {
@@ -72,15 +66,10 @@ const char *signal_name(int sig) {
 
 void on_fault(int sig, siginfo_t *info, void *uctx) {
   const int saved_errno = errno;
-  const CoreInfo &ci = t_core;
-  if (ci.hs) {
-    const Handshake &hs = *ci.hs;
-    // The core runs payloads in order and publishes done_seq after each: the one it was
-    // running when it faulted is the next.
-    const uint32_t s = hs.done_seq.load(std::memory_order_relaxed) + 1;
-    const uint64_t payload = hs.payload[s % Handshake::kDepth].load(std::memory_order_relaxed);
-    const int64_t task = hs.task_id[s % Handshake::kDepth].load(std::memory_order_relaxed);
-    const uint64_t entry = payload ? reinterpret_cast<const DispatchPayload *>(payload)->kernel_addr : 0;
+  if (const CrashReportCore *ci = t_core) {
+    const CoreActivity now = ci->activity ? ci->activity(ci->block, ci->core) : CoreActivity{};
+    const uint64_t entry = now.kernel_entry;
+    const int64_t task = now.task;
     Line l;
     l.put("pto_runtime: ");
     l.put(signal_name(sig));
@@ -107,14 +96,19 @@ void on_fault(int sig, siginfo_t *info, void *uctx) {
       l.put("?");
     }
     l.put(", on core ");
-    l.num(ci.core);
-    l.put(hs.core_type == PTO_CORE_AIC ? " (AIC)" : " (AIV)");
+    l.num(ci->core);
+    if (ci->kind && *ci->kind) {
+      l.put(" (");
+      l.put(ci->kind);
+      l.put(")");
+    }
     if (sig == SIGSEGV || sig == SIGBUS) {
       l.put(", fault address ");
       l.num(reinterpret_cast<uint64_t>(info ? info->si_addr : nullptr), 16);
     }
     l.put(
-        "; the process dies of it (Worker(level=3, mode=\"process\") and Worker(level=2, isolate=True) run a chip in a process of its own)\n");
+        "; the process dies of it (Worker(level=3, mode=\"process\") and Worker(level=2, isolate=True) run a "
+        "chip in a process of its own)\n");
     ssize_t unused = write(STDERR_FILENO, l.buf, l.n);
     (void)unused;
   }
@@ -186,12 +180,11 @@ void crash_report_name_kernel(uint64_t entry, const std::string &path) {
   slot->entry.store(entry, std::memory_order_release);
 }
 
-void crash_report_set_current(const Handshake *hs, uint32_t core) {
-  t_core.hs = hs;
-  t_core.core = core;
+void crash_report_set_current(const CrashReportCore *core) {
+  t_core = core;
 }
 
-CrashReportCore::CrashReportCore(const Handshake *hs, uint32_t core) {
+CrashReportThread::CrashReportThread(const CrashReportCore *core) {
   constexpr size_t kStackBytes = 64 * 1024;
   stack_ = std::malloc(kStackBytes);
   if (stack_) {
@@ -203,12 +196,11 @@ CrashReportCore::CrashReportCore(const Handshake *hs, uint32_t core) {
       stack_ = nullptr;
     }
   }
-  t_core.hs = hs;
-  t_core.core = core;
+  t_core = core;
 }
 
-CrashReportCore::~CrashReportCore() {
-  t_core.hs = nullptr;
+CrashReportThread::~CrashReportThread() {
+  t_core = nullptr;
   if (stack_) {
     stack_t ss{};
     ss.ss_flags = SS_DISABLE;

@@ -1,11 +1,12 @@
 // src/platform/sim/sim_device.cpp — the simulated device: malloc memory, dlopen'd programs, fibers.
 //
-// One fiber per AICPU thread and per compute core of the geometry (fiber_pool.h: run by a
+// One fiber per AICPU thread and per compute core of the shape (fiber_pool.h: run by a
 // pool of OS threads sized to the CPUs, shared by every device of the process), started when the
 // programs are loaded and kept until shutdown. Core fibers run the AICore program once, for
-// the device's whole life: it serves the core's handshake slot run after run, suspended on it
-// while idle, so a run launches only the AICPU threads it uses (their doorbells are rung;
-// the others stay suspended) and its fixed cost does not grow with the chip.
+// the device's whole life: it serves the core's part of the host's block (CoreProgram) run
+// after run, suspended on it while idle, so a run launches only the AICPU threads it uses
+// (their doorbells are rung; the others stay suspended) and its fixed cost does not grow with
+// the chip. The device knows the chip only as its DeviceShape (pto_platform/device.h).
 // PTO_SIM_EXEC=threads runs each of them on an OS thread of its own instead (the model before
 // the pool; kept for comparison, docs/sim_execution.md).
 #include <dlfcn.h>
@@ -22,14 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/handshake.h"
-#include "core/scheduler_bell.h"
 #include "crash_report_sim.h"
 #include "device_log_sim.h"
 #include "fiber_pool.h"
-#include "sim_exec.h"
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
+#include "sim_exec.h"
 
 namespace pto {
 namespace {
@@ -75,12 +74,11 @@ bool use_fibers() {
 // What a fiber of the device sets on the OS thread that resumes it (FiberResumeHook).
 struct FiberIdentity {
   char log_name[24];
-  const Handshake *core_hs = nullptr;  // a core's slot; null for an AICPU thread
-  uint32_t core = 0;
+  const CrashReportCore *core = nullptr;  // null for an AICPU thread
   static void on_resume(void *arg) {
     const auto *id = static_cast<const FiberIdentity *>(arg);
     sim_log_set_fiber_name(id->log_name);
-    crash_report_set_current(id->core_hs, id->core);
+    crash_report_set_current(id->core);
   }
 };
 
@@ -91,7 +89,7 @@ std::string dl_error() {
 
 class SimDevice final : public Device {
  public:
-  SimDevice(const ChipGeometry &g, int device_id) : Device(g, device_id), log_(device_id) {}
+  SimDevice(const DeviceShape &shape, int device_id) : Device(shape, device_id), log_(device_id) {}
   ~SimDevice() override { shutdown(); }
 
   void *malloc(size_t bytes) override;
@@ -100,12 +98,10 @@ class SimDevice final : public Device {
   void copy_from_device(void *dst, const void *src, size_t bytes) override { memcpy(dst, src, bytes); }
 
   pto_status load_programs(const std::string &aicpu_path, const std::string &aicore_path,
-                           std::string *error) override;
+                           const CoreProgram &cores, std::string *error) override;
   pto_status load_kernel(const std::string &path, LoadedKernel *out, std::string *error) override;
   pto_status load_symbol(const std::string &path, const char *symbol, uint64_t *addr,
                          std::string *error) override;
-  void *handshake_block() override { return handshakes_; }
-  void *scheduler_bells() override { return bells_; }
   void *device_log(int32_t level) override { return log_.for_run(level); }
   void launch(const LaunchSpec &spec) override;
   bool wait(uint64_t deadline_ns) override;
@@ -144,15 +140,15 @@ class SimDevice final : public Device {
   void *aicore_lib_ = nullptr;
   AicpuEntryFn aicpu_entry_ = nullptr;
   AicoreEntryFn aicore_entry_ = nullptr;
-  std::vector<std::thread> threads_;  // PTO_SIM_EXEC=threads: AICPU threads, then one per core
-  bool started_ = false;              // load_programs started the device's threads or fibers
-  bool pool_acquired_ = false;        // this device counts as a user of the fiber pool
-  FiberGroup fibers_;                 // the device's fibers (fiber mode)
+  std::vector<std::thread> threads_;             // PTO_SIM_EXEC=threads: AICPU threads, then one per core
+  bool started_ = false;                         // load_programs started the device's threads or fibers
+  bool pool_acquired_ = false;                   // this device counts as a user of the fiber pool
+  FiberGroup fibers_;                            // the device's fibers (fiber mode)
   std::unique_ptr<FiberIdentity[]> identities_;  // one per fiber: AICPU threads, then cores
-  Handshake *handshakes_ = nullptr;   // geometry().total_cores() slots, see handshake_block()
-  SchedulerSlot *bells_ = nullptr;    // geometry().max_aicpu_threads, see scheduler_bells()
+  CoreProgram cores_;                            // the host's, from load_programs
+  std::unique_ptr<CrashReportCore[]> crash_;     // one per core: what the fault report reads
 
-  std::unique_ptr<ThreadSlot[]> slots_;  // AICPU threads, then AIC cores, then AIV cores
+  std::unique_ptr<ThreadSlot[]> slots_;  // one per AICPU thread
   uint32_t generation_ = 0;              // host only
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<uint32_t> remaining_{0};  // writers: device threads finishing
@@ -176,7 +172,7 @@ class SimDevice final : public Device {
 };
 
 pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::string &aicore_path,
-                                    std::string *error) {
+                                    const CoreProgram &cores, std::string *error) {
   if (started_) return PTO_OK;
   aicpu_lib_ = dlopen(aicpu_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!aicpu_lib_) {
@@ -195,26 +191,18 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
              ", " PTO_AICORE_ENTRY_SYMBOL " in " + aicore_path + ")";
     return PTO_LOAD_FAILED;
   }
-  const ChipGeometry &g = geometry();
-  const uint32_t clusters = static_cast<uint32_t>(g.num_clusters);
-  const uint32_t cores = static_cast<uint32_t>(g.total_cores());
-  handshakes_ = static_cast<Handshake *>(this->malloc(cores * sizeof(Handshake)));
-  if (!handshakes_) {
-    *error = "cannot allocate the handshake block";
-    return PTO_OUT_OF_MEMORY;
+  if (!cores.block || !cores.stop) {
+    *error = "the host gave the cores no block to serve or no way to stop them";
+    return PTO_INVALID_ARGUMENT;
   }
-  bells_ = static_cast<SchedulerSlot *>(this->malloc(g.max_aicpu_threads * sizeof(SchedulerSlot)));
-  if (!bells_) {
-    *error = "cannot allocate the scheduler doorbells";
-    return PTO_OUT_OF_MEMORY;
-  }
-  for (int t = 0; t < g.max_aicpu_threads; ++t) new (&bells_[t]) SchedulerSlot();
-  for (uint32_t c = 0; c < cores; ++c) {
-    new (&handshakes_[c]) Handshake();
-    handshakes_[c].core_type =
-        c < clusters * static_cast<uint32_t>(g.aic_per_cluster) ? PTO_CORE_AIC : PTO_CORE_AIV;
-  }
-  slots_.reset(new ThreadSlot[g.max_aicpu_threads]);
+  cores_ = cores;
+  const DeviceShape &sh = shape();
+  const uint32_t aicpu = sh.aicpu_threads;
+  const auto ncores = static_cast<uint32_t>(sh.cores.size());
+  crash_.reset(new CrashReportCore[ncores]);
+  for (uint32_t c = 0; c < ncores; ++c)
+    crash_[c] = CrashReportCore{cores_.activity, cores_.block, c, sh.cores[c].kind};
+  slots_.reset(new ThreadSlot[aicpu]);
   crash_report_install();
   started_ = true;
   if (use_fibers()) {
@@ -227,36 +215,36 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
     }
     pool.acquire();
     pool_acquired_ = true;
-    const uint32_t aicpu = static_cast<uint32_t>(g.max_aicpu_threads);
-    identities_.reset(new FiberIdentity[aicpu + cores]);
+    identities_.reset(new FiberIdentity[aicpu + ncores]);
     const std::string dev = " of device " + std::to_string(device_id());
     for (uint32_t i = 0; i < aicpu; ++i) {
       FiberIdentity &id = identities_[i];
       snprintf(id.log_name, sizeof id.log_name, "aicpu %u", i);
       pool.spawn(
-          fibers_, id.log_name + dev, [this, i] { aicpu_main(i, &slots_[i]); }, &FiberIdentity::on_resume, &id);
+          fibers_, id.log_name + dev, [this, i] { aicpu_main(i, &slots_[i]); }, &FiberIdentity::on_resume,
+          &id);
     }
-    for (uint32_t c = 0; c < cores; ++c) {
+    for (uint32_t c = 0; c < ncores; ++c) {
       FiberIdentity &id = identities_[aicpu + c];
       snprintf(id.log_name, sizeof id.log_name, "core %u", c);
-      id.core_hs = &handshakes_[c];
-      id.core = c;
+      id.core = &crash_[c];
       pool.spawn(
-          fibers_, id.log_name + dev, [this, c] { aicore_entry_(handshakes_, c); }, &FiberIdentity::on_resume, &id);
+          fibers_, id.log_name + dev, [this, c] { aicore_entry_(cores_.block, c); },
+          &FiberIdentity::on_resume, &id);
     }
     return PTO_OK;
   }
-  for (int i = 0; i < g.max_aicpu_threads; ++i) {
+  for (uint32_t i = 0; i < aicpu; ++i) {
     threads_.emplace_back([this, i] {
-      sim_log_set_thread("aicpu", static_cast<uint32_t>(i));
-      aicpu_main(static_cast<uint32_t>(i), &slots_[i]);
+      sim_log_set_thread("aicpu", i);
+      aicpu_main(i, &slots_[i]);
     });
   }
-  for (uint32_t c = 0; c < cores; ++c) {
+  for (uint32_t c = 0; c < ncores; ++c) {
     threads_.emplace_back([this, c] {
       sim_log_set_thread("core", c);
-      const CrashReportCore report(&handshakes_[c], c);  // a kernel that faults says which it was
-      aicore_entry_(handshakes_, c);
+      const CrashReportThread report(&crash_[c]);  // a kernel that faults says which it was
+      aicore_entry_(cores_.block, c);
     });
   }
   return PTO_OK;
@@ -323,8 +311,9 @@ void SimDevice::launch(const LaunchSpec &spec) {
 // sim's usual case). Left to itself, Linux tends to put a woken core thread on the CPU of the
 // scheduler that woke it, and then every hand-off between the two costs context switches or a
 // park and a wake-up: a dependent chain measured 5-10 us per task that way on a 2-vCPU VM.
-// So: AICPU thread i runs on CPU i % n; the m-th core of one type (AIC or AIV) that scheduler
-// i owns (it owns the clusters c with c % S == i) runs on CPU (i + 1 + m) % n. The core of each
+// So: AICPU thread i runs on CPU i % n; the m-th core of one kind (AIC or AIV) that scheduler
+// i owns (it owns the clusters c with c % S == i; each core's cluster, lane and lanes come from
+// its CoreDesc) runs on CPU (i + 1 + m) % n. The core of each
 // type a scheduler uses first (and keeps warm) is on another CPU than the scheduler, and its
 // cores alternate across the CPUs so compute-bound runs still use them all, even on one
 // cluster. Against no placement (5 rounds on that VM, time ratios): chain 0.27-0.41x, stencil
@@ -347,17 +336,14 @@ void SimDevice::place_threads(uint32_t schedulers) {
     CPU_SET(cpu, &set);
     pthread_setaffinity_np(t.native_handle(), sizeof set, &set);  // best effort: a hint
   };
-  const ChipGeometry &g = geometry();
-  const auto aicpu = static_cast<uint32_t>(g.max_aicpu_threads);
+  const DeviceShape &sh = shape();
+  const uint32_t aicpu = sh.aicpu_threads;
   for (uint32_t i = 0; i < aicpu; ++i) pin(threads_[i], cpus[i % n]);
-  const auto clusters = static_cast<uint32_t>(g.num_clusters);
-  for (uint32_t slot = 0; slot < 3 * clusters; ++slot) {
-    // Handshake block layout: AIC slot c, AIV slots C + 2c + p. m: this core's index among its
-    // owner's cores of the same type.
-    const bool aic = slot < clusters;
-    const uint32_t c = aic ? slot : (slot - clusters) / 2;
-    const uint32_t m = aic ? c / schedulers : 2 * (c / schedulers) + (slot - clusters) % 2;
-    pin(threads_[aicpu + slot], cpus[(c % schedulers + 1 + m) % n]);
+  for (uint32_t k = 0; k < sh.cores.size(); ++k) {
+    // m: this core's index among its owner's cores of the same kind.
+    const CoreDesc &core = sh.cores[k];
+    const uint32_t m = core.lanes * (core.cluster / schedulers) + core.lane;
+    pin(threads_[aicpu + k], cpus[(core.cluster % schedulers + 1 + m) % n]);
   }
 }
 
@@ -452,12 +438,9 @@ void SimDevice::shutdown() {
   if (started_) {
     started_ = false;
     stopping_.store(true, std::memory_order_release);
-    const ChipGeometry &g = geometry();
-    for (int i = 0; i < g.max_aicpu_threads; ++i) doorbell_ring(slots_[i].bell);
-    for (int c = 0; c < g.total_cores(); ++c) {  // cores leave their loop (they are idle now)
-      handshakes_[c].control.store(kControlQuit, std::memory_order_relaxed);
-      doorbell_ring(handshakes_[c].dispatch);
-    }
+    for (uint32_t i = 0; i < shape().aicpu_threads; ++i) doorbell_ring(slots_[i].bell);
+    // The cores leave their loop (they are idle now: no run is in flight).
+    cores_.stop(cores_.block, static_cast<uint32_t>(shape().cores.size()));
     for (std::thread &t : threads_) t.join();
     threads_.clear();
     fibers_.wait_empty();
@@ -466,10 +449,6 @@ void SimDevice::shutdown() {
       FiberPool::instance().release();
     }
   }
-  if (handshakes_) this->free(handshakes_);
-  if (bells_) this->free(bells_);
-  handshakes_ = nullptr;
-  bells_ = nullptr;
   for (auto &kv : libs_) {
     if (void *entry = dlsym(kv.second, PTO_KERNEL_ENTRY_SYMBOL))
       crash_report_name_kernel(reinterpret_cast<uint64_t>(entry), "");  // forget its name
@@ -490,14 +469,14 @@ void SimDevice::shutdown() {
 
 }  // namespace
 
-pto_status Device::create(const ChipGeometry &geometry, int device_id, std::unique_ptr<Device> *out,
+pto_status Device::create(const DeviceShape &shape, int device_id, std::unique_ptr<Device> *out,
                           std::string *error) {
-  if (strcmp(geometry.backend, "sim") != 0) {
-    *error = std::string("platform ") + geometry.platform +
-             " needs the Ascend backend (CANN), which this build does not include";
+  if (shape.backend != "sim") {
+    *error = "platform " + shape.platform + " needs the " + shape.backend +
+             " backend (CANN for Ascend), which this build does not include";
     return PTO_NOT_SUPPORTED;
   }
-  out->reset(new SimDevice(geometry, device_id));
+  out->reset(new SimDevice(shape, device_id));
   return PTO_OK;
 }
 

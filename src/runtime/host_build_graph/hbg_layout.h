@@ -9,8 +9,9 @@
 // with enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu
 // PmuTrace[num_tasks]; schedulers write every record whole, so these are not copied in.
 // Not in the allocation: the cores' Handshake slots and the scheduler threads' SchedulerSlot
-// doorbells belong to the device (handshakes_addr / sched_addr point at them: a core rings its
-// scheduler after reporting completion, when the run's memory may already be freed).
+// doorbells live as long as the device (host/device_runner.h; handshakes_addr / sched_addr
+// point at them: a core rings its scheduler after reporting completion, when the run's memory
+// may already be freed).
 // During the run only the atomic fields below change; each comment names the writers and the
 // memory order.
 #ifndef PTO_HBG_LAYOUT_H
@@ -70,7 +71,7 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint32_t aicpu_threads;
   uint64_t tasks_addr;       // Task[num_tasks]
   uint64_t successors_addr;  // uint32_t[]
-  uint64_t handshakes_addr;  // the device's handshake block (Device::handshake_block)
+  uint64_t handshakes_addr;  // the device's handshake block (DeviceRunner's, host/device_runner.h)
   uint64_t sched_addr;       // SchedulerSlot[aicpu_threads]
   uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling or enable_pmu, else 0
   uint64_t pmu_addr;         // PmuTrace[num_tasks] when enable_pmu, else 0

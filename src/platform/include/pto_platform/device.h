@@ -1,8 +1,14 @@
 // src/platform/include/pto_platform/device.h — the host side of the platform seam: one device.
 //
 // Everything the host program needs from a device and nothing runtime-specific: memory, copies,
-// loading the two device programs and kernels, launching them and waiting. The sim backend
-// implements it with malloc and host threads; an Ascend backend would use CANN (not built here).
+// loading the two device programs and kernels, execution contexts that run them, launching and
+// waiting. The sim backend implements it with malloc and fibers (or host threads); an Ascend
+// backend would use CANN (not built here).
+//
+// The seam points one way: the platform knows no chip geometry and no handshake layout (those
+// are the core's, src/core/). The host describes the device in platform terms (DeviceShape:
+// AICPU threads, compute cores and where each core sits) and owns the block the cores serve
+// (CoreProgram): it lays it out, hands it to the cores and tells them how to stop.
 #ifndef PTO_PLATFORM_DEVICE_H
 #define PTO_PLATFORM_DEVICE_H
 
@@ -10,8 +16,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "core/geometry.h"
 #include "pto/error.h"
 #include "pto/kernel.h"
 
@@ -20,17 +27,53 @@ namespace pto {
 // Device program entry points (exported by libaicpu.so / libaicore.so).
 // AICPU: runs on `thread_num` threads for one run; returns 0 or a pto_status.
 using AicpuEntryFn = int (*)(void *runtime, uint32_t thread_idx, uint32_t thread_num);
-// AICore: started once per core when the programs are loaded, it serves that core's
-// handshake slot (in the device's handshake block) run after run until told to quit.
-using AicoreEntryFn = void (*)(void *handshakes, uint32_t core_idx);
+// AICore: started once per core when the programs are loaded, it serves that core's part of
+// the block the host handed over (CoreProgram::block) run after run until told to stop.
+using AicoreEntryFn = void (*)(void *block, uint32_t core_idx);
 #define PTO_AICPU_ENTRY_SYMBOL "pto_aicpu_entry"
 #define PTO_AICORE_ENTRY_SYMBOL "pto_aicore_entry"
+
+// One compute core of the device (one AICore program instance), in platform terms: where it
+// sits, for placing execution contexts on CPUs, and its kind, for messages.
+struct CoreDesc {
+  uint32_t cluster = 0;   // the cluster it belongs to; see LaunchSpec::scheduler_threads
+  uint32_t lane = 0;      // its index among its cluster's cores of the same kind
+  uint32_t lanes = 1;     // cores of that kind per cluster
+  const char *kind = "";  // "AIC", "AIV": a static string (read by the fault report)
+};
+
+// What the host asks a device to be (derived from its chip geometry by the host).
+struct DeviceShape {
+  std::string platform;         // the user-facing platform name, for messages
+  std::string backend;          // "sim"; any other needs a backend this build does not have
+  uint32_t aicpu_threads = 1;   // threads that can run the AICPU program (thread_idx range)
+  std::vector<CoreDesc> cores;  // the compute cores; core_idx of AicoreEntryFn indexes it
+};
+
+// What a core is running right now, as far as the host's layer can tell: for the fault report
+// of a kernel that crashes it.
+struct CoreActivity {
+  uint64_t kernel_entry = 0;  // LoadedKernel::entry_addr of its kernel; 0: unknown
+  int64_t task = -1;          // the task's id; negative: unknown
+};
+
+// The block the cores serve and the host's knowledge of it, handed over when the cores start.
+// The block is host-owned device memory that must stay valid until shutdown() returned.
+struct CoreProgram {
+  void *block = nullptr;  // passed to every core's AicoreEntryFn
+  // Makes every core's AICore program return (they are idle then): called once by shutdown(),
+  // after the AICPU threads stopped and before it waits for the cores.
+  void (*stop)(void *block, uint32_t cores) = nullptr;
+  // What core `core` runs: called in a signal handler on that core's thread when its kernel
+  // faults, so it may only read memory (async-signal-safe, no locks). May be null.
+  CoreActivity (*activity)(const void *block, uint32_t core) = nullptr;
+};
 
 struct LaunchSpec {
   void *runtime = nullptr;     // device address of the runtime's shared memory
   uint32_t aicpu_threads = 1;  // threads running the AICPU entry
   // AICPU threads 0 .. scheduler_threads-1 schedule; scheduler i owns the clusters c with
-  // c % scheduler_threads == i (core/core_pool.h). A hint for where the sim runs threads.
+  // c % scheduler_threads == i (CoreDesc::cluster). A hint for where the sim runs threads.
   uint32_t scheduler_threads = 1;
 };
 
@@ -41,8 +84,8 @@ struct LoadedKernel {
 
 class Device {
  public:
-  // Creates the device for `geometry` (its backend decides the class). Errors go to *error.
-  static pto_status create(const ChipGeometry &geometry, int device_id, std::unique_ptr<Device> *out,
+  // Creates the device for `shape` (its backend decides the class). Errors go to *error.
+  static pto_status create(const DeviceShape &shape, int device_id, std::unique_ptr<Device> *out,
                            std::string *error);
   virtual ~Device() = default;
 
@@ -51,19 +94,12 @@ class Device {
   virtual void copy_to_device(void *dst, const void *src, size_t bytes) = 0;
   virtual void copy_from_device(void *dst, const void *src, size_t bytes) = 0;
 
-  // Loads the AICPU and AICore programs, lays out the handshake block and starts the cores
-  // (on the sim, one thread per core serving its slot until shutdown).
+  // Loads the AICPU and AICore programs and starts one execution context per AICPU thread and
+  // per core of the shape (on the sim, fibers or threads that live until shutdown). Each core
+  // runs the AICore program once, on `cores.block`, serving it run after run, so runs only
+  // launch the AICPU program: the cores are already waiting.
   virtual pto_status load_programs(const std::string &aicpu_path, const std::string &aicore_path,
-                                   std::string *error) = 0;
-  // The device's handshake block: one Handshake (core/handshake.h) per core of the geometry,
-  // AIC cores first (slot c is cluster c's AIC), then AIV (slots C + 2c and C + 2c + 1 for C
-  // clusters), each with its core_type set. It lives as long as the device, so runs only
-  // launch the AICPU program: the cores are already waiting on their slots.
-  virtual void *handshake_block() = 0;
-  // One SchedulerSlot (a doorbell) per AICPU thread, also for the device's life: cores ring
-  // their scheduler's doorbell after reporting completion, possibly after that run's memory
-  // is gone, so the doorbells cannot live in it.
-  virtual void *scheduler_bells() = 0;
+                                   const CoreProgram &cores, std::string *error) = 0;
   // The device's log (pto/device_log.h), its threshold set to `level` for the next run: its
   // device address, for the runtime to hand to kernels and AICPU code. Lives with the device.
   virtual void *device_log(int32_t level) = 0;
@@ -91,17 +127,18 @@ class Device {
   // timestamps with when a run is too short to measure it (core/tick_clock.h).
   virtual double ns_per_tick() const = 0;
 
-  // Stops device threads and unloads programs. Idempotent.
+  // Stops the AICPU threads, then the cores (CoreProgram::stop), waits for all of them and
+  // unloads the programs. Afterwards the host may free the core block. Idempotent.
   virtual void shutdown() = 0;
 
-  const ChipGeometry &geometry() const { return *geometry_; }
+  const DeviceShape &shape() const { return shape_; }
   int device_id() const { return device_id_; }
 
  protected:
-  Device(const ChipGeometry &geometry, int device_id) : geometry_(&geometry), device_id_(device_id) {}
+  Device(DeviceShape shape, int device_id) : shape_(std::move(shape)), device_id_(device_id) {}
 
  private:
-  const ChipGeometry *geometry_;
+  DeviceShape shape_;
   int device_id_;
 };
 
