@@ -268,6 +268,7 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.dump_dir = std::string(s.dump_dir, strnlen(s.dump_dir, sizeof s.dump_dir));
   out.scheduling_us = static_cast<double>(s.scheduling_ns) / 1e3;
   const uint32_t C = s.num_clusters;
+  out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
     RunStats::Core c;
     c.slot = slot;

@@ -87,9 +87,13 @@ std::string dl_error() {
   return e ? e : "unknown dynamic loader error";
 }
 
+ClockPair calibration_origin();
+
 class SimDevice final : public Device {
  public:
-  SimDevice(const DeviceShape &shape, int device_id) : Device(shape, device_id), log_(device_id) {}
+  SimDevice(const DeviceShape &shape, int device_id) : Device(shape, device_id), log_(device_id) {
+    (void)calibration_origin();  // the tick rate's baseline starts with the first device
+  }
   ~SimDevice() override { shutdown(); }
 
   void *malloc(size_t bytes) override;
@@ -232,6 +236,7 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
           fibers_, id.log_name + dev, [this, c] { aicore_entry_(cores_.block, c); },
           &FiberIdentity::on_resume, &id);
     }
+    (void)ns_per_tick();  // the process's tick rate, measured once here rather than in a run
     return PTO_OK;
   }
   for (uint32_t i = 0; i < aicpu; ++i) {
@@ -247,6 +252,7 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
       aicore_entry_(cores_.block, c);
     });
   }
+  (void)ns_per_tick();  // as above
   return PTO_OK;
 }
 
@@ -419,11 +425,18 @@ void SimDevice::free(void *addr) {
   ::free(addr);
 }
 
-// The host CPU's counter against the monotonic clock, over 2 ms, once per process: a rate
-// good to ~1e-5, for runs too short to measure their own (core/tick_clock.h).
+// The host CPU's counter against the monotonic clock, once per process, over at least 2 ms
+// from the first device's creation: a rate good to ~1e-5, for runs too short to measure their
+// own (core/tick_clock.h). Device start-up (loading programs, starting cores) usually takes
+// longer than that; load_programs waits for what is left, so that no run does.
+ClockPair calibration_origin() {
+  static const ClockPair origin = platform_clock_pair();
+  return origin;
+}
+
 double SimDevice::ns_per_tick() const {
   static const double rate = [] {
-    const ClockPair a = platform_clock_pair();
+    const ClockPair a = calibration_origin();
     ClockPair b;
     do {
       b = platform_clock_pair();

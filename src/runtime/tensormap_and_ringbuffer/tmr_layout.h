@@ -1,12 +1,13 @@
 // src/runtime/tensormap_and_ringbuffer/tmr_layout.h — shared memory of the tensormap runtime (seed 002).
 //
 // One device allocation, in this order (Layout in host/tmr_runtime_host.cpp), each part
-// cache-line aligned: Header, TaskSlot[window], KernelSlot[max func id + 1], TensorView[run
-// tensors], int64_t[run scalars], MpmcCell[window] for each of the three ready queues (AIC,
-// AIV, MIX), the run counters, the dump region (enable_dump_tensor) -- the host builds all
-// of that as an image and copies it in -- then pto_kernel_call[3 x window] (three blocks per
-// slot: a MIX task's parts) and DepEntry[dep_pool_entries], which the orchestrator writes
-// before anyone reads them, so they are neither zeroed nor copied in. Separate allocations:
+// cache-line aligned: Header, KernelSlot[max func id + 1], TensorView[run tensors],
+// int64_t[run scalars], MpmcCell[window] for each of the three ready queues (AIC, AIV, MIX),
+// the run counters, the dump region (enable_dump_tensor) -- the host builds all of that as an
+// image and copies it in -- then TaskSlot[window], pto_kernel_call[3 x window] (three blocks
+// per slot: a MIX task's parts) and DepEntry[dep_pool_entries], which the orchestrator writes
+// before anyone reads them (a slot whole, at submit), so they are neither zeroed nor copied
+// in; a slot may hold an earlier run's task until then. Separate allocations:
 // the heap ring (heap_bytes) and, with profiling or PMU, TaskTrace / EdgeTrace / PmuTrace.
 // Not the run's but the device's: the cores' Handshake slots and the schedulers'
 // SchedulerSlot doorbells (cores ring them after the run may be gone). Task ids grow without
@@ -49,8 +50,8 @@ constexpr uint32_t kListClosed = 0xFFFFFFFFu;  // the producer finished: push no
 struct alignas(kCacheLine) TaskSlot {
   // --- Orchestrator-written before the task is published (the release in the publishing
   //     fanin decrement / queue push orders them for schedulers). ---
-  DispatchPayload payload;         // call_addr is fixed per slot (host-written)
-  DispatchPayload mix_payload[2];  // MIX tasks: the two AIV parts (call_addr fixed per slot)
+  DispatchPayload payload;         // call_addr: the slot's call block (call_of)
+  DispatchPayload mix_payload[2];  // MIX tasks: the two AIV parts (call blocks 1 and 2)
   int64_t id;
   uint32_t func_id;
   uint32_t core_type;

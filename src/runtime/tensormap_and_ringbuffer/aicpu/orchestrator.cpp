@@ -311,11 +311,17 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
 
   note_use(kStallWindow, static_cast<uint64_t>(id - live_from()) + 1);
 
-  // Fill the slot. Nothing here is visible to schedulers before publication below.
+  // Fill the slot, every field: the host neither zeroes nor initialises slots, and a slot may
+  // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here
+  // is visible to schedulers before publication below.
   TaskSlot &t = slot_of(h_, id);
   const KernelSlot &k = kernels_of(h_)[func_id];
+  t.payload.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 0));
+  t.mix_payload[0].call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 1));
+  t.mix_payload[1].call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 2));
   t.payload.kernel_addr = k.entry;
   t.mix_payload[0].kernel_addr = t.mix_payload[1].kernel_addr = k.entry;
+  t.retired_id.store(-1, std::memory_order_relaxed);
   t.id = id;
   t.func_id = func_id;
   t.core_type = static_cast<uint32_t>(core_type);

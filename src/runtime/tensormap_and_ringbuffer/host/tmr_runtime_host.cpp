@@ -48,7 +48,6 @@ struct Layout {
       off = align_up(off + bytes, kCacheLine);
       return at;
     };
-    slots = take(window * sizeof(tmr::TaskSlot));
     kernels = take(uint64_t{num_kernels} * sizeof(tmr::KernelSlot));
     tensors = take(in.tensors.size() * sizeof(TensorView));
     scalars = take(in.scalars.size() * sizeof(int64_t));
@@ -56,9 +55,10 @@ struct Layout {
     counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
     if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
     image = off;
-    // Written by the orchestrator before anything reads them (a task's call block at submit,
-    // a dependency entry before the CAS that links it): neither zeroed nor copied in, which
-    // would cost ~0.7 MB of memory traffic per run at the default sizes.
+    // Written by the orchestrator before anything reads them (a task's slot and call block at
+    // submit, a dependency entry before the CAS that links it): neither zeroed nor copied in,
+    // which would cost ~1 MB of memory traffic per run at the default sizes.
+    slots = take(window * sizeof(tmr::TaskSlot));
     calls = take(window * 3 * call_stride);  // three blocks per slot (MIX parts)
     deps = take(uint64_t{c.dep_pool_entries} * sizeof(tmr::DepEntry));
     total = off;
@@ -113,13 +113,6 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->edge_capacity = L.edge_capacity;
   h->failed_task.store(-1, std::memory_order_relaxed);
   h->orch_wake_at.store(INT64_MAX, std::memory_order_relaxed);
-  for (uint64_t i = 0; i < L.window; ++i) {
-    auto *s = new (base + L.slots + i * sizeof(tmr::TaskSlot)) tmr::TaskSlot();
-    s->payload.call_addr = dev + L.calls + (i * 3) * L.call_stride;
-    s->mix_payload[0].call_addr = dev + L.calls + (i * 3 + 1) * L.call_stride;
-    s->mix_payload[1].call_addr = dev + L.calls + (i * 3 + 2) * L.call_stride;
-    s->retired_id.store(-1, std::memory_order_relaxed);
-  }
   auto *ks = reinterpret_cast<tmr::KernelSlot *>(base + L.kernels);
   for (const auto &kv : in.kernels) {
     ks[kv.first].entry = kv.second.loaded.entry_addr;
