@@ -13,6 +13,7 @@ namespace pto {
 namespace {
 
 thread_local char t_thread_name[24] = "host";
+__attribute__((tls_model("initial-exec")))  // set at every fiber resume (see crash_report_sim.cpp)
 thread_local const char *t_fiber_name = nullptr;  // set while a pool fiber runs on this thread
 
 const char *level_name(int32_t level) {

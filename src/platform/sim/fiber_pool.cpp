@@ -5,7 +5,7 @@
 //    switching back to the worker with a request (park, yield, done) that the worker carries out
 //    on its own stack, after the switch. So a fiber is never made runnable while its stack is
 //    still in use: a fiber parks only once it is fully suspended.
-//  - Parking lot: 256 buckets by doorbell address, each a mutex and a list of parked fibers.
+//  - Parking lot: 256 buckets by doorbell address, each a spinlock and a list of parked fibers.
 //    Park (worker, after the switch): lock; sleepers += kFiberSleeper (seq_cst); re-read seq
 //    (seq_cst); still `seen` -> enqueue, else run the fiber again. Ring (doorbell_ring): seq += 1
 //    (seq_cst); read sleepers (seq_cst); fiber sleepers -> unpark_all: lock; take the bucket's
@@ -130,7 +130,8 @@ struct Worker {
                              // which leak checkers cannot see while a fiber runs on the thread)
 };
 
-thread_local Worker *t_worker = nullptr;
+// initial-exec: read at every switch and park; see crash_report_sim.cpp on the model.
+__attribute__((tls_model("initial-exec"))) thread_local Worker *t_worker = nullptr;
 
 // Reads the thread's worker afresh: never inlined, so no caller keeps a thread-local address
 // computed before a fiber switch (after one, the fiber may be on another thread).
@@ -249,8 +250,26 @@ struct FiberPool::Impl {
   std::mutex users_mu;  // guards users and starting/stopping the threads
   unsigned users = 0;
 
+  // A bucket's lock is held for a handful of instructions (file or take a fiber), by workers
+  // and ringing host threads: a test-and-test-and-set lock that yields if the holder was
+  // descheduled, about a quarter of an uncontended std::mutex's cost, on every park and ring.
+  struct BucketLock {
+    std::atomic<bool> held{false};
+    void lock() {
+      for (int spin = 0; held.exchange(true, std::memory_order_acquire); ++spin) {
+        while (held.load(std::memory_order_relaxed)) {
+          if (++spin % 64 == 0) {
+            sched_yield();
+          } else {
+            platform_cpu_relax();
+          }
+        }
+      }
+    }
+    void unlock() { held.store(false, std::memory_order_release); }
+  };
   struct Bucket {
-    std::mutex mu;
+    BucketLock mu;
     Fiber *head = nullptr;
   };
   Bucket buckets[256];
@@ -569,7 +588,7 @@ void FiberPool::Impl::finish_park(Worker *w, Fiber *f) {
   Doorbell &b = *f->bell;
   Bucket &bk = bucket_of(&b);
   {
-    std::lock_guard<std::mutex> lock(bk.mu);
+    std::lock_guard<BucketLock> lock(bk.mu);
     b.sleepers.fetch_add(kFiberSleeper, std::memory_order_seq_cst);
     if (b.seq.load(std::memory_order_seq_cst) == f->seen) {
       f->next = bk.head;
@@ -622,7 +641,7 @@ void FiberPool::Impl::unpark_all(Doorbell &b) {
   Bucket &bk = bucket_of(&b);
   Fiber *woken = nullptr;
   {
-    std::lock_guard<std::mutex> lock(bk.mu);
+    std::lock_guard<BucketLock> lock(bk.mu);
     uint32_t n = 0;
     for (Fiber **pp = &bk.head; *pp != nullptr;) {
       Fiber *f = *pp;
