@@ -6,6 +6,11 @@
 # PyPI: matplotlib (bench/run.py's plot), into the project's venv .venv/ (scripts/venv.sh; run
 # the benchmarks with .venv/bin/python). Anything already installed is skipped.
 set -euo pipefail
+. "$(dirname "$0")/../scripts/help.sh"
+if [ $# -gt 0 ]; then
+  echo "setup.sh: takes no arguments, got '$*' (-h/--help says what it does)" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/.."
 . scripts/venv.sh  # defines pto_apt_install; python3 below is the venv's
 

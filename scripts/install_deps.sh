@@ -4,7 +4,12 @@
 # project's own venv (.venv/, made or reused by scripts/venv.sh — never into the system python).
 # Usage: scripts/install_deps.sh [--test]   (--test adds GoogleTest and the Python test tools)
 set -euo pipefail
+. "$(dirname "$0")/help.sh"
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+  "" | --test) ;;
+  *) echo "install_deps.sh: unknown argument '$1' (allowed: --test, -h/--help)" >&2; exit 2 ;;
+esac
 want_tests=0
 [ "${1:-}" = "--test" ] && want_tests=1
 

@@ -4,6 +4,7 @@
 # Usage: scripts/install_package.sh [EXTRA]   e.g. "[test]" installs .[test]
 # The build directory build-py/ is kept, so a second install only rebuilds what changed.
 set -euo pipefail
+. "$(dirname "$0")/help.sh"
 cd "$(dirname "$0")/.."
 . scripts/venv.sh
 log=build-py/pip-install.log

@@ -3,6 +3,11 @@
 # AddressSanitizer+UBSan), a smoke run of the benchmarks, and Python. .ci/run calls exactly this.
 # PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 skip those parts for a quick local pass.
 set -euo pipefail
+. "$(dirname "$0")/help.sh"
+if [ $# -gt 0 ]; then
+  echo "test_all.sh: takes no arguments, got '$*' (-h/--help says what it does)" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh --test
 . scripts/venv.sh  # python3 and pip below are the project's venv (.venv/), not the system's
