@@ -63,6 +63,7 @@ typedef struct pto_call_config {
   uint32_t dump_first_task;   /* enable_dump_tensor: first task id dumped */
   uint32_t dump_max_tasks;    /* enable_dump_tensor: tasks dumped at most */
   uint64_t dump_bytes;        /* enable_dump_tensor: device memory for the copies */
+  int64_t sim_seed;           /* sim: >= 0 a reproducible (seeded) schedule; -1 = PTO_SIM_SEED or off */
 } pto_call_config;
 
 #define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */

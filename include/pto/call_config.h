@@ -40,7 +40,9 @@
     "enable_dump_tensor: tasks with a smaller id are not dumped")                                          \
   X(uint32_t, dump_max_tasks, 16, 1, 65536, "enable_dump_tensor: at most this many tasks are dumped")      \
   X(uint64_t, dump_bytes, 16ull << 20, 1, 16ull << 30,                                                     \
-    "enable_dump_tensor: device memory for the copies (more: dropped)")
+    "enable_dump_tensor: device memory for the copies (more: dropped)")                                    \
+  X(int64_t, sim_seed, -1, -1, INT64_MAX,                                                                  \
+    "sim: >= 0 runs reproducibly, one simulated thread at a time in a seeded order; -1 = PTO_SIM_SEED or off")
 
 namespace pto {
 

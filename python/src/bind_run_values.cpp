@@ -38,6 +38,9 @@ std::string field_repr(uint32_t v) {
 std::string field_repr(uint64_t v) {
   return std::to_string(v);
 }
+std::string field_repr(int64_t v) {
+  return std::to_string(v);
+}
 std::string field_repr(bool v) {
   return py_bool(v);
 }

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +31,24 @@ double pipeline_ns() {
     return s ? strtod(s, nullptr) : static_cast<double>(kPipelineNs);
   }();
   return ns;
+}
+
+// PTO_SIM_SEED: the sim_seed of runs that leave it at -1 (unset or empty: -1). False, with
+// *error, when it is not a seed.
+bool env_sim_seed(int64_t *seed, std::string *error) {
+  *seed = -1;
+  const char *s = getenv("PTO_SIM_SEED");
+  if (s == nullptr || *s == '\0') return true;
+  char *end = nullptr;
+  errno = 0;
+  const long long v = strtoll(s, &end, 10);
+  if (end == s || *end != '\0' || errno != 0 || v < 0) {
+    *error = std::string("PTO_SIM_SEED=") + s +
+             " is not a seed (an integer 0 .. 9223372036854775807; unset it for unseeded runs)";
+    return false;
+  }
+  *seed = v;
+  return true;
 }
 
 // The chip as the platform sees it: AICPU threads, and one core per handshake slot.
@@ -302,6 +321,14 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
     return fail(PTO_INVALID_ARGUMENT,
                 "the callable has no orchestration (compile one with KernelCompiler.compile_orchestration)");
   }
+  int64_t seed = cfg->sim_seed;
+  if (std::string why; seed < 0 && !env_sim_seed(&seed, &why)) return fail(PTO_INVALID_ARGUMENT, why);
+  if (seed >= 0 && !device_->supports_seeded_runs()) {
+    return fail(PTO_NOT_SUPPORTED,
+                "sim_seed=" + std::to_string(seed) + ": seeded (reproducible) runs need the sim's fiber execution " +
+                    "model; this device does not schedule its threads itself (PTO_SIM_EXEC=threads, or " +
+                    "a real device)");
+  }
   auto run = std::make_unique<InFlight>(memory_.get());
   run->t0 = t0;
   RunInputs &in = run->in;
@@ -313,7 +340,8 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
   in.ns_per_tick = device_->ns_per_tick();
   in.short_task_ticks = static_cast<uint64_t>(device_->short_task_ns() / in.ns_per_tick);
-  in.pipeline_ticks = static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
+  // Seeded: no decision may depend on measured time, and queueing behind short kernels does.
+  in.pipeline_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
@@ -321,6 +349,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   std::string err;
   rc = runtime_prepare(*this, in, &run->stats, &err, &run->launched);
   if (rc != PTO_OK) return fail(rc, err);
+  run->launched.spec.seed = seed;
   launch_run(*this, &run->launched);
   if (cfg->timeout_ms) run->deadline_ns = run->launched.launch_ns + cfg->timeout_ms * 1000000ull;
   in_flight_ = std::move(run);

@@ -36,6 +36,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "pto_platform/clock.h"
 #include "sim_exec.h"
@@ -132,6 +133,9 @@ struct Worker {
 
 // initial-exec: read at every switch and park; see crash_report_sim.cpp on the model.
 __attribute__((tls_model("initial-exec"))) thread_local Worker *t_worker = nullptr;
+
+// Queues f on the DeterministicExecutor::Impl `det` (defined at the end of this file).
+void det_push(void *det, Fiber *f);
 
 // Reads the thread's worker afresh: never inlined, so no caller keeps a thread-local address
 // computed before a fiber switch (after one, the fiber may be on another thread).
@@ -283,10 +287,19 @@ struct FiberPool::Impl {
   void worker_main(Worker *w);
   Fiber *find_work(Worker *w);
   Fiber *steal_handoff(Worker *w);
+  uint8_t resume(Worker *w, Fiber *f);  // runs f until it switches back; its request
   void run(Worker *w, Fiber *f);
+  bool try_park(Fiber *f);  // false: rung since f looked, it must run again
   void finish_park(Worker *w, Fiber *f);
   void finish(Fiber *f);
   void make_runnable(Fiber *f);
+  void make_runnable_from_outside(Fiber *f) {  // not from a worker's fiber: no hand-off
+    if (void *det = f->group->det_.load(std::memory_order_acquire)) {
+      det_push(det, f);
+      return;
+    }
+    push_shared(f);
+  }
   void push_shared(Fiber *f);
   void unpark_all(Doorbell &b);
   void monitor_main();
@@ -466,11 +479,12 @@ void FiberPool::spawn(FiberGroup &group, std::string name, std::function<void()>
     std::lock_guard<std::mutex> lock(group.mu_);
     ++group.live_;
   }
+  group.active_.fetch_add(1, std::memory_order_relaxed);
   if (impl_->live.fetch_add(1, std::memory_order_relaxed) == 0) {
     std::lock_guard<std::mutex> lock(impl_->monitor_mu);
     impl_->monitor_cv.notify_one();
   }
-  impl_->push_shared(f);
+  impl_->make_runnable_from_outside(f);
 }
 
 void FiberPool::Impl::start_worker() {  // mu held
@@ -557,7 +571,7 @@ Fiber *FiberPool::Impl::find_work(Worker *w) {
   }
 }
 
-void FiberPool::Impl::run(Worker *w, Fiber *f) {
+uint8_t FiberPool::Impl::resume(Worker *w, Fiber *f) {
   w->current = f;
   f->worker = w;
   f->request = Fiber::kNone;
@@ -568,35 +582,44 @@ void FiberPool::Impl::run(Worker *w, Fiber *f) {
   after_resume(w);
   w->busy_since.store(0, std::memory_order_relaxed);
   w->current = nullptr;
-  switch (f->request) {
+  if (f->request == Fiber::kNone) {
+    fprintf(stderr, "pto_runtime: fiber '%s' switched back without a request\n", f->name.c_str());
+    abort();
+  }
+  return f->request;
+}
+
+void FiberPool::Impl::run(Worker *w, Fiber *f) {
+  switch (resume(w, f)) {
     case Fiber::kPark:
       finish_park(w, f);
       break;
     case Fiber::kYield:
       push_shared(f);
       break;
-    case Fiber::kDone:
+    default:
       finish(f);
       break;
-    case Fiber::kNone:
-      fprintf(stderr, "pto_runtime: fiber '%s' switched back without a request\n", f->name.c_str());
-      abort();
   }
 }
 
-void FiberPool::Impl::finish_park(Worker *w, Fiber *f) {
+bool FiberPool::Impl::try_park(Fiber *f) {
   Doorbell &b = *f->bell;
   Bucket &bk = bucket_of(&b);
-  {
-    std::lock_guard<BucketLock> lock(bk.mu);
-    b.sleepers.fetch_add(kFiberSleeper, std::memory_order_seq_cst);
-    if (b.seq.load(std::memory_order_seq_cst) == f->seen) {
-      f->next = bk.head;
-      bk.head = f;
-      return;
-    }
-    b.sleepers.fetch_sub(kFiberSleeper, std::memory_order_relaxed);
+  std::lock_guard<BucketLock> lock(bk.mu);
+  b.sleepers.fetch_add(kFiberSleeper, std::memory_order_seq_cst);
+  if (b.seq.load(std::memory_order_seq_cst) == f->seen) {
+    f->next = bk.head;
+    bk.head = f;
+    f->group->active_.fetch_sub(1, std::memory_order_release);  // under the bucket lock: see unpark_all
+    return true;
   }
+  b.sleepers.fetch_sub(kFiberSleeper, std::memory_order_relaxed);
+  return false;
+}
+
+void FiberPool::Impl::finish_park(Worker *w, Fiber *f) {
+  if (try_park(f)) return;
   // Rung in the meantime: it goes on at once, before anything this worker was handed.
   if (Fiber *old = w->handoff.exchange(f, std::memory_order_acq_rel)) push_shared(old);
 }
@@ -613,6 +636,7 @@ void FiberPool::Impl::finish(Fiber *f) {
   FiberGroup *group = f->group;
   delete f;
   live.fetch_sub(1, std::memory_order_relaxed);
+  group->active_.fetch_sub(1, std::memory_order_release);
   // Under the group's mutex: its owner may destroy the group once wait_empty returns, which it
   // cannot before this unlock.
   std::lock_guard<std::mutex> lock(group->mu_);
@@ -628,7 +652,12 @@ void FiberPool::Impl::push_shared(Fiber *f) {
 
 // A fiber made runnable by code on a worker (a fiber's ring) runs next on that worker; what
 // its hand-off slot held moves to the shared queue. From any other thread: the shared queue.
+// A fiber whose group a DeterministicExecutor has goes there instead.
 void FiberPool::Impl::make_runnable(Fiber *f) {
+  if (void *det = f->group->det_.load(std::memory_order_acquire)) {
+    det_push(det, f);
+    return;
+  }
   Worker *w = this_worker();
   if (w == nullptr) {
     push_shared(f);
@@ -650,6 +679,9 @@ void FiberPool::Impl::unpark_all(Doorbell &b) {
         f->next = woken;
         woken = f;
         ++n;
+        // Active again before the lock is let go: a group never looks settled while one of its
+        // fibers is between the parking lot and a run queue.
+        f->group->active_.fetch_add(1, std::memory_order_relaxed);
       } else {
         pp = &f->next;
       }
@@ -737,6 +769,159 @@ void hook_unpark_all(Doorbell &b) {
 void FiberGroup::wait_empty() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return live_ == 0; });
+}
+
+// --- seeded runs ------------------------------------------------------------------------------
+
+// One OS thread, one fiber at a time, the next one drawn from the runnable set by a PRNG
+// (splitmix64-seeded xorshift64*). Fibers become runnable here from this thread (a fiber's ring)
+// or from the host (a launch, under hold()); parks go through the pool's parking lot as on a
+// worker, so rings from anywhere find them.
+struct DeterministicExecutor::Impl {
+  FiberGroup *group = nullptr;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Fiber *> runnable;  // guarded by mu, in the order they became runnable
+  unsigned holds = 0;             // guarded by mu
+  bool stopping = false;          // guarded by mu
+  uint64_t rng = 0;               // this executor's thread only (begin sets it while settled)
+  Worker worker;                  // what this thread is to the hooks while a fiber runs on it
+  std::thread thread;
+
+  void push(Fiber *f) {
+    std::lock_guard<std::mutex> lock(mu);
+    runnable.push_back(f);
+    if (holds == 0) cv.notify_one();
+  }
+
+  uint64_t next_random() {
+    uint64_t x = rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng = x;
+    return x * 0x2545F4914F6CDD1Dull;
+  }
+
+  void main() {
+    t_worker = &worker;
+#if PTO_FIBER_TSAN
+    worker.tsan = __tsan_get_current_fiber();
+#endif
+    static constexpr size_t kAltStackBytes = 64 * 1024;  // as a pool worker's (crash reports)
+    stack_t ss{};
+    ss.ss_sp = worker.altstack = malloc(kAltStackBytes);
+    ss.ss_size = kAltStackBytes;
+    if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
+    FiberPool::Impl &pool = *g_impl;
+    for (;;) {
+      Fiber *f;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stopping || (holds == 0 && !runnable.empty()); });
+        if (runnable.empty() || holds != 0) break;  // stopping
+        const size_t i = static_cast<size_t>(next_random() % runnable.size());
+        f = runnable[i];
+        runnable[i] = runnable.back();
+        runnable.pop_back();
+      }
+      switch (pool.resume(&worker, f)) {
+        case Fiber::kPark:
+          if (!pool.try_park(f)) push(f);
+          break;
+        case Fiber::kYield:
+          push(f);
+          break;
+        default:
+          pool.finish(f);
+          break;
+      }
+    }
+    if (ss.ss_sp != nullptr) {
+      stack_t off{};
+      off.ss_flags = SS_DISABLE;
+      sigaltstack(&off, nullptr);
+      free(ss.ss_sp);
+      worker.altstack = nullptr;
+    }
+    t_worker = nullptr;
+  }
+};
+
+namespace {
+void det_push(void *det, Fiber *f) {
+  static_cast<DeterministicExecutor::Impl *>(det)->push(f);
+}
+
+// Waits until no fiber of `group` runs or waits to run; false after `settle_ms`.
+bool settle(const FiberGroup::ActiveCount &active, uint32_t settle_ms) {
+  const uint64_t deadline = platform_now_ns() + uint64_t{settle_ms} * 1000000;
+  for (unsigned spin = 0; active.load(std::memory_order_acquire) != 0; ++spin) {
+    if (platform_now_ns() > deadline) return false;
+    if (spin < 64) {
+      platform_cpu_relax();
+    } else {
+      sched_yield();
+    }
+  }
+  return true;
+}
+}  // namespace
+
+DeterministicExecutor::DeterministicExecutor(FiberGroup &group) : impl_(new Impl) {
+  impl_->group = &group;
+  impl_->worker.index = kMaxWorkers;  // not one of the pool's: never stolen from or watched
+  (void)FiberPool::instance();        // the hooks and the parking lot it uses
+}
+
+DeterministicExecutor::~DeterministicExecutor() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopping = true;
+    impl_->holds = 0;
+    impl_->cv.notify_all();
+  }
+  if (impl_->thread.joinable()) impl_->thread.join();
+  delete impl_;
+}
+
+bool DeterministicExecutor::begin(uint64_t seed, uint32_t settle_ms) {
+  FiberGroup &g = *impl_->group;
+  if (!settle(g.active_, settle_ms)) return false;
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull;  // splitmix64: nearby seeds, unrelated streams
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  impl_->rng = z != 0 ? z : 1;  // read by the thread after it takes the next push's lock
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->runnable.clear();  // settled: nothing is runnable
+  }
+  g.det_.store(impl_, std::memory_order_release);
+  if (!impl_->thread.joinable()) impl_->thread = std::thread([impl = impl_] { impl->main(); });
+  return true;
+}
+
+bool DeterministicExecutor::end(uint32_t settle_ms) {
+  FiberGroup &g = *impl_->group;
+  if (g.det_.load(std::memory_order_relaxed) == nullptr) return true;
+  if (!settle(g.active_, settle_ms)) return false;
+  g.det_.store(nullptr, std::memory_order_release);
+  return true;
+}
+
+bool DeterministicExecutor::active() const {
+  return impl_->group->det_.load(std::memory_order_relaxed) != nullptr;
+}
+
+void DeterministicExecutor::hold() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  ++impl_->holds;
+}
+
+void DeterministicExecutor::unhold() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (--impl_->holds == 0) impl_->cv.notify_one();
 }
 
 }  // namespace pto

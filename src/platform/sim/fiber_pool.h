@@ -13,8 +13,9 @@
 // been held by one fiber for over a millisecond while others wait (a blocking or hung kernel),
 // and hands such a worker's hand-off slot to the shared queue.
 //
-// Designed so a seeded single-worker scheduler and per-fiber virtual clocks fit in later: the
-// choice of the next fiber is made in one place (FiberPool::next_for).
+// A seeded run (DeterministicExecutor) takes one group's fibers off the pool for a while and runs
+// them on an OS thread of its own, the next fiber chosen by a seeded PRNG: a reproducible
+// schedule. Per-fiber virtual clocks would choose there too.
 #ifndef PTO_PLATFORM_SIM_FIBER_POOL_H
 #define PTO_PLATFORM_SIM_FIBER_POOL_H
 
@@ -29,6 +30,8 @@
 
 namespace pto {
 
+class DeterministicExecutor;
+
 // The fibers of one owner (a device): spawn counts them, wait_empty waits until all returned.
 class FiberGroup {
  public:
@@ -36,11 +39,53 @@ class FiberGroup {
   // group may be destroyed as soon as it returns (the last fiber's worker is done with it).
   void wait_empty();
 
+
  private:
   friend class FiberPool;
+  friend class DeterministicExecutor;
+
+ public:
+  using ActiveCount = std::atomic<int32_t>;
+
+ private:
   std::mutex mu_;               // guards live_; the last decrement notifies under it
   std::condition_variable cv_;
   uint32_t live_ = 0;
+  // Fibers of the group that are not parked (started and not yet parked, runnable or running):
+  // 0 means the group is settled, and only a ring from outside can wake one of its fibers.
+  ActiveCount active_{0};
+  // Non-null while a DeterministicExecutor has the group: its fibers run there, not on the pool.
+  std::atomic<void *> det_{nullptr};
+};
+
+// Runs one group's fibers on an OS thread of its own, one at a time, the next one chosen among
+// the runnable ones by a PRNG seeded per run: the same seed and the same program give the same
+// schedule, whatever the machine's load (docs/sim_execution.md, seeded runs). Between begin()
+// and end() every fiber of the group that becomes runnable goes to this executor.
+class DeterministicExecutor {
+ public:
+  explicit DeterministicExecutor(FiberGroup &group);
+  // Stops its thread; call it once the group is handed back (end) or has no fibers left.
+  ~DeterministicExecutor();
+  DeterministicExecutor(const DeterministicExecutor &) = delete;
+  DeterministicExecutor &operator=(const DeterministicExecutor &) = delete;
+
+  // Waits until the group settles (every fiber parked; at most `settle_ms`), then takes it over
+  // with the PRNG seeded by `seed`. False, and nothing changed, if it did not settle in time.
+  bool begin(uint64_t seed, uint32_t settle_ms = 10000);
+  // Waits until the group settles again (at most `settle_ms`) and hands it back to the pool;
+  // false if it did not settle (it stays here then).
+  bool end(uint32_t settle_ms = 10000);
+  bool active() const;
+  // While held, no fiber is started: a launch makes all its fibers runnable under one hold, so
+  // the first pick chooses among all of them, not among those a race let in first.
+  void hold();
+  void unhold();
+
+  struct Impl;  // fiber_pool.cpp
+
+ private:
+  Impl *impl_;
 };
 
 // Called each time a fiber is resumed, on the worker thread that resumes it: where the sim keeps

@@ -122,6 +122,7 @@ class SimDevice final : public Device {
     return host_cpus() < threads_.size() ? ns : 0;
   }
   double ns_per_tick() const override;
+  bool supports_seeded_runs() const override { return use_fibers(); }
   void shutdown() override;
 
  private:
@@ -148,6 +149,7 @@ class SimDevice final : public Device {
   bool started_ = false;                         // load_programs started the device's threads or fibers
   bool pool_acquired_ = false;                   // this device counts as a user of the fiber pool
   FiberGroup fibers_;                            // the device's fibers (fiber mode)
+  std::unique_ptr<DeterministicExecutor> det_;   // seeded runs: made at the first one
   std::unique_ptr<FiberIdentity[]> identities_;  // one per fiber: AICPU threads, then cores
   CoreProgram cores_;                            // the host's, from load_programs
   std::unique_ptr<CrashReportCore[]> crash_;     // one per core: what the fault report reads
@@ -310,7 +312,25 @@ void SimDevice::launch(const LaunchSpec &spec) {
   status_.store(0, std::memory_order_relaxed);
   remaining_.store(spec.aicpu_threads, std::memory_order_relaxed);
   ++generation_;
+  // A seeded run takes the device's fibers off the pool once they all parked after the last
+  // run (microseconds); an unseeded one after a seeded one hands them back.
+  bool seeded = false;
+  if (use_fibers() && spec.seed >= 0) {
+    if (!det_) det_.reset(new DeterministicExecutor(fibers_));
+    seeded = det_->begin(static_cast<uint64_t>(spec.seed));
+    if (!seeded) {
+      fprintf(stderr,
+              "pto_runtime: device %d: its fibers did not settle within 10 s after the last run; "
+              "this run is not seeded\n",
+              device_id());
+    }
+  } else if (det_ && det_->active() && !det_->end()) {
+    fprintf(stderr, "pto_runtime: device %d: its fibers did not settle within 10 s after a seeded run\n",
+            device_id());
+  }
+  if (seeded) det_->hold();  // all AICPU threads runnable before the first pick
   for (uint32_t i = 0; i < spec.aicpu_threads; ++i) assign(i, spec);
+  if (seeded) det_->unhold();
 }
 
 // Where the device threads run when the host has fewer CPUs than the device has threads (the
@@ -457,6 +477,7 @@ void SimDevice::shutdown() {
     for (std::thread &t : threads_) t.join();
     threads_.clear();
     fibers_.wait_empty();
+    det_.reset();  // its thread ran the fibers of a seeded last run to their end; now it stops
     if (pool_acquired_) {
       pool_acquired_ = false;
       FiberPool::instance().release();

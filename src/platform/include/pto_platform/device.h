@@ -75,6 +75,9 @@ struct LaunchSpec {
   // AICPU threads 0 .. scheduler_threads-1 schedule; scheduler i owns the clusters c with
   // c % scheduler_threads == i (CoreDesc::cluster). A hint for where the sim runs threads.
   uint32_t scheduler_threads = 1;
+  // >= 0: run this launch reproducibly — on the sim, one device thread at a time in an order
+  // drawn from a PRNG seeded with it (supports_seeded_runs()); -1: as fast as it goes.
+  int64_t seed = -1;
 };
 
 struct LoadedKernel {
@@ -122,6 +125,10 @@ class Device {
   // Non-zero when the device's threads outnumber the CPUs that run them (the sim on a small
   // host): schedulers keep one core busy while kernels are shorter than this (core/core_pool.h).
   virtual uint32_t short_task_ns() const { return 0; }
+
+  // Whether launch honours LaunchSpec::seed (the sim with fibers; not its thread-per-core model,
+  // not a real device, whose cores the host does not schedule).
+  virtual bool supports_seeded_runs() const { return false; }
 
   // Nanoseconds per platform_ticks() tick (pto_platform/clock.h): the rate hosts convert device
   // timestamps with when a run is too short to measure it (core/tick_clock.h).
