@@ -61,19 +61,23 @@ int same_layout_overlap(const Region &a, const Region &b) {
   }
   if (!nested(da, a.esize)) return -1;
   int64_t oa = a.base, ob = b.base;
+  bool disjoint = false;
   for (int i = 0; i < da.n; ++i) {
     const int64_t s = da.stride[i];
     const int64_t ca = oa / s, cb = ob / s;
     oa -= ca * s;
     ob -= cb * s;
     // Does this dimension's index range stay within the parent's radix? If the start plus the
-    // extent spills past the next-outer stride, the decomposition says nothing: give up.
+    // extent spills past the next-outer stride, the decomposition says nothing: give up. Every
+    // dimension must pass before a disjoint one counts: a view whose rows start mid-row and
+    // spill into the next one reaches outer coordinates its own interval does not show.
     if (i > 0) {
       const int64_t room = da.stride[i - 1] / s;
       if (ca + da.shape[i] > room || cb + db.shape[i] > room) return -1;
     }
-    if (ca + da.shape[i] <= cb || cb + db.shape[i] <= ca) return 0;  // disjoint in this dim
+    disjoint |= ca + da.shape[i] <= cb || cb + db.shape[i] <= ca;  // disjoint in this dim
   }
+  if (disjoint) return 0;
   // Remaining byte offsets lie inside one element slot: elements overlap iff they meet.
   return (oa < ob + static_cast<int64_t>(b.esize) && ob < oa + static_cast<int64_t>(a.esize)) ? 1 : 0;
 }

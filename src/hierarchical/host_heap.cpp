@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/check.h"
 #include "hierarchical/shm_bell.h"  // now_ns
 #include "pto/error.h"
 
@@ -48,6 +49,9 @@ HostHeap::Block *HostHeap::try_alloc(uint64_t nbytes) {
     b.users = 0;
     b.released = false;
     in_use_ += need;
+#if PTO_DCHECK_IS_ON
+    check_invariants_locked();
+#endif
     return &b;
   }
   return nullptr;
@@ -88,6 +92,7 @@ void HostHeap::add_user(Block *b) {
 
 void HostHeap::drop_user(Block *b) {
   std::lock_guard<std::mutex> lock(mu_);
+  PTO_CHECK(b->users > 0, "HostHeap: drop_user without a matching add_user");
   if (--b->users == 0 && b->released) free_locked(b);
 }
 
@@ -115,6 +120,7 @@ void HostHeap::release_ptr(const void *p) {
 
 void HostHeap::free_locked(Block *b) {
   uint64_t off = b->offset, size = b->size;
+  PTO_CHECK(in_use_ >= size, "HostHeap: freeing more bytes than are in use");
   in_use_ -= size;
   live_.erase(off);
   auto next = free_.lower_bound(off);
@@ -126,12 +132,46 @@ void HostHeap::free_locked(Block *b) {
     auto prev = std::prev(next);
     if (prev->first + prev->second == off) {
       prev->second += size;
-      freed_.notify_all();
-      return;
+      size = 0;  // merged
     }
   }
-  free_[off] = size;
+  if (size != 0) free_[off] = size;
+#if PTO_DCHECK_IS_ON
+  check_invariants_locked();
+#endif
   freed_.notify_all();
+}
+
+void HostHeap::check_invariants() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  check_invariants_locked();
+}
+
+void HostHeap::check_invariants_locked() const {
+  // Walk free and live blocks together in offset order: they must tile [0, bytes_).
+  uint64_t at = 0, live_bytes = 0;
+  bool prev_free = false;
+  auto f = free_.begin();
+  auto l = live_.begin();
+  while (f != free_.end() || l != live_.end()) {
+    const bool take_free = l == live_.end() || (f != free_.end() && f->first < l->first);
+    const uint64_t off = take_free ? f->first : l->first;
+    const uint64_t size = take_free ? f->second : l->second.size;
+    PTO_CHECK(off == at, "HostHeap: a gap or an overlap between blocks");
+    PTO_CHECK(size > 0 && size % kAlign == 0 && off % kAlign == 0, "HostHeap: block not 64-byte aligned");
+    if (take_free) {
+      PTO_CHECK(!prev_free, "HostHeap: two free blocks touch (not coalesced)");
+      ++f;
+    } else {
+      PTO_CHECK(l->second.offset == off, "HostHeap: live block keyed under the wrong offset");
+      live_bytes += size;
+      ++l;
+    }
+    prev_free = take_free;
+    at = off + size;
+  }
+  PTO_CHECK(at == bytes_, "HostHeap: blocks do not reach the end of the heap");
+  PTO_CHECK(live_bytes == in_use_, "HostHeap: in_use differs from the live blocks");
 }
 
 uint64_t HostHeap::in_use() const {

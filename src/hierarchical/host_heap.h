@@ -55,9 +55,14 @@ class HostHeap {
   uint64_t capacity() const { return bytes_; }
   uint64_t in_use() const;          // bytes in live blocks
   uint64_t awaiting_users() const;  // bytes released but still used by unfinished tasks
+  // Aborts (PTO_CHECK) unless the free list is sorted, non-overlapping and coalesced (no two
+  // blocks touch), free and live blocks tile the heap exactly, and in_use() is the live sum.
+  // O(blocks): run after every alloc and free in debug builds (PTO_DCHECK), and by tests.
+  void check_invariants() const;
 
  private:
-  void free_locked(Block *b);  // caller holds mu_
+  void free_locked(Block *b);            // caller holds mu_
+  void check_invariants_locked() const;  // caller holds mu_
   char *base_ = nullptr;
   uint64_t bytes_ = 0;
   mutable std::mutex mu_;

@@ -28,6 +28,17 @@ TEST(Region, InterleavedColumnsDoNotOverlap) {
   EXPECT_TRUE(pto::regions_overlap(tile(0, 0, 8, 8, 64, 1, 2), tile(0, 2, 8, 8, 64, 1, 2)));
 }
 
+// Same strides, but the first view's rows start mid-row and spill into the next row: its
+// row coordinates alone (89..90) do not show that it reaches row 91. (Found by
+// tmr_tensor_map's brute-force test: the coordinate test answered "disjoint" here.)
+TEST(Region, RowsThatSpillPastTheRowStrideStillOverlap) {
+  const int64_t wshape[2] = {2, 7}, rshape[2] = {6, 6}, strides[2] = {7, 1};
+  const pto::Region w = pto::make_region(0x1000, 627, 4, 2, wshape, strides);  // row 89, column 4
+  const pto::Region r = pto::make_region(0x1000, 637, 4, 2, rshape, strides);  // row 91, column 0
+  EXPECT_TRUE(pto::regions_overlap(w, r));
+  EXPECT_TRUE(pto::regions_overlap(r, w));
+}
+
 TEST(Region, DifferentBuffersNeverOverlap) {
   const int64_t shape[1] = {16}, strides[1] = {1};
   EXPECT_FALSE(pto::regions_overlap(pto::make_region(0x1000, 0, 4, 1, shape, strides),

@@ -1,4 +1,5 @@
-// src/runtime/tensormap_and_ringbuffer/aicpu/orchestrator.cpp — submit, scopes, heap ring, back-pressure.
+// src/runtime/tensormap_and_ringbuffer/aicpu/orchestrator.cpp — submit, scopes, back-pressure (the heap
+// ring's arithmetic is heap_ring.h).
 #include "orchestrator.h"
 
 #include "core/align.h"
@@ -25,7 +26,8 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
       wait_bell_(poller ? &poller->bell() : &h->orch_bell),
       waker_(sched_of(h), h->sched_threads, h->sched_threads),
       tmap_(h->tensormap_entries),
-      dep_end_(h->window, 0) {
+      dep_end_(h->window, 0),
+      heap_(h->heap_bytes) {
   producers_.reserve(64);
 }
 
@@ -108,10 +110,7 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
   for (uint32_t i = 0; !known && i < h_->num_tensors; ++i) {
     known = tensors_of(h_)[i].buffer == v.buffer && tensors_of(h_)[i].buffer_bytes == v.buffer_bytes;
   }
-  for (size_t i = 0; !known && i < allocs_.size(); ++i) {
-    const HeapAlloc &a = allocs_[i];
-    known = v.buffer == h_->heap_addr + (a.end - a.bytes) % h_->heap_bytes && v.buffer_bytes <= a.bytes;
-  }
+  known = known || heap_.holds(v.buffer - h_->heap_addr, v.buffer_bytes);
   if (!known) {
     return error(PTO_BAD_TENSOR, who() + " does not view a run tensor or an alloc_tensor buffer"), false;
   }
@@ -420,13 +419,8 @@ void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_typ
 }
 
 void DeviceOrchestrator::reclaim_heap() {
-  const int64_t la = live_from();
-  while (!allocs_.empty() && allocs_.front().release >= 0 && allocs_.front().release <= la) {
-    heap_tail_ = allocs_.front().end;
-    allocs_.pop_front();
-    ++allocs_popped_;
-  }
-  h_->heap_tail.store(heap_tail_, std::memory_order_relaxed);
+  heap_.reclaim(live_from());
+  h_->heap_tail.store(heap_.tail(), std::memory_order_relaxed);
 }
 
 TensorView DeviceOrchestrator::alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) {
@@ -452,38 +446,28 @@ TensorView DeviceOrchestrator::alloc_tensor(pto_dtype dtype, uint32_t ndim, cons
     }
     numel *= shape[d];
   }
-  const uint64_t size = h_->heap_bytes;
   const uint64_t bytes = align_up(std::max<uint64_t>(static_cast<uint64_t>(numel) * esize, 1), 64);
-  // Where it goes: at the top, or at the ring's start if it would straddle the end.
-  const uint64_t pos = heap_top_ % size;
-  const uint64_t need = (pos + bytes > size ? size - pos : 0) + bytes;
   // Could it ever fit? Only allocations of closed scopes come back; the first one of a still
   // open scope blocks everything after it (the ring frees in order).
-  uint64_t best_tail = heap_tail_;
-  for (const HeapAlloc &a : allocs_) {
-    if (a.release < 0) break;
-    best_tail = a.end;
-  }
-  if (bytes > size || heap_top_ + need - best_tail > size) {
+  if (!heap_.could_fit(bytes)) {
     error(PTO_RING_CAPACITY,
           "heap ring: alloc_tensor needs " + std::to_string(bytes) + " bytes but heap_bytes is " +
-              std::to_string(size) + " and the open scopes hold " + std::to_string(heap_top_ - best_tail) +
+              std::to_string(heap_.size()) + " and the open scopes hold " +
+              std::to_string(heap_.top() - heap_.best_tail()) +
               " bytes that cannot be freed before they end; raise ChipCallConfig.heap_bytes or "
               "end scopes sooner");
     return v;
   }
   if (!wait_until(kStallHeap, [&] {
         reclaim_heap();
-        return heap_top_ + need - heap_tail_ <= size;
+        return heap_.fits(bytes);
       })) {
     return v;
   }
-  const uint64_t begin = heap_top_ + need - bytes;
-  allocs_.push_back(HeapAlloc{heap_top_, heap_top_ + need, bytes, -1});
-  heap_top_ += need;
-  note_use(kStallHeap, heap_top_ - heap_tail_);
-  h_->heap_top.store(heap_top_, std::memory_order_relaxed);
-  v.buffer = h_->heap_addr + begin % size;
+  const uint64_t offset = heap_.allocate(bytes);
+  note_use(kStallHeap, heap_.used());
+  h_->heap_top.store(heap_.top(), std::memory_order_relaxed);
+  v.buffer = h_->heap_addr + offset;
   v.buffer_bytes = static_cast<uint64_t>(numel) * esize;
   v.dtype = dtype;
   v.ndim = ndim;
@@ -496,16 +480,9 @@ TensorView DeviceOrchestrator::alloc_tensor(pto_dtype dtype, uint32_t ndim, cons
   return v;
 }
 
-void DeviceOrchestrator::close_scope_allocs(uint64_t first_alloc) {
-  for (uint64_t i = std::max(first_alloc, allocs_popped_); i < allocs_popped_ + allocs_.size(); ++i) {
-    HeapAlloc &a = allocs_[i - allocs_popped_];
-    if (a.release < 0) a.release = next_id_;
-  }
-}
-
 void DeviceOrchestrator::scope_begin(bool manual) {
   if (!ok()) return;
-  scopes_.push_back(ScopeRec{allocs_popped_ + allocs_.size(), manual || scopes_.back().manual});
+  scopes_.push_back(ScopeRec{heap_.next_index(), manual || scopes_.back().manual});
 }
 
 void DeviceOrchestrator::scope_end() {
@@ -514,7 +491,7 @@ void DeviceOrchestrator::scope_end() {
     error(PTO_INVALID_ARGUMENT, "scope_end without a matching scope_begin");
     return;
   }
-  close_scope_allocs(scopes_.back().first_alloc);
+  heap_.close_scope(scopes_.back().first_alloc, next_id_);
   scopes_.pop_back();
 }
 

@@ -10,10 +10,10 @@
 #ifndef PTO_TMR_ORCHESTRATOR_H
 #define PTO_TMR_ORCHESTRATOR_H
 
-#include <deque>
 #include <string>
 #include <vector>
 
+#include "heap_ring.h"
 #include "pto/error.h"
 #include "pto/orchestration.h"
 #include "tensor_map.h"
@@ -48,11 +48,6 @@ class DeviceOrchestrator final : public Orchestrator {
   }
 
  private:
-  struct HeapAlloc {
-    uint64_t begin, end;  // positions in bytes ever allocated (monotonic); begin includes padding
-    uint64_t bytes;       // the buffer itself: [end - bytes, end)
-    int64_t release;      // tasks submitted when its scope ended; -1 while the scope is open
-  };
   struct ScopeRec {
     uint64_t first_alloc;  // absolute index of the scope's first allocation
     bool manual;
@@ -76,7 +71,6 @@ class DeviceOrchestrator final : public Orchestrator {
   void reclaim_heap();
   void record_trace(int64_t id, uint32_t func_id, pto_core_type core_type);
   void note_use(Stall ring, uint64_t used);
-  void close_scope_allocs(uint64_t first_alloc);
 
   Header *h_;
   Scheduler *poller_;
@@ -91,9 +85,7 @@ class DeviceOrchestrator final : public Orchestrator {
   std::vector<std::pair<int64_t, uint32_t>> edge_kinds_;  // profiling: (producer, TraceEdgeKind)
   std::vector<uint64_t> dep_end_;  // per slot: dependency-pool head after wiring its task
   uint64_t dep_head_ = 0;
-  std::deque<HeapAlloc> allocs_;
-  uint64_t allocs_popped_ = 0;  // absolute index of allocs_.front()
-  uint64_t heap_top_ = 0, heap_tail_ = 0;
+  HeapRing heap_;
   std::vector<ScopeRec> scopes_;
   uint64_t high_water_[4] = {};  // per Stall ring
 };

@@ -1,6 +1,7 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.cpp — TensorMap look-up, insertion, reclamation.
 #include "tensor_map.h"
 
+#include "core/check.h"
 #include "core/trace.h"
 
 namespace pto {
@@ -19,6 +20,7 @@ TensorMap::TensorMap(uint32_t capacity)
 }
 
 void TensorMap::release(uint32_t *link, uint32_t e) {
+  PTO_DCHECK(used_ > 0 && per_level_[entries_[e].level] > 0, "TensorMap: releasing from an empty count");
   *link = entries_[e].next;
   --per_level_[entries_[e].level];
   entries_[e].task = -1;
@@ -108,6 +110,7 @@ bool TensorMap::add(const Region &r, bool write, int64_t task) {
     return false;
   }
   ++used_;
+  PTO_DCHECK(used_ <= capacity_, "TensorMap: more entries in use than the pool holds");
   const int level = level_of(r);
   ++per_level_[level];
   uint32_t &head = buckets_[bucket(r.buffer, key_of(r.lo, level))];
@@ -137,7 +140,36 @@ uint32_t TensorMap::reclaim(int64_t live_from) {
       }
     }
   }
+#if PTO_DCHECK_IS_ON
+  check_invariants();  // O(pool), like the sweep above; reclaim runs only when the pool is full
+#endif
   return freed;
+}
+
+void TensorMap::check_invariants() const {
+  PTO_CHECK(fresh_ <= capacity_ && used_ <= fresh_, "TensorMap: pool watermarks out of order");
+  uint32_t chained = 0, levels[kLevels + 1] = {};
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    for (uint32_t e = buckets_[b]; e != kNone; e = entries_[e].next) {
+      PTO_CHECK(e < fresh_ && chained < fresh_, "TensorMap: chain leaves the pool or loops");
+      const Entry &x = entries_[e];
+      PTO_CHECK(x.task >= 0, "TensorMap: a free entry is filed in a chain");
+      PTO_CHECK(x.level <= kLarge && bucket(x.buffer, key_of(x.lo, x.level)) == b,
+                "TensorMap: entry filed under the wrong bucket");
+      ++chained;
+      ++levels[x.level];
+    }
+  }
+  PTO_CHECK(chained == used_, "TensorMap: used() differs from the entries in chains");
+  for (int l = 0; l <= kLevels; ++l)
+    PTO_CHECK(levels[l] == per_level_[l], "TensorMap: per-level count is off");
+  uint32_t free_count = 0;
+  for (uint32_t e = free_; e != kNone; e = entries_[e].next) {
+    PTO_CHECK(e < fresh_ && free_count < fresh_, "TensorMap: free list leaves the pool or loops");
+    PTO_CHECK(entries_[e].task == -1, "TensorMap: a live entry is on the free list");
+    ++free_count;
+  }
+  PTO_CHECK(free_count + used_ == fresh_, "TensorMap: entries lost between chains and free list");
 }
 
 }  // namespace tmr

@@ -57,6 +57,11 @@ class TensorMap {
   uint32_t reclaim(int64_t live_from);
 
   uint32_t used() const { return used_; }
+  uint32_t capacity() const { return capacity_; }
+  // Walks the whole pool and aborts (PTO_CHECK) unless the counts agree: used() equals the
+  // entries filed in some chain, and the per-level counts; the free list holds the rest of the
+  // entries handed out so far. Costs O(pool): called by reclaim() in debug builds and by tests.
+  void check_invariants() const;
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;

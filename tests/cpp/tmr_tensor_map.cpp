@@ -1,0 +1,366 @@
+// tests/cpp/tmr_tensor_map.cpp — white-box tests of the tensormap runtime's TensorMap
+// (src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.h), driven directly: no device, no worker.
+//
+// The contract (tensor_map.h): access() returns every other live task whose recorded access to
+// an overlapping region conflicts (writers for a read; writers and readers for a write), then
+// records the access; a contiguous write drops the entries it covers; entries of tasks below
+// live_from are never returned and reclaim() frees them; with a full pool the look-up still
+// happens and access/insert return false until room is made. Built with PTO_DEBUG_CHECKS, so
+// every reclaim() also walks the pool's invariants (check_invariants).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "core/check.h"
+#include "core/trace.h"
+#include "tensor_map.h"
+
+namespace {
+
+using pto::Region;
+using pto::tmr::TensorMap;
+
+constexpr uint64_t kBuf = 0x10000;  // a 64 x 64 float matrix, row stride 64 elements
+constexpr uint64_t kOther = 0x80000;
+
+// Rows [r0, r0 + rows) x cols [c0, c0 + cols) of the matrix, every rstep-th row / cstep-th column.
+Region tile(int64_t r0, int64_t c0, int64_t rows, int64_t cols, int64_t rstep = 1, int64_t cstep = 1,
+            uint64_t buf = kBuf) {
+  const int64_t shape[2] = {rows, cols}, strides[2] = {64 * rstep, cstep};
+  return pto::make_region(buf, r0 * 64 + c0, 4, 2, shape, strides);
+}
+
+Region flat(int64_t elem_offset, int64_t n, uint64_t buf = kBuf) {
+  const int64_t shape[1] = {n}, strides[1] = {1};
+  return pto::make_region(buf, elem_offset, 4, 1, shape, strides);
+}
+
+// The producers one access reports, sorted and deduplicated (as the orchestrator does).
+struct Map {
+  explicit Map(uint32_t cap) : m(cap) {}
+  std::vector<int64_t> access(const Region &r, bool write, int64_t task, int64_t live_from = 0) {
+    std::vector<int64_t> out;
+    EXPECT_TRUE(m.access(r, write, task, live_from, &out)) << "pool full";
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  std::vector<int64_t> read(const Region &r, int64_t task, int64_t live_from = 0) {
+    return access(r, false, task, live_from);
+  }
+  std::vector<int64_t> write(const Region &r, int64_t task, int64_t live_from = 0) {
+    return access(r, true, task, live_from);
+  }
+  TensorMap m;
+};
+
+using V = std::vector<int64_t>;
+
+TEST(TensorMap, TilesOfOneMatrixOverlapOnlyWhereTheyShareElements) {
+  Map m(64);
+  EXPECT_EQ(m.write(tile(0, 0, 16, 16), 0), V{});
+  EXPECT_EQ(m.write(tile(0, 16, 16, 16), 1), V{});         // side by side: byte ranges interleave
+  EXPECT_EQ(m.write(tile(16, 0, 16, 16), 2), V{});         // stacked below tile 0
+  EXPECT_EQ(m.read(tile(15, 15, 2, 2), 3), (V{0, 1, 2}));  // a 2x2 tile on the corner of three
+  EXPECT_EQ(m.read(tile(8, 8, 4, 4), 4), V{0});
+  EXPECT_EQ(m.read(tile(4, 16, 4, 48), 5), V{1});               // a row band right of tile 0
+  EXPECT_EQ(m.read(tile(32, 0, 32, 64), 6), V{});               // below all of them
+  EXPECT_EQ(m.read(tile(0, 0, 16, 16, 1, 1, kOther), 7), V{});  // same offsets, other buffer
+}
+
+TEST(TensorMap, SameStartDifferentStrides) {
+  Map m(64);
+  EXPECT_EQ(m.write(tile(0, 0, 8, 8, 2, 1), 0), V{});  // even rows 0..14, columns 0..7
+  EXPECT_EQ(m.read(tile(0, 0, 8, 8, 1, 2), 1), V{0});  // rows 0..7, even columns: share (0,0)...
+  EXPECT_EQ(m.read(tile(1, 0, 8, 8, 2, 1), 2), V{});   // odd rows: interleave, never touch
+  EXPECT_EQ(m.read(tile(1, 0, 4, 8, 4, 1), 3), V{});   // every 4th row from row 1
+  EXPECT_EQ(m.read(tile(2, 0, 4, 8, 4, 1), 4), V{0});  // every 4th row from row 2: all even
+  EXPECT_EQ(m.read(tile(0, 8, 8, 8, 2, 1), 5), V{});   // same rows, next columns
+  EXPECT_EQ(m.read(flat(14 * 64 + 7, 1), 6), V{0});    // the writer's last element
+  EXPECT_EQ(m.read(flat(14 * 64 + 8, 64), 7), V{});    // just past it, contiguous
+}
+
+TEST(TensorMap, InterleavedColumnsAndRowsDoNotTouch) {
+  Map m(64);
+  EXPECT_EQ(m.write(tile(0, 0, 64, 32, 1, 2), 0), V{});  // even columns of the whole matrix
+  EXPECT_EQ(m.write(tile(0, 1, 64, 32, 1, 2), 1), V{});  // odd columns: no WAW with task 0
+  EXPECT_EQ(m.read(tile(0, 3, 64, 16, 1, 4), 2), V{1});
+  EXPECT_EQ(m.read(tile(0, 2, 64, 16, 1, 4), 3), V{0});
+  EXPECT_EQ(m.write(tile(0, 0, 64, 64), 4), (V{0, 1, 2, 3}));  // WAW + WAR over everything
+}
+
+TEST(TensorMap, ReadsDoNotConflictAndKindsAreReported) {
+  TensorMap m(16);
+  std::vector<int64_t> out;
+  std::vector<std::pair<int64_t, uint32_t>> kinds;
+  ASSERT_TRUE(m.access(flat(0, 32), false, 0, 0, &out, &kinds));  // read
+  ASSERT_TRUE(m.access(flat(0, 32), false, 1, 0, &out, &kinds));  // read after read: no edge
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(m.access(flat(16, 32), true, 2, 0, &out, &kinds));  // WAR on both readers
+  ASSERT_TRUE(m.access(flat(0, 8), true, 3, 0, &out, &kinds));    // WAW? no: disjoint from 2; WAR 0, 1
+  ASSERT_TRUE(m.access(flat(20, 1), false, 4, 0, &out, &kinds));  // RAW on 2
+  const std::vector<std::pair<int64_t, uint32_t>> want = {
+      {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {2, pto::kEdgeRaw}};
+  std::vector<std::pair<int64_t, uint32_t>> got = kinds;
+  std::sort(got.begin(), got.end());
+  std::vector<std::pair<int64_t, uint32_t>> sorted_want = want;
+  std::sort(sorted_want.begin(), sorted_want.end());
+  EXPECT_EQ(got, sorted_want);
+  out.clear();
+  kinds.clear();
+  ASSERT_TRUE(m.access(flat(0, 64), true, 5, 0, &out, &kinds));
+  std::sort(kinds.begin(), kinds.end());
+  const std::vector<std::pair<int64_t, uint32_t>> last = {
+      {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {2, pto::kEdgeWaw}, {3, pto::kEdgeWaw}, {4, pto::kEdgeWar}};
+  EXPECT_EQ(kinds, last);
+}
+
+TEST(TensorMap, ATasksOwnEarlierAccessIsNotAProducerAndIsNotFiledTwice) {
+  Map m(16);
+  EXPECT_EQ(m.write(flat(0, 16), 0), V{});
+  EXPECT_EQ(m.m.used(), 1u);
+  EXPECT_EQ(m.read(flat(0, 16), 0), V{});   // same task: no self edge
+  EXPECT_EQ(m.write(flat(0, 16), 0), V{});  // the very same access again: not re-filed
+  EXPECT_EQ(m.m.used(), 2u);                // the write and the read
+  EXPECT_EQ(m.read(flat(4, 1), 1), V{0});
+}
+
+TEST(TensorMap, RetiredProducersAreNeverReturnedAndReclaimFreesThem) {
+  Map m(64);
+  for (int64_t t = 0; t < 8; ++t) EXPECT_EQ(m.write(flat(t * 16, 16), t), V{});
+  EXPECT_EQ(m.m.used(), 8u);
+  EXPECT_EQ(m.read(flat(0, 128), 8, /*live_from=*/5), (V{5, 6, 7}));  // 0..4 retired
+  // The walk dropped the retired entries it met; what is left: 5, 6, 7 and reader 8.
+  EXPECT_EQ(m.m.used(), 4u);
+  EXPECT_EQ(m.m.reclaim(9), 4u);  // everyone retired
+  EXPECT_EQ(m.m.used(), 0u);
+  EXPECT_EQ(m.read(flat(0, 128), 9, 9), V{});
+  m.m.check_invariants();
+}
+
+TEST(TensorMap, AContiguousWriteSupersedesTheEntriesItCovers) {
+  Map m(64);
+  EXPECT_EQ(m.write(tile(0, 0, 4, 64), 0), V{});  // rows 0..3, contiguous
+  EXPECT_EQ(m.read(tile(1, 0, 1, 64), 1), V{0});  // row 1
+  EXPECT_EQ(m.m.used(), 2u);
+  EXPECT_EQ(m.write(flat(0, 8 * 64), 2), (V{0, 1}));  // rows 0..7 cover both: they are dropped
+  EXPECT_EQ(m.m.used(), 1u);
+  // Task 0 and 1 are still live (live_from 0), but task 2 now stands for them.
+  EXPECT_EQ(m.read(tile(2, 5, 1, 1), 3), V{2});
+  EXPECT_EQ(m.write(flat(0, 1), 4), V{2});  // element (0,0): WAW on 2; reader 3 read (2,5)
+  EXPECT_EQ(m.write(tile(2, 5, 1, 1), 5), (V{2, 3}));
+}
+
+TEST(TensorMap, AStridedOrPartialWriteSupersedesNothing) {
+  Map m(64);
+  EXPECT_EQ(m.write(tile(0, 0, 2, 64), 0), V{});          // rows 0..1
+  EXPECT_EQ(m.write(tile(0, 0, 64, 64, 1, 1), 1), V{0});  // whole matrix: covers task 0
+  EXPECT_EQ(m.m.used(), 1u);
+  EXPECT_EQ(m.write(tile(0, 0, 2, 64), 2), V{1});  // rows 0..1 do not cover task 1
+  EXPECT_EQ(m.m.used(), 2u);
+  EXPECT_EQ(m.write(tile(0, 0, 4, 32, 1, 2), 3), (V{1, 2}));  // strided: covers nothing
+  EXPECT_EQ(m.m.used(), 3u);
+  EXPECT_EQ(m.read(flat(0, 1), 4), (V{1, 2, 3}));
+}
+
+TEST(TensorMap, InsertRecordsWithoutLookUpOrDropping) {
+  TensorMap m(16);
+  ASSERT_TRUE(m.insert(flat(0, 64), true, 0, 0));
+  ASSERT_TRUE(m.insert(flat(0, 64), true, 1, 0));  // manual scope: no edge, no supersede
+  ASSERT_TRUE(m.insert(flat(0, 64), true, 1, 0));  // the same access again: not re-filed
+  EXPECT_EQ(m.used(), 2u);
+  std::vector<int64_t> out;
+  ASSERT_TRUE(m.access(flat(8, 1), false, 2, 0, &out));
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, (V{0, 1}));
+}
+
+TEST(TensorMap, AFullPoolStillLooksUpAndRefusesToRecord) {
+  TensorMap m(4);
+  EXPECT_EQ(m.capacity(), 4u);
+  for (int64_t t = 0; t < 4; ++t) ASSERT_TRUE(m.insert(flat(t * 16, 16), true, t, 0));
+  EXPECT_EQ(m.used(), 4u);
+  EXPECT_FALSE(m.insert(flat(100, 4), false, 4, 0));
+  std::vector<int64_t> out;
+  EXPECT_FALSE(m.access(flat(8, 16), false, 4, 0, &out));  // the look-up is done all the same
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, (V{0, 1}));
+  EXPECT_FALSE(m.add(flat(8, 16), false, 4));
+  EXPECT_EQ(m.used(), 4u);
+  EXPECT_TRUE(m.access(Region{}, true, 4, 0, &out));  // an empty region needs no entry
+  // What the orchestrator does next: reclaim once a producer retired, then add.
+  EXPECT_EQ(m.reclaim(0), 0u);
+  EXPECT_EQ(m.reclaim(1), 1u);
+  EXPECT_TRUE(m.add(flat(8, 16), false, 4));
+  EXPECT_EQ(m.used(), 4u);
+  out.clear();
+  EXPECT_FALSE(m.access(flat(8, 1), true, 5, 1, &out));  // full again; WAR on reader 4 only
+  EXPECT_EQ(out, V{4});
+  m.check_invariants();
+  // A write that covers entries frees them during its own walk, and so finds room.
+  out.clear();
+  EXPECT_TRUE(m.access(flat(0, 64), true, 5, 1, &out));
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, (V{1, 2, 3, 4}));
+  EXPECT_EQ(m.used(), 1u);
+  m.check_invariants();
+}
+
+// A view spanning far more granules than kMaxProbes over a buffer written in 64-byte pieces:
+// the look-up scans the pool instead of probing, and must still find every piece.
+TEST(TensorMap, AHugeViewOverSmallPiecesFindsEveryOne) {
+  Map m(1024);
+  for (int64_t t = 0; t < 300; ++t) EXPECT_EQ(m.write(flat(t * 16, 16), t), V{});  // 64 B each
+  V all(300);
+  for (int64_t t = 0; t < 300; ++t) all[static_cast<size_t>(t)] = t;
+  EXPECT_EQ(m.read(flat(0, 300 * 16), 300), all);
+  const int64_t shape[1] = {150}, strides[1] = {32};  // the first element of every other piece
+  EXPECT_EQ(m.read(pto::make_region(kBuf, 0, 4, 1, shape, strides), 301).size(), 150u);
+  EXPECT_EQ(m.write(flat(0, 300 * 16), 302).size(), 302u);  // all writers and both readers
+  // Entries found by the pool scan are not dropped (only chain walks unlink): they may give a
+  // later reader an extra, harmless edge, never a missing one.
+  const V after = m.read(flat(17, 1), 303);
+  EXPECT_TRUE(std::find(after.begin(), after.end(), 302) != after.end());
+  EXPECT_LE(after.size(), 2u);
+}
+
+// ---- randomized, against a brute-force reference ----------------------------------------------
+
+constexpr int64_t kBufBytes = 4096;
+
+struct RefEntry {
+  Region r;
+  std::vector<bool> bytes;  // which bytes of the buffer the view touches
+  int64_t task;
+  bool write;
+};
+
+std::vector<bool> touched(const Region &r) {
+  std::vector<bool> b(kBufBytes, false);
+  int64_t idx[Region::kMaxDims] = {};
+  int64_t n = 1;
+  for (uint32_t d = 0; d < r.ndim; ++d) n *= r.shape[d];
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = r.base;
+    for (uint32_t d = 0; d < r.ndim; ++d) off += idx[d] * r.stride[d];
+    for (uint32_t e = 0; e < r.esize; ++e) b[static_cast<size_t>(off + e)] = true;
+    for (uint32_t d = r.ndim; d-- > 0;) {
+      if (++idx[d] < r.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return b;
+}
+
+bool share_a_byte(const std::vector<bool> &a, const std::vector<bool> &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] && b[i]) return true;
+  return false;
+}
+
+// A random view of 1-3 dimensions with strides that never make it touch an element twice
+// (else "contiguous" is ambiguous, see the report), inside a 4 KiB buffer.
+Region random_view(std::mt19937 &rng, uint64_t buf, std::vector<bool> *bytes) {
+  auto rnd = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % (hi - lo + 1)); };
+  for (;;) {
+    const uint32_t esize = rng() % 4 == 0 ? 2 : 4;
+    const int64_t elems = kBufBytes / esize;
+    const uint32_t ndim = static_cast<uint32_t>(rnd(1, 3));
+    int64_t shape[3], strides[3];
+    int64_t span = 1;  // elements from the first to the last, plus one
+    for (uint32_t d = ndim; d-- > 0;) {
+      shape[d] = rnd(1, 8);
+      const int kind = static_cast<int>(rng() % 4);
+      // dense inside, a gap, or a fixed matrix stride (tiles of a 32-wide matrix)
+      strides[d] = kind == 0 ? span : kind == 1 ? span + rnd(1, 8) : kind == 2 ? rnd(1, 4) : 32 * rnd(1, 2);
+      span += (shape[d] - 1) * strides[d];
+    }
+    if (span > elems) continue;
+    const int64_t offset = rnd(0, elems - span);
+    const Region r = pto::make_region(buf, offset, esize, ndim, shape, strides);
+    *bytes = touched(r);
+    int64_t count = 0;
+    for (bool x : *bytes) count += x;
+    int64_t n = 1;
+    for (uint32_t d = 0; d < ndim; ++d) n *= shape[d];
+    if (count != n * esize) continue;  // an element touched twice
+    return r;
+  }
+}
+
+TEST(TensorMap, MatchesBruteForceOnRandomStridedViews) {
+  std::mt19937 rng(20261124);
+  const uint64_t bufs[2] = {0x100000, 0x200000};
+  for (int round = 0; round < 40; ++round) {
+    const uint32_t cap = 8 + rng() % 56;  // small pools: full often
+    TensorMap m(cap);
+    std::vector<RefEntry> ref;
+    int64_t live_from = 0;
+    int fulls = 0;
+    for (int64_t task = 0; task < 400; ++task) {
+      if (rng() % 3 == 0) live_from += static_cast<int64_t>(rng() % 4);  // some tasks retire
+      if (live_from > task) live_from = task;
+      ref.erase(std::remove_if(ref.begin(), ref.end(), [&](const RefEntry &e) { return e.task < live_from; }),
+                ref.end());
+      const int accesses = 1 + static_cast<int>(rng() % 3);
+      for (int a = 0; a < accesses; ++a) {
+        const uint64_t buf = bufs[rng() % 2];
+        std::vector<bool> bytes;
+        const Region r = random_view(rng, buf, &bytes);
+        const bool write = rng() % 2 == 0;
+        // The reference: every live entry of another task that conflicts and shares a byte.
+        std::set<int64_t> want;
+        std::vector<RefEntry> kept;
+        for (const RefEntry &e : ref) {
+          const bool hit =
+              e.r.buffer == buf && e.task != task && (write || e.write) && share_a_byte(e.bytes, bytes);
+          if (hit) want.insert(e.task);
+          if (hit && write && r.contiguous && r.lo <= e.r.lo && e.r.hi <= r.hi) continue;  // superseded
+          kept.push_back(e);
+        }
+        ref = std::move(kept);
+        bool dup = false;
+        for (const RefEntry &e : ref)
+          dup |= e.task == task && e.write == write && e.r.buffer == buf && e.r.lo == r.lo &&
+                 e.r.hi == r.hi && e.r.contiguous && r.contiguous;
+        if (!dup) ref.push_back(RefEntry{r, bytes, task, write});
+
+        std::vector<int64_t> out;
+        bool recorded = m.access(r, write, task, live_from, &out);
+        std::set<int64_t> got(out.begin(), out.end());
+        ASSERT_EQ(got, want) << "round " << round << " task " << task << " access " << a
+                             << (write ? " write" : " read") << " [" << r.lo << ", " << r.hi << ")";
+        if (!recorded) {  // as the orchestrator: reclaim, else retire the oldest live task, then add
+          ++fulls;
+          while (m.reclaim(live_from) == 0) {
+            ++live_from;
+            ASSERT_LE(live_from, task) << "pool of " << cap << " full of task " << task << "'s own entries";
+            ref.erase(
+                std::remove_if(ref.begin(), ref.end(), [&](const RefEntry &e) { return e.task < live_from; }),
+                ref.end());
+          }
+          ASSERT_TRUE(m.add(r, write, task));
+        }
+      }
+      if (task % 50 == 49) {
+        m.reclaim(live_from);
+        m.check_invariants();
+        ASSERT_EQ(m.used(), ref.size()) << "round " << round << " task " << task;
+      }
+    }
+    EXPECT_GT(fulls, 0) << "round " << round << ": the pool never filled";
+  }
+}
+
+TEST(TensorMapDeathTest, ABrokenCheckNamesItselfAndAborts) {
+  EXPECT_DEATH(PTO_CHECK(1 + 1 == 3, "arithmetic is off"), "check failed: 1 \\+ 1 == 3: arithmetic is off");
+#if PTO_DCHECK_IS_ON
+  EXPECT_DEATH(PTO_DCHECK(false, "debug check"), "debug check");
+#endif
+}
+
+}  // namespace
