@@ -3,8 +3,9 @@
 // reported as TASK_FAILED naming the task, part and flag or pipe instead of hanging.
 //
 // Every wait here must suspend the waiting core: ctest also runs this suite with
-// PTO_SIM_WORKERS=1 (one pool worker, where a spinning wait would hang the run), and CI runs it
-// with PTO_SIM_EXEC=threads.
+// PTO_SIM_WORKERS=1 (one pool worker for all cores: a wait that spun would hold it and stall
+// the part it waits for until the pool's monitor adds a worker, a second later), and CI runs
+// it with PTO_SIM_EXEC=threads.
 #include <gtest/gtest.h>
 
 #include <chrono>
