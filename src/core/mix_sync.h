@@ -49,7 +49,7 @@ struct alignas(kCacheLine) MixSync {
   uint32_t waiting;                   // bit p: part p is suspended in a wait
   uint8_t wait_kind[PTO_MIX_PARTS];   // what each waiting part waits for (MixWaitKind)
   uint8_t wait_index[PTO_MIX_PARTS];  // its flag or pipe
-  int64_t task;                       // for logs
+  int64_t task;                       // the MIX task using the block (for a debugger)
   uint32_t flags[PTO_MIX_FLAGS];
   MixPipe pipes[PTO_MIX_PIPES];
   alignas(kCacheLine) unsigned char tiles[PTO_MIX_PIPES][PTO_MIX_PIPE_DEPTH][PTO_MIX_TILE_BYTES];
