@@ -44,7 +44,10 @@ typedef struct pto_kernel_call {
   uint8_t mix_part; /* MIX tasks: 0 on the cluster's AIC core, 1 and 2 on its AIV cores */
   uint8_t is_mix;   /* 1 for the parts of a MIX task, 0 otherwise */
   uint64_t log;     /* device address of the device's pto_device_log (pto/device_log.h) */
-  int64_t args[1];  /* really num_args long */
+  /* MIX tasks only (0 otherwise), see pto/mix_sync.h: */
+  uint64_t mix_sync; /* device address of the task's sync block; the scheduler, at dispatch */
+  uint64_t mix_ops;  /* the running core's const pto_mix_ops *; the core, before the kernel */
+  int64_t args[1];   /* really num_args long */
 } pto_kernel_call;
 
 /* One entry of a kernel's declared signature. */
@@ -130,3 +133,6 @@ constexpr pto_arg_spec scalar_arg() {
 #endif /* __cplusplus */
 
 #endif /* PTO_KERNEL_H */
+
+/* Sync between the parts of a MIX task (pto::sync_set / sync_wait / pipe_push / pipe_pop). */
+#include "pto/mix_sync.h"

@@ -6,6 +6,7 @@
 #define PTO_CORE_AICORE_LOOP_H
 
 #include "core/handshake.h"
+#include "core/mix_sync.h"
 #include "core/profiling.h"
 #include "pto/kernel.h"
 #include "pto_platform/clock.h"
@@ -49,6 +50,8 @@ inline void aicore_loop(Handshake &hs) {
       const auto kernel = reinterpret_cast<KernelFn>(p->kernel_addr);
       CoreReport &r = hs.report[s % Handshake::kDepth];
       hs.task_status.store(1, std::memory_order_relaxed);
+      const bool mix = call->is_mix != 0 && call->mix_sync != 0;
+      if (mix) call->mix_ops = reinterpret_cast<uint64_t>(&kMixOps);  // this program's waits (mix_sync.h)
       if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
         run_with_pmu(r, kernel, call->args);
       } else {
@@ -56,6 +59,7 @@ inline void aicore_loop(Handshake &hs) {
         kernel(call->args);
         r.kernel_end = platform_ticks();
       }
+      if (mix) mix_part_returned(call);  // before the report: the block is reused after it
       hs.task_status.store(0, std::memory_order_relaxed);
       hs.done_seq.store(s, std::memory_order_release);  // publishes the kernel's writes and r
       doorbell_ring(*reinterpret_cast<Doorbell *>(hs.owner_bell.load(std::memory_order_relaxed)));

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/handshake.h"
+#include "core/mix_sync.h"
 #include "core/mpmc_queue.h"
 #include "core/profiling.h"
 #include "core/run_counters.h"
@@ -49,9 +50,13 @@ class CorePool {
   // thread to see the completion and dispatch again; idle cores are still served first. A task
   // queued so waits at most kDepth - 1 short kernels; 0 turns queueing off. Nothing is queued
   // until this run has timed a kernel.
+  //
+  // `mix`: the run's MixSync blocks, one per cluster below block_dim (core/mix_sync.h), for
+  // runtimes with MIX tasks; dispatch_mix hands cluster c's block to the task it starts there.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
             Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0,
-            uint64_t pipeline_ticks = 0) {
+            uint64_t pipeline_ticks = 0, MixSync *mix = nullptr) {
+    mix_ = mix;
     count_ = nclusters_ = busy_ = warm_ = 0;
     for (uint64_t &w : busy_mask_) w = 0;
     short_ticks_ = static_cast<int64_t>(short_task_ticks);
@@ -64,6 +69,7 @@ class CorePool {
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = clusters_[nclusters_];
       cl = Cluster{};
+      cl.id = c;
       const uint32_t members[3] = {c, clusters + 2 * c, clusters + 2 * c + 1};
       for (uint32_t k = 0; k < 3; ++k) {
         Handshake &hs = slots[members[k]];
@@ -231,9 +237,18 @@ class CorePool {
   }
 
   // Starts a MIX task on all three cores of idle cluster c: payloads[0] to the AIC core,
-  // payloads[1] and [2] to the AIV cores. collect reports it once all three finished.
+  // payloads[1] and [2] to the AIV cores. collect reports it once all three finished. The
+  // cluster's MixSync block, reset, becomes the task's (the parts' call blocks point at it);
+  // the dispatch rings publish both.
   void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[3]) {
     Cluster &cl = clusters_[c];
+    if (mix_) {
+      MixSync &m = mix_[cl.id];
+      mix_sync_reset(m, task);
+      for (uint32_t k = 0; k < 3; ++k)
+        reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync =
+            reinterpret_cast<uint64_t>(&m);
+    }
     cl.mix_task = task;
     cl.parts_left = 3;
     if (profiling()) cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
@@ -278,6 +293,7 @@ class CorePool {
   };
   struct Cluster {
     uint32_t core[3] = {};    // indices into cores_: AIC, AIV, AIV
+    uint32_t id = 0;          // the chip's cluster index
     uint32_t busy = 0;        // tasks in flight on its cores
     int64_t mix_task = -1;    // the MIX task on it, if any (until its last part finishes)
     uint32_t parts_left = 0;  // parts of mix_task still running
@@ -349,6 +365,7 @@ class CorePool {
   Core cores_[kMaxCores];
   Cluster clusters_[kMaxClusters];
   uint64_t busy_mask_[kMaskWords] = {};  // bit i: cores_[i] has work in flight (collected != seq)
+  MixSync *mix_ = nullptr;  // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};

@@ -2,6 +2,7 @@
 #ifndef PTO_CORE_SCHEDULER_BELL_H
 #define PTO_CORE_SCHEDULER_BELL_H
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/handshake.h"  // kCacheLine
@@ -13,22 +14,40 @@ namespace pto {
 // orchestrator when work appears, by the host on abort.
 struct alignas(kCacheLine) SchedulerSlot {
   Doorbell bell;
+  std::atomic<uint32_t> relay_hops{0};  // peers the relay that last woke it may still visit
 };
 
 // Wakes scheduler peers one at a time: whoever is woken and cannot take all the queued work
-// wakes the next, so a push costs one doorbell ring instead of a thundering herd.
+// wakes the next (ask_for_help), so a push costs one doorbell ring instead of a thundering
+// herd. A relay visits every peer at most once: each ring hands the woken peer the hops left
+// (relay_hops, stored before the ring, so the peer reads it after waking). Without that bound,
+// schedulers whose cores are all busy would wake each other in a circle for as long as the
+// backlog lasts, keeping the kernels' pool workers from running.
 class PeerWaker {
  public:
   // self: the caller's own slot, or count (or more) for a caller that is not a scheduler.
   PeerWaker(SchedulerSlot *slots, uint32_t count, uint32_t self)
       : slots_(slots), count_(count), self_(self), next_(self + 1) {}
+
+  // Starts a relay: work appeared that the caller does not start itself.
   void wake_one() {
     const uint32_t peers = self_ < count_ ? count_ - 1 : count_;
-    if (peers == 0) return;
-    if (next_ >= count_) next_ = 0;
-    if (next_ == self_ && ++next_ >= count_) next_ = 0;
-    doorbell_ring(slots_[next_++].bell);
+    if (peers != 0) ring_next(peers - 1);
   }
+
+  // Work is queued that this scheduler cannot start: a peer may have a core free. `fresh`: this
+  // pass changed something (collected or dispatched), so a new relay starts; otherwise this
+  // scheduler passes on the relay that woke it, if it has hops left.
+  void ask_for_help(bool fresh) {
+    if (fresh) {
+      wake_one();
+      return;
+    }
+    if (self_ >= count_ || count_ < 2) return;
+    const uint32_t hops = slots_[self_].relay_hops.exchange(0, std::memory_order_relaxed);
+    if (hops != 0) ring_next(hops - 1);
+  }
+
   void wake_all() {
     for (uint32_t k = 0; k < count_; ++k) {
       if (k != self_) doorbell_ring(slots_[k].bell);
@@ -36,6 +55,16 @@ class PeerWaker {
   }
 
  private:
+  void ring_next(uint32_t hops_after) {
+    if (next_ >= count_) next_ = 0;
+    if (next_ == self_ && ++next_ >= count_) next_ = 0;
+    SchedulerSlot &peer = slots_[next_++];
+    uint32_t h = peer.relay_hops.load(std::memory_order_relaxed);  // keep the longer of two relays
+    while (h < hops_after && !peer.relay_hops.compare_exchange_weak(h, hops_after, std::memory_order_relaxed)) {
+    }
+    doorbell_ring(peer.bell);  // seq_cst: the peer that wakes on it reads the hops stored above
+  }
+
   SchedulerSlot *slots_;
   uint32_t count_, self_, next_;
 };

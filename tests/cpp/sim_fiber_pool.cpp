@@ -61,6 +61,39 @@ TEST(FiberPool, TwoFibersPingPongThroughTwoDoorbells) {
   EXPECT_EQ(ball.load(), 2 * kRounds);
 }
 
+TEST(FiberPool, FibersThatKeepRingingEachOtherDoNotStarveAQueuedOne) {
+  // Two fibers hand the worker to each other forever (each ring makes the other run next on
+  // this worker); a fiber spawned meanwhile waits in the shared queue. It must still run.
+  PoolUser user;
+  pto::FiberGroup group;
+  pto::Doorbell ping, pong;
+  std::atomic<int> ball{0};
+  std::atomic<bool> stop{false};
+  auto player = [&](int parity, pto::Doorbell &mine, pto::Doorbell &theirs) {
+    for (;;) {
+      wait_for(mine, [&] { return stop.load() || ball.load(std::memory_order_acquire) % 2 == parity; });
+      if (stop.load()) break;
+      ball.fetch_add(1, std::memory_order_acq_rel);
+      pto::doorbell_ring(theirs);
+    }
+    pto::doorbell_ring(theirs);
+  };
+  pto::FiberPool &pool = pto::FiberPool::instance();
+  pool.spawn(group, "ping", [&] { player(0, ping, pong); });
+  pool.spawn(group, "pong", [&] { player(1, pong, ping); });
+  while (ball.load() < 1000) std::this_thread::yield();
+  std::atomic<bool> ran{false};
+  pool.spawn(group, "queued", [&] { ran.store(true); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!ran.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(ran.load()) << "the queued fiber did not run within 10 s";
+  stop.store(true);
+  pto::doorbell_ring(ping);
+  pto::doorbell_ring(pong);
+  group.wait_empty();
+}
+
 TEST(FiberPool, ManyFibersParkedOnOneDoorbellAllWakeOnOneRingFromAnOsThread) {
   PoolUser user;
   pto::FiberGroup group;

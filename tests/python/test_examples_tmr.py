@@ -1,9 +1,9 @@
 """tests/python/test_examples_tmr.py — the tensormap_and_ringbuffer examples match NumPy.
 
-Each example (vector pipeline, tiled matmul, three-stage softmax) runs as its own process, the
-way a user runs it, on both simulated chips with the smallest and the full geometry: the full
-one puts every scheduler thread and core to work, so a missed dependency shows up as a wrong
-element rather than passing by luck of a serial schedule.
+Each example (vector pipeline, tiled matmul, three-stage softmax, MIX tile pipeline) runs as its
+own process, the way a user runs it, on both simulated chips with the smallest and the full
+geometry: the full one puts every scheduler thread and core to work, so a missed dependency
+shows up as a wrong element rather than passing by luck of a serial schedule.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-EXAMPLES = ["vector", "matmul", "softmax"]
+EXAMPLES = ["vector", "matmul", "softmax", "mix_pipeline"]
 GEOMETRIES = {
     "a2a3sim": ["-p", "a2a3sim"],
     "a5sim": ["-p", "a5sim"],

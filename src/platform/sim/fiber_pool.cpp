@@ -12,7 +12,8 @@
 //    fibers of this doorbell; sleepers -= their count. The two seq_cst pairs ensure a ring either
 //    sees the sleeper or the parker sees the new seq (the futex path's argument, doorbell_sim.cpp).
 //  - Run queue: hand-off slot per worker (an atomic pointer: the owner and idle thieves
-//    exchange it), plus a shared FIFO under `mu`. `idle` (under `mu`) counts sleeping workers;
+//    exchange it), plus a shared FIFO under `mu`. After kHandoffStreak hand-offs in a row a
+//    worker serves the FIFO first, so fibers that ring each other cannot starve it. `idle` (under `mu`) counts sleeping workers;
 //    a push to the FIFO notifies one when there is any.
 //  - Sanitizers: every switch is announced to ThreadSanitizer (__tsan_switch_to_fiber) and
 //    AddressSanitizer (__sanitizer_start/finish_switch_fiber) so both follow the stacks.
@@ -232,6 +233,8 @@ inline void after_suspend(Fiber *f, bool first) {
 }  // namespace
 
 constexpr unsigned kMaxWorkers = 1024;
+// Hand-offs a worker runs in a row before it serves the shared queue first (worker_main).
+constexpr unsigned kHandoffStreak = 64;
 
 struct FiberPool::Impl {
   unsigned base = 1;
@@ -510,9 +513,19 @@ void FiberPool::Impl::worker_main(Worker *w) {
   ss.ss_sp = w->altstack = malloc(kAltStackBytes);
   ss.ss_size = kAltStackBytes;
   if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
+  unsigned streak = 0;  // fibers run in a row from the hand-off slot
   for (;;) {
     Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acquire);
-    if (f == nullptr) f = find_work(w);
+    if (f != nullptr && ++streak > kHandoffStreak && queued.load(std::memory_order_relaxed) != 0) {
+      // Fibers that keep ringing each other (schedulers passing work around) would otherwise
+      // keep the queued ones, kernels among them, off this worker for as long as they go on.
+      push_shared(f);
+      f = nullptr;
+    }
+    if (f == nullptr) {
+      streak = 0;
+      f = find_work(w);
+    }
     if (f == nullptr) break;  // stopping
     run(w, f);
   }

@@ -7,7 +7,9 @@
 // image and copies it in -- then TaskSlot[window], pto_kernel_call[3 x window] (three blocks
 // per slot: a MIX task's parts) and DepEntry[dep_pool_entries], which the orchestrator writes
 // before anyone reads them (a slot whole, at submit), so they are neither zeroed nor copied
-// in; a slot may hold an earlier run's task until then. Separate allocations:
+// in; a slot may hold an earlier run's task until then; last MixSync[block_dim] (core/mix_sync.h:
+// the sync block of the MIX task running on each cluster), reset by the scheduler that starts
+// a MIX task there, likewise not copied in. Separate allocations:
 // the heap ring (heap_bytes) and, with profiling or PMU, TaskTrace / EdgeTrace / PmuTrace.
 // Not the run's but the device's: the cores' Handshake slots and the schedulers'
 // SchedulerSlot doorbells (cores ring them after the run may be gone). Task ids grow without
@@ -20,7 +22,10 @@
 //   scheduler threads: task state, fanin decrements, fanout-list closing, retired_id,
 //     finished, last_task_alive, failure record, per-type run counters
 //   scheduler threads ring orch_bell (only once last_task_alive reaches orch_wake_at)
-//   cores: the status word of their task's kernel-call block, handshake core half
+//   cores: the status word and mix_ops of their task's kernel-call block, handshake core
+//     half, the MixSync block of the MIX task they run (under its lock)
+//   scheduler threads also: mix_sync of a MIX task's call blocks and the cluster's MixSync
+//     reset, at dispatch
 //   host: everything before launch, `abort` during it
 #ifndef PTO_TMR_LAYOUT_H
 #define PTO_TMR_LAYOUT_H
@@ -109,6 +114,7 @@ struct alignas(kCacheLine) Header {
   uint64_t counters_addr;  // the run counters (core/run_counters.h), always
   uint64_t log_addr;       // the device's pto_device_log (pto/device_log.h)
   uint64_t dump_addr;      // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
+  uint64_t mix_addr;       // MixSync[block_dim] (core/mix_sync.h)
   uint32_t trace_capacity, edge_capacity;
   MpmcQueue ready[PTO_TASK_SHAPE_COUNT];  // AIC, AIV, MIX; capacity `window` each; pushers: orchestrator,
                                           // schedulers

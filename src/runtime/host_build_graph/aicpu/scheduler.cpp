@@ -44,7 +44,7 @@ class Scheduler {
       const bool aborting = h_->abort.load(std::memory_order_acquire) != 0;
       if (!aborting) {
         progress |= dispatch_ready();
-        if (cores_.needs_help(h_->ready, PTO_CORE_TYPE_COUNT)) peers_.wake_one();
+        if (cores_.needs_help(h_->ready, PTO_CORE_TYPE_COUNT)) peers_.ask_for_help(progress);
       }
       if (all_finished() || (aborting && cores_.busy() == 0)) break;
       if (!progress) {

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "core/align.h"
+#include "core/mix_sync.h"
 #include "hbg_layout.h"
 #include "host/device_runner.h"
 #include "host/graph_builder.h"
@@ -309,7 +310,8 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
         skipped += tasks[i].state.load(std::memory_order_relaxed) == hbg::kSkipped;
       *err = "task " + std::to_string(failed) + " (kernel " + std::to_string(ft.func_id) + ", " +
              pto_core_type_name(ft.core_type) + ") failed with status " +
-             std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
+             std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) +
+             mix_status_text(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
              std::to_string(skipped) + " dependent task(s) were not run";
       return PTO_TASK_FAILED;
     }

@@ -339,6 +339,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     call->mix_part = static_cast<uint8_t>(p);
     call->is_mix = parts == 3;
     call->log = h_->log_addr;
+    call->mix_sync = call->mix_ops = 0;  // MIX: the scheduler and the core fill them at dispatch
     for (uint32_t i = 0; i < num_args; ++i) {
       call->args[i] =
           args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;

@@ -9,7 +9,8 @@ namespace tmr {
 Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
     : h_(h), idx_(idx), bell_(&sched_of(h)[idx].bell), peers_(sched_of(h), h->sched_threads, idx) {
   cores_.init(handshakes_of(h), h->num_clusters, h->block_dim, idx, count, bell_, h->trace_addr != 0,
-              h->pmu_addr != 0, h->short_task_ticks, h->pipeline_ticks);
+              h->pmu_addr != 0, h->short_task_ticks, h->pipeline_ticks,
+              reinterpret_cast<MixSync *>(h->mix_addr));
   counters_.start = platform_clock_pair();
 }
 
@@ -174,7 +175,7 @@ bool Scheduler::poll() {
   }) != 0;
   if (h_->abort.load(std::memory_order_acquire) != 0) return collected;
   const bool dispatched = dispatch_ready();
-  if (cores_.needs_help(h_->ready, PTO_TASK_SHAPE_COUNT)) peers_.wake_one();
+  if (cores_.needs_help(h_->ready, PTO_TASK_SHAPE_COUNT)) peers_.ask_for_help(dispatched || collected);
   return dispatched || collected;
 }
 

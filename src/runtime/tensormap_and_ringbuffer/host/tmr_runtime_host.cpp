@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/align.h"
+#include "core/mix_sync.h"
 #include "host/device_runner.h"
 #include "host/run_wait.h"
 #include "host/tensor_dump_files.h"
@@ -23,8 +24,8 @@ namespace {
 using tmr::Header;
 
 struct Layout {
-  uint64_t window, call_stride, slots, calls, deps, kernels, tensors, scalars, queue[PTO_TASK_SHAPE_COUNT],
-      counters,
+  uint64_t window, call_stride, slots, calls, deps, mix, kernels, tensors, scalars,
+      queue[PTO_TASK_SHAPE_COUNT], counters,
       dump = 0,
       image,  // bytes the host builds and copies in; the kernel-call blocks and the dependency pool follow
       total;
@@ -61,6 +62,8 @@ struct Layout {
     slots = take(window * sizeof(tmr::TaskSlot));
     calls = take(window * 3 * call_stride);  // three blocks per slot (MIX parts)
     deps = take(uint64_t{c.dep_pool_entries} * sizeof(tmr::DepEntry));
+    // Reset by the scheduler at each MIX task's dispatch; untouched pages cost no memory.
+    mix = take(uint64_t(c.block_dim) * sizeof(MixSync));
     total = off;
     if (c.enable_profiling || c.enable_pmu) {
       trace_capacity = c.trace_tasks;
@@ -94,6 +97,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->slots_addr = dev + L.slots;
   h->calls_addr = dev + L.calls;
   h->deps_addr = dev + L.deps;
+  h->mix_addr = dev + L.mix;
   h->kernels_addr = dev + L.kernels;
   h->tensors_addr = dev + L.tensors;
   h->scalars_addr = dev + L.scalars;
@@ -245,7 +249,8 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
     const int64_t fin = hdr->finished.load(std::memory_order_relaxed);
     *error = "task " + std::to_string(failed) + " (kernel " +
              std::to_string(hdr->failed_func.load(std::memory_order_relaxed)) + ") failed with status " +
-             std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
+             std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) +
+             mix_status_text(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
              std::to_string(fin - static_cast<int64_t>(ran) - 1) + " dependent task(s) were not run" +
              (hdr->orch_stopped.load(std::memory_order_relaxed)
                   ? " and the orchestration submitted nothing after it"
