@@ -19,20 +19,29 @@ struct alignas(kCacheLine) SchedulerSlot {
 
 // Wakes scheduler peers one at a time: whoever is woken and cannot take all the queued work
 // wakes the next (ask_for_help), so a push costs one doorbell ring instead of a thundering
-// herd. A relay visits every peer at most once: each ring hands the woken peer the hops left
-// (relay_hops, stored before the ring, so the peer reads it after waking). Without that bound,
-// schedulers whose cores are all busy would wake each other in a circle for as long as the
-// backlog lasts, keeping the kernels' pool workers from running.
+// herd. A relay goes round the peers in index order and visits each at most once: each ring
+// hands the woken peer the hops left (relay_hops, stored before the ring, so the peer reads it
+// after waking). Without that bound, schedulers whose cores are all busy would wake each other
+// in a circle for as long as the backlog lasts, keeping the kernels' pool workers from running.
+// Two relays that meet keep the longer, which covers both (they go the same way).
 class PeerWaker {
  public:
   // self: the caller's own slot, or count (or more) for a caller that is not a scheduler.
   PeerWaker(SchedulerSlot *slots, uint32_t count, uint32_t self)
-      : slots_(slots), count_(count), self_(self), next_(self + 1) {}
+      : slots_(slots), count_(count), self_(self), next_(0) {}
 
-  // Starts a relay: work appeared that the caller does not start itself.
+  // Starts a relay: work appeared that the caller does not start itself. From a scheduler it
+  // visits the others from self + 1 on; from elsewhere (the orchestrator) all of them, from a
+  // rotating first one.
   void wake_one() {
-    const uint32_t peers = self_ < count_ ? count_ - 1 : count_;
-    if (peers != 0) ring_next(peers - 1);
+    if (is_scheduler()) {
+      if (count_ < 2) return;
+      slots_[self_].relay_hops.store(0, std::memory_order_relaxed);  // superseded by this one
+      ring((self_ + 1) % count_, count_ - 2);
+    } else if (count_ != 0) {
+      if (next_ >= count_) next_ = 0;
+      ring(next_++, count_ - 1);
+    }
   }
 
   // Work is queued that this scheduler cannot start: a peer may have a core free. `fresh`: this
@@ -43,9 +52,9 @@ class PeerWaker {
       wake_one();
       return;
     }
-    if (self_ >= count_ || count_ < 2) return;
+    if (!is_scheduler() || count_ < 2) return;
     const uint32_t hops = slots_[self_].relay_hops.exchange(0, std::memory_order_relaxed);
-    if (hops != 0) ring_next(hops - 1);
+    if (hops != 0) ring((self_ + 1) % count_, hops - 1);
   }
 
   void wake_all() {
@@ -55,10 +64,9 @@ class PeerWaker {
   }
 
  private:
-  void ring_next(uint32_t hops_after) {
-    if (next_ >= count_) next_ = 0;
-    if (next_ == self_ && ++next_ >= count_) next_ = 0;
-    SchedulerSlot &peer = slots_[next_++];
+  bool is_scheduler() const { return self_ < count_; }
+  void ring(uint32_t peer_index, uint32_t hops_after) {
+    SchedulerSlot &peer = slots_[peer_index];
     uint32_t h = peer.relay_hops.load(std::memory_order_relaxed);  // keep the longer of two relays
     while (h < hops_after && !peer.relay_hops.compare_exchange_weak(h, hops_after, std::memory_order_relaxed)) {
     }
