@@ -52,13 +52,17 @@ long futex(std::atomic<uint32_t> *addr, int op, uint32_t val, const timespec *ts
   return syscall(SYS_futex, reinterpret_cast<uint32_t *>(addr), op, val, ts, nullptr, 0);
 }
 
-bool spin(const Doorbell &b, uint32_t seen) {
+// Whether seq moved past `seen` while spinning, then yielding; gives up early at the monotonic
+// `deadline_ns`: on a loaded machine each sched_yield may hand the CPU away for a whole time
+// slice, so the yields alone can outlast a short wait (wait(0) took 300 ms that way).
+bool spin(const Doorbell &b, uint32_t seen, uint64_t deadline_ns = UINT64_MAX) {
   for (uint32_t i = spin_budget(); i != 0; --i) {
     if (b.seq.load(std::memory_order_acquire) != seen) return true;
     platform_cpu_relax();
   }
   for (uint32_t i = yield_budget(); i != 0; --i) {
     if (b.seq.load(std::memory_order_acquire) != seen) return true;
+    if (deadline_ns != UINT64_MAX && platform_now_ns() >= deadline_ns) return false;
     sched_yield();
   }
   return false;
@@ -125,7 +129,7 @@ bool doorbell_wait_until(Doorbell &b, uint32_t seen, uint64_t deadline_ns) {
       exec_hooks()->yield();
     }
   }
-  if (spin(b, seen)) return true;
+  if (spin(b, seen, deadline_ns)) return true;
   for (;;) {
     if (b.seq.load(std::memory_order_acquire) != seen) return true;
     const uint64_t now = platform_now_ns();
