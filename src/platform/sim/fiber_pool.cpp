@@ -20,6 +20,7 @@
 #include "fiber_pool.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -117,10 +118,15 @@ struct Worker {
   std::atomic<Fiber *> handoff{nullptr};  // runs next; idle workers may take it
   Fiber *current = nullptr;               // the worker thread only
   std::atomic<uint64_t> busy_since{0};    // monitor epoch at the current resume; 0 = not running one
-  std::atomic<bool> has_clock{false};     // cpu_clock is set (by the worker, at its start)
+  std::atomic<bool> has_clock{false};     // cpu_clock and schedstat_fd are set (by the worker, at its start)
   clockid_t cpu_clock{};                  // this thread's CPU-time clock
-  // Monitor only: the worker's CPU time and the wall time at the last kWindow ticks of the
-  // current hold (held_for: the busy_since value they belong to; samples: how many are valid).
+  int schedstat_fd = -1;                  // its /proc schedstat (CPU time, run-queue wait), if any
+  ~Worker() {
+    if (schedstat_fd >= 0) close(schedstat_fd);
+  }
+  // Monitor only: the CPU time the worker had or waited for (wanted_cpu) and the wall time at
+  // the last kWindow ticks of the current hold (held_for: the busy_since value they belong to;
+  // samples: how many are valid).
   static constexpr unsigned kWindow = 8;
   uint64_t held_for = 0;
   unsigned samples = 0;
@@ -502,6 +508,7 @@ void FiberPool::Impl::start_worker() {  // mu held
 
 void FiberPool::Impl::worker_main(Worker *w) {
   t_worker = w;
+  w->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
   if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0) w->has_clock.store(true, std::memory_order_release);
 #if PTO_FIBER_TSAN
   w->tsan = __tsan_get_current_fiber();
@@ -710,12 +717,37 @@ void FiberPool::Impl::unpark_all(Doorbell &b) {
 
 // Every millisecond while fibers live: a worker held by one fiber for over a tick gives its
 // hand-off slot to the shared queue (someone else can run it). A held worker is unavailable to
-// the other fibers when it is blocked in the OS — under a quarter of the wall time as CPU time
-// over the last few ticks: a kernel that sleeps or waits — or held for over kStuckTicks (a
+// the other fibers when it is blocked in the OS — under a quarter of the wall time running or
+// waiting to run over the last few ticks: a kernel that sleeps or waits, not one that a loaded
+// machine starves of CPU — or held for over kStuckTicks (a
 // kernel that hangs or computes for seconds). When fewer than the base count of workers are
 // available and fibers wait, one more worker starts (up to PTO_SIM_MAX_WORKERS). Kernels that
 // compute for less than kStuckTicks add none. The CPU-time clock of another thread advances
 // at the kernel's scheduler tick (~4 ms), not continuously, hence the window of several ticks.
+namespace {
+// The CPU time worker w had plus the time it waited, runnable, for a CPU (ns): a worker that
+// the machine's load starves is not blocked, and adding workers would only starve it more.
+// From schedstat where the kernel has it, else the thread's CPU-time clock alone.
+bool wanted_cpu(const Worker *w, int64_t *ns) {
+  if (w->schedstat_fd >= 0) {
+    char text[96];
+    const ssize_t got = pread(w->schedstat_fd, text, sizeof text - 1, 0);
+    if (got > 0) {
+      text[got] = '\0';
+      char *end = nullptr;
+      const long long run = strtoll(text, &end, 10);
+      const long long wait = strtoll(end, nullptr, 10);
+      *ns = run + wait;
+      return true;
+    }
+  }
+  timespec cpu;
+  if (clock_gettime(w->cpu_clock, &cpu) != 0) return false;
+  *ns = static_cast<int64_t>(cpu.tv_sec) * 1000000000 + cpu.tv_nsec;
+  return true;
+}
+}  // namespace
+
 void FiberPool::Impl::monitor_main() {
   constexpr unsigned kMinSamples = 6;     // ticks of a hold before its CPU share is judged
   constexpr uint64_t kStuckTicks = 1000;  // ~1 s
@@ -743,10 +775,10 @@ void FiberPool::Impl::monitor_main() {
           w->samples = 0;
         }
         if (since == 0) continue;
-        timespec cpu;
-        if (w->has_clock.load(std::memory_order_acquire) && clock_gettime(w->cpu_clock, &cpu) == 0) {
+        int64_t wanted;
+        if (w->has_clock.load(std::memory_order_acquire) && wanted_cpu(w, &wanted)) {
           const unsigned k = w->samples % Worker::kWindow;
-          w->cpu_at[k] = static_cast<int64_t>(cpu.tv_sec) * 1000000000 + cpu.tv_nsec;
+          w->cpu_at[k] = wanted;
           w->wall_at[k] = wall_ns;
           ++w->samples;
         }
