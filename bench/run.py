@@ -39,7 +39,13 @@ PTO_VARIANTS = {
     "pto_tmr": ("pto_tmr", {}),
     "pto_hbg_threads": ("pto_hbg", {"PTO_SIM_EXEC": "threads"}),
     "pto_tmr_threads": ("pto_tmr", {"PTO_SIM_EXEC": "threads"}),
+    "pto_hbg_seeded": ("pto_hbg", {"PTO_SIM_SEED": "1"}),
+    "pto_tmr_seeded": ("pto_tmr", {"PTO_SIM_SEED": "1"}),
 }
+# The *_seeded variants: seeded runs (PTO_SIM_SEED, one OS thread per chip in a reproducible
+# order), a debugging mode; only in the empty-task experiments, where their cost per task shows.
+SEEDED = ["pto_hbg_seeded", "pto_tmr_seeded"]
+ALL_RUNTIMES = RUNTIMES + SEEDED
 PTO_RUNTIMES = set(PTO_VARIANTS)
 ALWAYS_BUILT = {"serial"} | PTO_RUNTIMES  # the others depend on installed libraries
 METG_GRAINS = [2**k for k in range(4, 19)]  # busy rounds: about 30 ns .. 450 us per task here
@@ -69,7 +75,7 @@ def full_plan() -> list[Experiment]:
         ("stencil_1d", "stencil_1d w4", ["--width", "4", "--steps", "5000"]),
         ("nearest", "nearest w4 r5", ["--width", "4", "--steps", "5000", "--radix", "5"]),
     ]:
-        e.append(Experiment("empty", wl, cfg, args, [0]))
+        e.append(Experiment("empty", wl, cfg, args, [0], runtimes=list(ALL_RUNTIMES)))
     # METG(50%): grain sweeps, Task Bench style (fixed steps, grain varied).
     for wl, cfg, args in [
         ("independent", "trivial w4", ["--width", "4", "--steps", "100"]),
@@ -93,7 +99,7 @@ def full_plan() -> list[Experiment]:
             ["--width", "4", "--steps", "2500"],
             [0, 1024],
             block_dims=[1, 2, 4, 8, 12, 16, 24],
-            runtimes=sorted(PTO_RUNTIMES),
+            runtimes=sorted(PTO_RUNTIMES - set(SEEDED)),
         )
     )
     # Tiled GEMM, n = 512, three tile sizes.
@@ -104,7 +110,9 @@ def full_plan() -> list[Experiment]:
 
 def smoke_plan() -> list[Experiment]:
     e = [
-        Experiment("empty", "chain", "chain", ["--steps", "50"], [0, 64]),
+        Experiment(
+            "empty", "chain", "chain", ["--steps", "50"], [0, 64], runtimes=list(ALL_RUNTIMES)
+        ),
         Experiment(
             "empty", "independent", "independent", ["--width", "3", "--steps", "10"], [0, 64]
         ),
@@ -129,7 +137,7 @@ def smoke_plan() -> list[Experiment]:
             ["--width", "3", "--steps", "4"],
             [0],
             block_dims=[1, 2],
-            runtimes=sorted(PTO_RUNTIMES),
+            runtimes=sorted(PTO_RUNTIMES - set(SEEDED)),
         ),
         Experiment("matmul", "matmul", "n64 t16", ["--width", "4"], [16]),
     ]
@@ -355,7 +363,7 @@ def fmt_metg(m: dict) -> str:
 def label_order(labels: set[str]) -> list[str]:
     def key(lbl: str) -> tuple[int, int]:
         rt, _, bd = lbl.partition("@bd")
-        return (RUNTIMES.index(rt) if rt in RUNTIMES else 99, -int(bd) if bd else 0)
+        return (ALL_RUNTIMES.index(rt) if rt in ALL_RUNTIMES else 99, -int(bd) if bd else 0)
 
     return sorted(labels, key=key)
 
@@ -708,7 +716,9 @@ def main() -> int:
         "--only", default="", help="experiments to run: empty,metg,fixed,blockdim,matmul"
     )
     ap.add_argument(
-        "--runtimes", default="", help="runtimes to run (default all built): " + ",".join(RUNTIMES)
+        "--runtimes",
+        default="",
+        help="runtimes to run (default all built): " + ",".join(ALL_RUNTIMES),
     )
     ap.add_argument(
         "--timeout", type=float, default=None, help="seconds per binary (default 900; smoke 60)"
@@ -726,6 +736,8 @@ def main() -> int:
     opts.warmup = opts.warmup if opts.warmup is not None else (0 if opts.smoke else 1)
     opts.timeout = opts.timeout or (60.0 if opts.smoke else 900.0)
     opts.runtimes = [r for r in opts.runtimes.split(",") if r]
+    if unknown := [r for r in opts.runtimes if r not in ALL_RUNTIMES]:
+        ap.error(f"--runtimes: unknown {','.join(unknown)} (known: {','.join(ALL_RUNTIMES)})")
     only = {k for k in opts.only.split(",") if k}
 
     if opts.from_csv:

@@ -58,6 +58,7 @@ from .errors import (
     TaskFailedError,
     error_from_code,
 )
+from .fuzz import ScheduleFuzzReport, TensorDiff, fuzz_schedules
 from .isolated import IsolatedChipWorker
 from .l3 import Event, Orchestrator, RunHandle, SubContext, WorkerRunStats
 from .task_args import ChipStorageTaskArgs
@@ -97,10 +98,13 @@ __all__ = [
     "RunTimeoutError",
     "RuntimeBinaries",
     "RuntimeBuilder",
+    "ScheduleFuzzReport",
     "SubContext",
     "TaskFailedError",
+    "TensorDiff",
     "Trace",
     "Worker",
     "WorkerRunStats",
     "__version__",
+    "fuzz_schedules",
 ]
