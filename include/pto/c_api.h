@@ -64,6 +64,8 @@ typedef struct pto_call_config {
   uint32_t dump_max_tasks;    /* enable_dump_tensor: tasks dumped at most */
   uint64_t dump_bytes;        /* enable_dump_tensor: device memory for the copies */
   int64_t sim_seed;           /* sim: >= 0 a reproducible (seeded) schedule; -1 = PTO_SIM_SEED or off */
+  int32_t sim_timing;          /* sim, seeded runs: in virtual time (docs/sim_execution.md) */
+  int32_t sim_kernel_time_pct; /* sim_timing: uncosted kernels take host time x this / 100 */
 } pto_call_config;
 
 #define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */
@@ -91,6 +93,7 @@ typedef struct pto_run_stats {
   uint32_t core_tasks[PTO_STATS_MAX_CORES];   /* kernels run */
   char pmu_note[320]; /* enable_pmu: counters that could not be counted and why ("" if none) */
   char dump_dir[512]; /* enable_dump_tensor: where this run's .npy files and index.json are */
+  uint64_t predicted_makespan_ns; /* sim_timing: the device makespan in virtual time; 0 otherwise */
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -42,7 +42,12 @@
   X(uint64_t, dump_bytes, 16ull << 20, 1, 16ull << 30,                                                     \
     "enable_dump_tensor: device memory for the copies (more: dropped)")                                    \
   X(int64_t, sim_seed, -1, -1, INT64_MAX,                                                                  \
-    "sim: >= 0 runs reproducibly, one simulated thread at a time in a seeded order; -1 = PTO_SIM_SEED or off")
+    "sim: >= 0 runs reproducibly, one simulated thread at a time in a seeded order; -1 = PTO_SIM_SEED or " \
+    "off")                                                                                                 \
+  X(bool, sim_timing, false, 0, 1,                                                                         \
+    "sim, seeded runs: run in virtual time, predict the device makespan (False: PTO_SIM_TIMING=1 or off)") \
+  X(int32_t, sim_kernel_time_pct, 100, 0, 1000000,                                                         \
+    "sim_timing: a kernel without a cost (PTO_SIM_KERNEL_COSTS) takes its host time x this / 100")
 
 namespace pto {
 

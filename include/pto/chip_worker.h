@@ -105,8 +105,13 @@ struct RunStats {
     uint64_t tasks = 0;        // kernels run (a MIX task counts on each of its cores)
     double busy_us = 0;        // time running kernels
     double busy_fraction = 0;  // busy_us / effective_us
+    // sim_timing: busy_us / predicted_makespan_us (busy_us is virtual time then); 0 otherwise
+    double predicted_utilisation = 0;
   };
   std::vector<Core> cores;  // every core of the clusters the run used (block_dim x 3)
+  // sim_timing: the device makespan in virtual time, as the timing model predicts it (the
+  // trace's timestamps and the busy times above are virtual then too); 0 otherwise.
+  double predicted_makespan_us = 0;
   // enable_pmu: which counters could not be counted and why ("" if none; per-task counters
   // are in the trace, ChipWorker::last_trace_json).
   std::string pmu_note;

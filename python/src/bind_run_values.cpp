@@ -203,6 +203,8 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("tasks", &RunStats::Core::tasks, "kernels run (a MIX task counts on each of its cores)")
       .def_ro("busy_us", &RunStats::Core::busy_us, "time running kernels, in us")
       .def_ro("busy_fraction", &RunStats::Core::busy_fraction, "busy_us / the run's effective_us")
+      .def_ro("predicted_utilisation", &RunStats::Core::predicted_utilisation,
+              "sim_timing: busy_us / the run's predicted_makespan_us (0 otherwise)")
       .def("__repr__", [](const RunStats::Core &c) {
         return std::string("CoreStats(slot=") + std::to_string(c.slot) +
                ", type=" + pto_core_type_name(c.type) + ", tasks=" + std::to_string(c.tasks) +
@@ -228,6 +230,9 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("scheduling_us", &RunStats::scheduling_us,
               "AICPU scheduler threads' time not parked, summed over threads, in us")
       .def_ro("cores", &RunStats::cores, "CoreStats of every core of the clusters the run used")
+      .def_ro("predicted_makespan_us", &RunStats::predicted_makespan_us,
+              "sim_timing: the device makespan in virtual time, as the timing model predicts it, in us "
+              "(0 otherwise)")
       .def_ro("dump_dir", &RunStats::dump_dir,
               "enable_dump_tensor: the directory of this run's .npy files and index.json ('' when off)")
       .def_ro("pmu_note", &RunStats::pmu_note,

@@ -23,6 +23,7 @@ inline void run_with_pmu(CoreReport &r, KernelFn kernel, int64_t *args) {
   const uint32_t valid = platform_pmu_read(&a, &error);
   r.kernel_start = platform_ticks();
   kernel(args);
+  platform_kernel_end();
   r.kernel_end = platform_ticks();
   platform_pmu_read(&b, &error);
   r.pmu_cycles = b.cycles - a.cycles;
@@ -52,11 +53,13 @@ inline void aicore_loop(Handshake &hs) {
       hs.task_status.store(1, std::memory_order_relaxed);
       const bool mix = call->is_mix != 0 && call->mix_sync != 0;
       if (mix) call->mix_ops = reinterpret_cast<uint64_t>(&kMixOps);  // this program's waits (mix_sync.h)
+      platform_kernel_begin(p->kernel_addr);  // sim timing mode: the kernel's virtual time
       if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
         run_with_pmu(r, kernel, call->args);
       } else {
         r.kernel_start = platform_ticks();  // always: the run's busy counters (core/run_counters.h)
         kernel(call->args);
+        platform_kernel_end();  // sim timing mode: the clock moves to the kernel's end
         r.kernel_end = platform_ticks();
       }
       if (mix) mix_part_returned(call);  // before the report: the block is reused after it

@@ -16,6 +16,7 @@
 #include "core/profiling.h"
 #include "core/scheduler_bell.h"
 #include "host/run_wait.h"
+#include "host/sim_timing_profile.h"
 #include "pto/call_config.h"
 #include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
@@ -48,6 +49,63 @@ bool env_sim_seed(int64_t *seed, std::string *error) {
     return false;
   }
   *seed = v;
+  return true;
+}
+
+// PTO_SIM_TIMING: "1" turns the timing mode on for runs that leave sim_timing off; unset, empty
+// or "0": off. False, with *error, for anything else.
+bool env_sim_timing(bool *on, std::string *error) {
+  *on = false;
+  const char *s = getenv("PTO_SIM_TIMING");
+  if (s == nullptr || *s == '\0' || strcmp(s, "0") == 0) return true;
+  if (strcmp(s, "1") == 0) {
+    *on = true;
+    return true;
+  }
+  *error = std::string("PTO_SIM_TIMING=") + s + " is not 0 or 1 (1: run in virtual time; needs a seeded run)";
+  return false;
+}
+
+// PTO_SIM_KERNEL_COSTS: "func_id=ns[,func_id=ns...]", the fixed virtual time of those kernels in
+// timing mode, keyed by their entry address. False, with *error, when malformed or naming a
+// func_id the callable lacks.
+bool env_kernel_costs(const std::map<uint32_t, KernelEntry> &kernels,
+                      std::vector<std::pair<uint64_t, uint64_t>> *out, std::string *error) {
+  const char *env = getenv("PTO_SIM_KERNEL_COSTS");
+  if (env == nullptr || *env == '\0') return true;
+  const std::string all = env;
+  std::map<uint64_t, std::pair<uint32_t, uint64_t>> by_entry;  // entry -> (func_id, ns)
+  for (size_t at = 0; at <= all.size();) {
+    size_t end = all.find(',', at);
+    if (end == std::string::npos) end = all.size();
+    const std::string item = all.substr(at, end - at);
+    at = end + 1;
+    const size_t eq = item.find('=');
+    char *e1 = nullptr, *e2 = nullptr;
+    errno = 0;
+    const std::string id_text = item.substr(0, eq == std::string::npos ? 0 : eq);
+    const std::string ns_text = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const unsigned long long id = strtoull(id_text.c_str(), &e1, 10);
+    const unsigned long long ns = strtoull(ns_text.c_str(), &e2, 10);
+    if (eq == std::string::npos || id_text.empty() || ns_text.empty() || *e1 != '\0' || *e2 != '\0' ||
+        errno != 0 || id > UINT32_MAX || id_text[0] == '-' || ns_text[0] == '-') {
+      *error = "PTO_SIM_KERNEL_COSTS=" + all + ": '" + item +
+               "' is not func_id=ns (a kernel's func_id and its virtual time in ns, comma-separated)";
+      return false;
+    }
+    const auto k = kernels.find(static_cast<uint32_t>(id));
+    if (k == kernels.end()) {
+      *error = "PTO_SIM_KERNEL_COSTS=" + all + ": the callable has no kernel with func_id " + id_text;
+      return false;
+    }
+    const auto [it, fresh] = by_entry.emplace(k->second.loaded.entry_addr, std::make_pair(k->first, ns));
+    if (!fresh && it->second.second != ns) {
+      *error = "PTO_SIM_KERNEL_COSTS=" + all + ": func_ids " + std::to_string(it->second.first) + " and " +
+               id_text + " are the same kernel binary; give them the same cost";
+      return false;
+    }
+  }
+  for (const auto &kv : by_entry) out->emplace_back(kv.first, kv.second.second);
   return true;
 }
 
@@ -297,6 +355,8 @@ struct DeviceRunner::InFlight {
   RunInputs in;
   std::vector<pto_arg_desc> args;  // the caller's descriptors, for copying outputs back
   LaunchedRun launched;
+  SimTiming timing;  // timing mode: what launched.spec.timing points to
+  bool timed = false;
   pto_run_stats stats{};
 };
 
@@ -325,12 +385,22 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   if (std::string why; seed < 0 && !env_sim_seed(&seed, &why)) return fail(PTO_INVALID_ARGUMENT, why);
   if (seed >= 0 && !device_->supports_seeded_runs()) {
     return fail(PTO_NOT_SUPPORTED,
-                "sim_seed=" + std::to_string(seed) + ": seeded (reproducible) runs need the sim's fiber execution " +
+                "sim_seed=" + std::to_string(seed) +
+                    ": seeded (reproducible) runs need the sim's fiber execution " +
                     "model; this device does not schedule its threads itself (PTO_SIM_EXEC=threads, or " +
                     "a real device)");
   }
+  bool timed = cfg->sim_timing != 0;
+  if (std::string why; !timed && !env_sim_timing(&timed, &why)) return fail(PTO_INVALID_ARGUMENT, why);
+  if (timed && seed < 0) {
+    return fail(
+        PTO_INVALID_ARGUMENT,
+        std::string(cfg->sim_timing ? "sim_timing=1" : "PTO_SIM_TIMING=1") +
+            ": the timing mode runs in a seeded schedule; set sim_seed >= 0 (or PTO_SIM_SEED) as well");
+  }
   auto run = std::make_unique<InFlight>(memory_.get());
   run->t0 = t0;
+  run->timed = timed;
   RunInputs &in = run->in;
   in.cfg = *cfg;
   in.orchestration_path = callable->orchestration_path;
@@ -338,18 +408,31 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.handshakes = reinterpret_cast<uint64_t>(handshakes_);
   in.scheduler_bells = reinterpret_cast<uint64_t>(scheduler_bells_);
   in.device_log = reinterpret_cast<uint64_t>(device_->device_log(cfg->log_level));
-  in.ns_per_tick = device_->ns_per_tick();
+  // Timing mode: device timestamps are virtual nanoseconds (pto_platform/clock.h).
+  in.ns_per_tick = timed ? 1.0 : device_->ns_per_tick();
   in.short_task_ticks = static_cast<uint64_t>(device_->short_task_ns() / in.ns_per_tick);
   // Seeded: no decision may depend on measured time, and queueing behind short kernels does.
   in.pipeline_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
   in.num_clusters = geometry_->num_clusters;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
+  if (timed) {
+    SimTiming &t = run->timing;
+    t.kernel_factor = cfg->sim_kernel_time_pct / 100.0;
+    if (std::string why; !env_kernel_costs(in.kernels, &t.kernel_ns, &why))
+      return fail(PTO_INVALID_ARGUMENT, why);
+    if (const SimTimingProfile *p = sim_timing_profile(geometry_->platform)) {
+      t.dispatch_ns = p->dispatch_ns;
+      t.completion_ns = p->completion_ns;
+      t.submit_ns = p->submit_ns;
+    }
+  }
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
   run->args.assign(args, args + num_args);
   std::string err;
   rc = runtime_prepare(*this, in, &run->stats, &err, &run->launched);
   if (rc != PTO_OK) return fail(rc, err);
   run->launched.spec.seed = seed;
+  run->launched.spec.timing = timed ? &run->timing : nullptr;
   launch_run(*this, &run->launched);
   if (cfg->timeout_ms) run->deadline_ns = run->launched.launch_ns + cfg->timeout_ms * 1000000ull;
   in_flight_ = std::move(run);
@@ -379,6 +462,7 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
     return fail(rc, err);
   }
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
+  if (run.timed) run.stats.predicted_makespan_ns = device_->virtual_makespan_ns();
   run.stats.total_ns = platform_now_ns() - run.t0;
   if (run.stats.pmu_note[0]) {
     static std::once_flag said;  // say it once per process, not once per run

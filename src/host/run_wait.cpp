@@ -115,7 +115,8 @@ pto_status complete_run(DeviceRunner &runner, LaunchedRun &run, pto_run_stats *s
     *error = "the AICPU program failed with status " + std::to_string(status);
     return PTO_INTERNAL;
   }
-  return run.finish(run.launch_ns, stats, error);
+  // Timing mode: the run's timestamps are virtual ns and the launch is virtual time 0.
+  return run.finish(run.spec.timing != nullptr ? 0 : run.launch_ns, stats, error);
 }
 
 }  // namespace pto

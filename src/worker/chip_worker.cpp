@@ -62,6 +62,12 @@ std::string RunStats::table() const {
                   100 * hi, static_cast<unsigned long long>(n), static_cast<unsigned long long>(tasks));
     t += buf;
   }
+  if (predicted_makespan_us > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "predicted        %.1f us (sim_timing: the device makespan in virtual time)\n",
+                  predicted_makespan_us);
+    t += buf;
+  }
   const char *names[4] = {"task window", "heap (bytes)", "dep pool", "TensorMap"};
   const Ring *rings[4] = {&window, &heap, &dep_pool, &tensormap};
   if (window.capacity) {
@@ -267,6 +273,7 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.pmu_note = std::string(s.pmu_note, strnlen(s.pmu_note, sizeof s.pmu_note));
   out.dump_dir = std::string(s.dump_dir, strnlen(s.dump_dir, sizeof s.dump_dir));
   out.scheduling_us = static_cast<double>(s.scheduling_ns) / 1e3;
+  out.predicted_makespan_us = static_cast<double>(s.predicted_makespan_ns) / 1e3;
   const uint32_t C = s.num_clusters;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
@@ -278,6 +285,8 @@ RunStats to_run_stats(const pto_run_stats &s) {
     c.tasks = s.core_tasks[slot];
     c.busy_us = static_cast<double>(s.core_busy_ns[slot]) / 1e3;
     c.busy_fraction = s.effective_ns ? static_cast<double>(s.core_busy_ns[slot]) / s.effective_ns : 0.0;
+    c.predicted_utilisation =
+        s.predicted_makespan_ns ? static_cast<double>(s.core_busy_ns[slot]) / s.predicted_makespan_ns : 0.0;
     out.cores.push_back(c);
   }
   return out;

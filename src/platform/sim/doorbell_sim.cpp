@@ -29,6 +29,7 @@
 namespace pto {
 
 std::atomic<const SimExecHooks *> g_sim_exec{nullptr};
+std::atomic<const std::atomic<uint32_t> *> g_platform_timed_runs{nullptr};
 
 namespace {
 
@@ -97,13 +98,47 @@ uint64_t platform_now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+namespace {
+bool platform_virtual_clock(uint64_t *ns) {
+  const SimExecHooks *hooks = exec_hooks();
+  return hooks != nullptr && hooks->virtual_clock(ns);
+}
+}  // namespace
+
+// A virtual tick is the virtual clock plus one: tick 0 means "never stamped" to the host
+// (core/tick_clock.h), and a scheduler's first stamps are at virtual time 0.
+uint64_t platform_virtual_ticks() {
+  uint64_t ns;
+  return platform_virtual_clock(&ns) ? ns + 1 : platform_host_ticks();
+}
+
+namespace {
+bool timed_now() {
+  const std::atomic<uint32_t> *timed = g_platform_timed_runs.load(std::memory_order_relaxed);
+  return timed != nullptr && timed->load(std::memory_order_relaxed) != 0;
+}
+}  // namespace
+
+void platform_kernel_begin(uint64_t kernel_entry) {
+  if (!timed_now()) return;
+  if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_begin(kernel_entry);
+}
+
+void platform_kernel_end() {
+  if (!timed_now()) return;
+  if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_end();
+}
+
 ClockPair platform_clock_pair() {
+  // On a fiber of a timed launch both are its virtual clock (ticks one ahead, as above): hosts
+  // then map the run's ticks to virtual ns one to one (core/tick_clock.h).
+  if (uint64_t v; timed_now() && platform_virtual_clock(&v)) return ClockPair{v, v + 1};
   ClockPair best;
   uint64_t best_gap = UINT64_MAX;
   for (int i = 0; i < 5; ++i) {
-    const uint64_t before = platform_ticks();
+    const uint64_t before = platform_host_ticks();
     const uint64_t ns = platform_now_ns();
-    const uint64_t after = platform_ticks();
+    const uint64_t after = platform_host_ticks();
     if (after - before < best_gap) {
       best_gap = after - before;
       best = ClockPair{ns, before + (after - before) / 2};

@@ -6,5 +6,6 @@
 #include "sim_exec.h"
 
 extern "C" __attribute__((visibility("default"))) void pto_sim_bind_exec(const pto::SimExecHooks *hooks) {
+  pto::g_platform_timed_runs.store(hooks->timed_runs, std::memory_order_relaxed);
   pto::g_sim_exec.store(hooks, std::memory_order_release);
 }

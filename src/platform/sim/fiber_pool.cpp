@@ -13,8 +13,8 @@
 //    sees the sleeper or the parker sees the new seq (the futex path's argument, doorbell_sim.cpp).
 //  - Run queue: hand-off slot per worker (an atomic pointer: the owner and idle thieves
 //    exchange it), plus a shared FIFO under `mu`. After kHandoffStreak hand-offs in a row a
-//    worker serves the FIFO first, so fibers that ring each other cannot starve it. `idle` (under `mu`) counts sleeping workers;
-//    a push to the FIFO notifies one when there is any.
+//    worker serves the FIFO first, so fibers that ring each other cannot starve it. `idle` (under `mu`)
+//    counts sleeping workers; a push to the FIFO notifies one when there is any.
 //  - Sanitizers: every switch is announced to ThreadSanitizer (__tsan_switch_to_fiber) and
 //    AddressSanitizer (__sanitizer_start/finish_switch_fiber) so both follow the stacks.
 #include "fiber_pool.h"
@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
-#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +38,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "pto_platform/clock.h"
@@ -103,6 +104,16 @@ struct Fiber {
   Doorbell *bell = nullptr;  // kPark: the doorbell and the sequence seen
   uint32_t seen = 0;
   Fiber *next = nullptr;  // parking-lot list
+  FiberRole role = FiberRole::kOther;
+
+  // Timing mode (DeterministicExecutor): the fiber's virtual clock and the kernel it runs. Only
+  // the executor's thread touches them, or whoever holds its mu while the fiber is not running.
+  uint64_t vt = 0;  // ns since the launch began; valid when vt_epoch is the executor's
+  uint32_t vt_epoch = 0;
+  bool in_kernel = false;     // between platform_kernel_begin and _end
+  bool kernel_fixed = false;  // the cost table gives its time: kernel_vt0 + kernel_ns
+  uint64_t kernel_vt0 = 0, kernel_ns = 0;
+  uint64_t segment_start = 0;  // platform_now_ns() when the kernel last started or went on
 
   void *tsan = nullptr;
   void *asan_fake = nullptr;
@@ -141,8 +152,12 @@ struct Worker {
 // initial-exec: read at every switch and park; see crash_report_sim.cpp on the model.
 __attribute__((tls_model("initial-exec"))) thread_local Worker *t_worker = nullptr;
 
-// Queues f on the DeterministicExecutor::Impl `det` (defined at the end of this file).
-void det_push(void *det, Fiber *f);
+// Queues f on the DeterministicExecutor::Impl `det` (defined at the end of this file); `ringer`:
+// the fiber whose ring made it runnable, null if none (the host, a launch).
+void det_push(void *det, Fiber *f, Fiber *ringer);
+
+// Launches running in virtual time now (SimExecHooks::timed_runs).
+std::atomic<uint32_t> g_timed_runs{0};
 
 // Reads the thread's worker afresh: never inlined, so no caller keeps a thread-local address
 // computed before a fiber switch (after one, the fiber may be on another thread).
@@ -254,8 +269,8 @@ struct FiberPool::Impl {
   // workers are never removed, so readers index it without a lock after an acquire load.
   Worker *workers[kMaxWorkers] = {};
   std::atomic<unsigned> nworkers{0};
-  std::atomic<uint64_t> epoch{1};    // monitor ticks (1 ms)
-  std::atomic<uint32_t> live{0};     // fibers alive, all groups
+  std::atomic<uint64_t> epoch{1};     // monitor ticks (1 ms)
+  std::atomic<uint32_t> live{0};      // fibers alive, all groups
   std::atomic<bool> stopping{false};  // the last user left: workers and monitor return
   std::mutex monitor_mu;
   std::condition_variable monitor_cv;  // the monitor sleeps here while no fiber lives
@@ -304,7 +319,7 @@ struct FiberPool::Impl {
   void make_runnable(Fiber *f);
   void make_runnable_from_outside(Fiber *f) {  // not from a worker's fiber: no hand-off
     if (void *det = f->group->det_.load(std::memory_order_acquire)) {
-      det_push(det, f);
+      det_push(det, f, nullptr);
       return;
     }
     push_shared(f);
@@ -317,8 +332,8 @@ struct FiberPool::Impl {
 namespace {
 
 std::atomic<FiberPool *> g_pool{nullptr};  // the process's pool
-std::mutex g_pool_mu;                     // creating it
-FiberPool::Impl *g_impl = nullptr;        // g_pool's, for the hooks
+std::mutex g_pool_mu;                      // creating it
+FiberPool::Impl *g_impl = nullptr;         // g_pool's, for the hooks
 
 // In a child after fork: the parent's workers do not exist here. Forget the pool (its memory is
 // leaked on purpose: its mutexes may have been held by threads that are gone); the child makes
@@ -389,8 +404,12 @@ void hook_yield() {
 }
 
 void hook_unpark_all(Doorbell &b);
+bool hook_virtual_clock(uint64_t *ns);
+void hook_kernel_begin(uint64_t kernel_entry);
+void hook_kernel_end();
 
-const SimExecHooks kHooks = {hook_on_fiber, hook_park, hook_unpark_all, hook_yield};
+const SimExecHooks kHooks = {hook_on_fiber, hook_park,          hook_unpark_all,   hook_yield,
+                             &g_timed_runs, hook_virtual_clock, hook_kernel_begin, hook_kernel_end};
 
 }  // namespace
 
@@ -463,9 +482,10 @@ bool FiberPool::bind_program(void *lib) {
   return true;
 }
 
-void FiberPool::spawn(FiberGroup &group, std::string name, std::function<void()> body, FiberResumeHook on_resume,
-                      void *arg) {
+void FiberPool::spawn(FiberGroup &group, std::string name, std::function<void()> body,
+                      FiberResumeHook on_resume, void *arg, FiberRole role) {
   auto *f = new Fiber;
+  f->role = role;
   f->body = std::move(body);
   f->name = std::move(name);
   f->group = &group;
@@ -675,7 +695,8 @@ void FiberPool::Impl::push_shared(Fiber *f) {
 // A fiber whose group a DeterministicExecutor has goes there instead.
 void FiberPool::Impl::make_runnable(Fiber *f) {
   if (void *det = f->group->det_.load(std::memory_order_acquire)) {
-    det_push(det, f);
+    const Worker *ringer = this_worker();
+    det_push(det, f, ringer != nullptr ? ringer->current : nullptr);
     return;
   }
   Worker *w = this_worker();
@@ -822,6 +843,15 @@ void FiberGroup::wait_empty() {
 // (splitmix64-seeded xorshift64*). Fibers become runnable here from this thread (a fiber's ring)
 // or from the host (a launch, under hold()); parks go through the pool's parking lot as on a
 // worker, so rings from anywhere find them.
+//
+// Timing mode: the runnable fiber with the smallest virtual clock runs next (reservoir sampling
+// among the ties, one PRNG draw per tie). A fiber's clock only moves while it is off this thread
+// — when it is made runnable (to the ringer's clock plus the hand-off's latency), when a kernel
+// suspends or ends (by its cost), when it yields (to the earliest other runnable clock) — so
+// whatever a fiber does in one resume happens at one instant, and it happens only once no
+// runnable fiber is earlier: a discrete-event simulation in which nothing sees an effect before
+// its cause. A kernel's end is such a move: the core yields there, and reports the kernel done
+// only once its clock is the earliest.
 struct DeterministicExecutor::Impl {
   FiberGroup *group = nullptr;
   std::mutex mu;
@@ -833,8 +863,53 @@ struct DeterministicExecutor::Impl {
   Worker worker;                  // what this thread is to the hooks while a fiber runs on it
   std::thread thread;
 
-  void push(Fiber *f) {
+  // Timing mode; set by begin() under mu while the group is settled.
+  bool timed = false;
+  bool counted = false;  // this executor counts in g_timed_runs
+  uint32_t epoch = 0;    // fibers whose vt_epoch differs start this launch at 0
+  double factor = 1.0;
+  std::unordered_map<uint64_t, uint64_t> kernel_ns;
+  uint64_t latency[3][3] = {};  // [ringer role][woken role]
+  std::atomic<uint64_t> makespan{0};
+
+  // The executor that has `g` now, or null.
+  static Impl *of(const FiberGroup &g) { return static_cast<Impl *>(g.det_.load(std::memory_order_acquire)); }
+
+  uint64_t &clock(Fiber *f) {
+    if (f->vt_epoch != epoch) {
+      f->vt_epoch = epoch;
+      f->vt = 0;
+      f->in_kernel = false;
+    }
+    return f->vt;
+  }
+  void reached(uint64_t vt) {
+    if (vt > makespan.load(std::memory_order_relaxed)) makespan.store(vt, std::memory_order_release);
+  }
+
+  void push(Fiber *f, Fiber *ringer = nullptr) {
     std::lock_guard<std::mutex> lock(mu);
+    if (timed && ringer != nullptr && ringer->group == group) {
+      uint64_t &vt = clock(f);
+      const uint64_t at = clock(ringer) + latency[static_cast<int>(ringer->role)][static_cast<int>(f->role)];
+      if (at > vt) {
+        vt = at;
+        reached(vt);
+      }
+    }
+    runnable.push_back(f);
+    if (holds == 0) cv.notify_one();
+  }
+
+  // A fiber that yielded waits for the others: its clock moves to the earliest of theirs.
+  void push_yielded(Fiber *f) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (timed && !runnable.empty()) {
+      uint64_t earliest = UINT64_MAX;
+      for (Fiber *o : runnable) earliest = std::min(earliest, clock(o));
+      uint64_t &vt = clock(f);
+      if (earliest > vt) vt = earliest;
+    }
     runnable.push_back(f);
     if (holds == 0) cv.notify_one();
   }
@@ -846,6 +921,54 @@ struct DeterministicExecutor::Impl {
     x ^= x >> 27;
     rng = x;
     return x * 0x2545F4914F6CDD1Dull;
+  }
+
+  // The index of the next fiber to run (mu held, runnable not empty).
+  size_t pick() {
+    if (!timed) return static_cast<size_t>(next_random() % runnable.size());
+    size_t chosen = 0;
+    uint64_t best = UINT64_MAX, ties = 0;
+    for (size_t k = 0; k < runnable.size(); ++k) {
+      const uint64_t vt = clock(runnable[k]);
+      if (vt < best) {
+        best = vt;
+        chosen = k;
+        ties = 1;
+      } else if (vt == best && next_random() % ++ties == 0) {
+        chosen = k;
+      }
+    }
+    return chosen;
+  }
+
+  // A kernel of a timed launch was suspended or returned: its compute since it last went on
+  // counts, scaled, unless the cost table fixes its time.
+  void account_segment(Fiber *f) {
+    if (f->kernel_fixed) return;
+    const uint64_t now = platform_now_ns();
+    const uint64_t host = now > f->segment_start ? now - f->segment_start : 0;
+    f->vt += static_cast<uint64_t>(static_cast<double>(host) * factor + 0.5);
+    reached(f->vt);
+  }
+
+  void kernel_begin(Fiber *f, uint64_t entry) {
+    f->in_kernel = true;
+    const auto it = kernel_ns.find(entry);
+    f->kernel_fixed = it != kernel_ns.end();
+    f->kernel_ns = f->kernel_fixed ? it->second : 0;
+    f->kernel_vt0 = clock(f);
+    f->segment_start = platform_now_ns();
+  }
+
+  void kernel_end(Fiber *f) {
+    if (!f->in_kernel) return;
+    f->in_kernel = false;
+    if (f->kernel_fixed) {
+      f->vt = std::max(f->vt, f->kernel_vt0 + f->kernel_ns);
+      reached(f->vt);
+    } else {
+      account_segment(f);
+    }
   }
 
   void main() {
@@ -861,21 +984,27 @@ struct DeterministicExecutor::Impl {
     FiberPool::Impl &pool = *g_impl;
     for (;;) {
       Fiber *f;
+      bool timed_run;
       {
         std::unique_lock<std::mutex> lock(mu);
         cv.wait(lock, [&] { return stopping || (holds == 0 && !runnable.empty()); });
         if (runnable.empty() || holds != 0) break;  // stopping
-        const size_t i = static_cast<size_t>(next_random() % runnable.size());
+        const size_t i = pick();
         f = runnable[i];
         runnable[i] = runnable.back();
         runnable.pop_back();
+        timed_run = timed;
+        if (timed_run) (void)clock(f);
       }
-      switch (pool.resume(&worker, f)) {
+      if (timed_run && f->in_kernel) f->segment_start = platform_now_ns();
+      const uint8_t request = pool.resume(&worker, f);
+      if (timed_run && f->in_kernel && request != Fiber::kDone) account_segment(f);
+      switch (request) {
         case Fiber::kPark:
           if (!pool.try_park(f)) push(f);
           break;
         case Fiber::kYield:
-          push(f);
+          push_yielded(f);
           break;
         default:
           pool.finish(f);
@@ -894,8 +1023,44 @@ struct DeterministicExecutor::Impl {
 };
 
 namespace {
-void det_push(void *det, Fiber *f) {
-  static_cast<DeterministicExecutor::Impl *>(det)->push(f);
+void det_push(void *det, Fiber *f, Fiber *ringer) {
+  static_cast<DeterministicExecutor::Impl *>(det)->push(f, ringer);
+}
+
+// The running fiber and its timed executor, or false (not on a fiber of a timed launch).
+bool timed_fiber(Fiber **f, DeterministicExecutor::Impl **det) {
+  Worker *w = this_worker();
+  if (w == nullptr || w->current == nullptr) return false;
+  DeterministicExecutor::Impl *d = DeterministicExecutor::Impl::of(*w->current->group);
+  if (d == nullptr || !d->timed || &d->worker != w) return false;
+  *f = w->current;
+  *det = d;
+  return true;
+}
+
+bool hook_virtual_clock(uint64_t *ns) {
+  Fiber *f;
+  DeterministicExecutor::Impl *d;
+  if (!timed_fiber(&f, &d)) return false;
+  *ns = d->clock(f);
+  return true;
+}
+
+void hook_kernel_begin(uint64_t kernel_entry) {
+  Fiber *f;
+  DeterministicExecutor::Impl *d;
+  if (timed_fiber(&f, &d)) d->kernel_begin(f, kernel_entry);
+}
+
+void hook_kernel_end() {
+  Fiber *f;
+  DeterministicExecutor::Impl *d;
+  if (!timed_fiber(&f, &d)) return;
+  d->kernel_end(f);
+  // Let every fiber that is earlier go first: what the core does next (report the kernel done)
+  // happens at the kernel's end in virtual time.
+  f->request = Fiber::kYield;
+  suspend(f);
 }
 
 // Waits until no fiber of `group` runs or waits to run; false after `settle_ms`.
@@ -922,6 +1087,8 @@ DeterministicExecutor::DeterministicExecutor(FiberGroup &group) : impl_(new Impl
 DeterministicExecutor::~DeterministicExecutor() {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->counted) g_timed_runs.fetch_sub(1, std::memory_order_relaxed);
+    impl_->counted = false;
     impl_->stopping = true;
     impl_->holds = 0;
     impl_->cv.notify_all();
@@ -930,7 +1097,7 @@ DeterministicExecutor::~DeterministicExecutor() {
   delete impl_;
 }
 
-bool DeterministicExecutor::begin(uint64_t seed, uint32_t settle_ms) {
+bool DeterministicExecutor::begin(uint64_t seed, const SimTiming *timing, uint32_t settle_ms) {
   FiberGroup &g = *impl_->group;
   if (!settle(g.active_, settle_ms)) return false;
   uint64_t z = seed + 0x9E3779B97F4A7C15ull;  // splitmix64: nearby seeds, unrelated streams
@@ -941,6 +1108,25 @@ bool DeterministicExecutor::begin(uint64_t seed, uint32_t settle_ms) {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->runnable.clear();  // settled: nothing is runnable
+    Impl &d = *impl_;
+    d.timed = timing != nullptr;
+    ++d.epoch;
+    d.makespan.store(0, std::memory_order_relaxed);
+    d.kernel_ns.clear();
+    if (timing != nullptr) {
+      d.factor = timing->kernel_factor;
+      for (const auto &kv : timing->kernel_ns) d.kernel_ns[kv.first] = kv.second;
+      constexpr int A = static_cast<int>(FiberRole::kAicpu), C = static_cast<int>(FiberRole::kCore);
+      for (auto &row : d.latency)
+        for (uint64_t &l : row) l = 0;
+      d.latency[A][C] = timing->dispatch_ns;
+      d.latency[C][A] = timing->completion_ns;
+      d.latency[A][A] = timing->submit_ns;
+    }
+    if (d.timed != d.counted) {
+      g_timed_runs.fetch_add(d.timed ? 1 : static_cast<uint32_t>(-1), std::memory_order_relaxed);
+      d.counted = d.timed;
+    }
   }
   g.det_.store(impl_, std::memory_order_release);
   if (!impl_->thread.joinable()) impl_->thread = std::thread([impl = impl_] { impl->main(); });
@@ -952,7 +1138,14 @@ bool DeterministicExecutor::end(uint32_t settle_ms) {
   if (g.det_.load(std::memory_order_relaxed) == nullptr) return true;
   if (!settle(g.active_, settle_ms)) return false;
   g.det_.store(nullptr, std::memory_order_release);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->counted) g_timed_runs.fetch_sub(1, std::memory_order_relaxed);
+  impl_->counted = impl_->timed = false;
   return true;
+}
+
+uint64_t DeterministicExecutor::makespan_ns() const {
+  return impl_->makespan.load(std::memory_order_acquire);
 }
 
 bool DeterministicExecutor::active() const {

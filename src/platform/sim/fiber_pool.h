@@ -15,7 +15,9 @@
 //
 // A seeded run (DeterministicExecutor) takes one group's fibers off the pool for a while and runs
 // them on an OS thread of its own, the next fiber chosen by a seeded PRNG: a reproducible
-// schedule. Per-fiber virtual clocks would choose there too.
+// schedule. In timing mode (a SimTiming given to begin) each fiber carries a virtual clock and the
+// next one is the runnable fiber with the smallest clock (ties: the PRNG), a discrete-event
+// simulation of the device (docs/sim_execution.md, timing mode).
 #ifndef PTO_PLATFORM_SIM_FIBER_POOL_H
 #define PTO_PLATFORM_SIM_FIBER_POOL_H
 
@@ -26,6 +28,7 @@
 #include <mutex>
 #include <string>
 
+#include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -39,7 +42,6 @@ class FiberGroup {
   // group may be destroyed as soon as it returns (the last fiber's worker is done with it).
   void wait_empty();
 
-
  private:
   friend class FiberPool;
   friend class DeterministicExecutor;
@@ -48,7 +50,7 @@ class FiberGroup {
   using ActiveCount = std::atomic<int32_t>;
 
  private:
-  std::mutex mu_;               // guards live_; the last decrement notifies under it
+  std::mutex mu_;  // guards live_; the last decrement notifies under it
   std::condition_variable cv_;
   uint32_t live_ = 0;
   // Fibers of the group that are not parked (started and not yet parked, runnable or running):
@@ -72,7 +74,8 @@ class DeterministicExecutor {
 
   // Waits until the group settles (every fiber parked; at most `settle_ms`), then takes it over
   // with the PRNG seeded by `seed`. False, and nothing changed, if it did not settle in time.
-  bool begin(uint64_t seed, uint32_t settle_ms = 10000);
+  // `timing` non-null: this launch runs in virtual time (copied; every clock starts at 0).
+  bool begin(uint64_t seed, const SimTiming *timing = nullptr, uint32_t settle_ms = 10000);
   // Waits until the group settles again (at most `settle_ms`) and hands it back to the pool;
   // false if it did not settle (it stays here then).
   bool end(uint32_t settle_ms = 10000);
@@ -81,6 +84,8 @@ class DeterministicExecutor {
   // the first pick chooses among all of them, not among those a race let in first.
   void hold();
   void unhold();
+  // Timing mode: the largest virtual clock a fiber of the launch begun last reached so far (ns).
+  uint64_t makespan_ns() const;
 
   struct Impl;  // fiber_pool.cpp
 
@@ -92,6 +97,9 @@ class DeterministicExecutor {
 // per-thread state (the log's thread name, the crash report's core) it sets it from `arg`.
 using FiberResumeHook = void (*)(void *arg);
 
+// What a fiber simulates, for the timing mode's hand-off latencies (SimTiming).
+enum class FiberRole : uint8_t { kOther, kAicpu, kCore };
+
 class FiberPool {
  public:
   // The process's pool, created on first use (in a child process after fork: a new one).
@@ -99,8 +107,8 @@ class FiberPool {
 
   // Starts `body` as a fiber of `group`. `name` appears in reports; `on_resume(arg)` (may be
   // null) runs on the worker before each resume.
-  void spawn(FiberGroup &group, std::string name, std::function<void()> body, FiberResumeHook on_resume = nullptr,
-             void *arg = nullptr);
+  void spawn(FiberGroup &group, std::string name, std::function<void()> body,
+             FiberResumeHook on_resume = nullptr, void *arg = nullptr, FiberRole role = FiberRole::kOther);
 
   // A device starts (acquire) or stops (release, once all its fibers returned) using the pool.
   // Workers run only while some device uses the pool: the first acquire starts them, the last

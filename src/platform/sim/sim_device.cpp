@@ -123,6 +123,7 @@ class SimDevice final : public Device {
   }
   double ns_per_tick() const override;
   bool supports_seeded_runs() const override { return use_fibers(); }
+  uint64_t virtual_makespan_ns() const override { return timed_ ? det_->makespan_ns() : 0; }
   void shutdown() override;
 
  private:
@@ -150,6 +151,7 @@ class SimDevice final : public Device {
   bool pool_acquired_ = false;                   // this device counts as a user of the fiber pool
   FiberGroup fibers_;                            // the device's fibers (fiber mode)
   std::unique_ptr<DeterministicExecutor> det_;   // seeded runs: made at the first one
+  bool timed_ = false;                           // the last launch ran in virtual time (host only)
   std::unique_ptr<FiberIdentity[]> identities_;  // one per fiber: AICPU threads, then cores
   CoreProgram cores_;                            // the host's, from load_programs
   std::unique_ptr<CrashReportCore[]> crash_;     // one per core: what the fault report reads
@@ -228,7 +230,7 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
       snprintf(id.log_name, sizeof id.log_name, "aicpu %u", i);
       pool.spawn(
           fibers_, id.log_name + dev, [this, i] { aicpu_main(i, &slots_[i]); }, &FiberIdentity::on_resume,
-          &id);
+          &id, FiberRole::kAicpu);
     }
     for (uint32_t c = 0; c < ncores; ++c) {
       FiberIdentity &id = identities_[aicpu + c];
@@ -236,7 +238,7 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
       id.core = &crash_[c];
       pool.spawn(
           fibers_, id.log_name + dev, [this, c] { aicore_entry_(cores_.block, c); },
-          &FiberIdentity::on_resume, &id);
+          &FiberIdentity::on_resume, &id, FiberRole::kCore);
     }
     (void)ns_per_tick();  // the process's tick rate, measured once here rather than in a run
     return PTO_OK;
@@ -315,9 +317,11 @@ void SimDevice::launch(const LaunchSpec &spec) {
   // A seeded run takes the device's fibers off the pool once they all parked after the last
   // run (microseconds); an unseeded one after a seeded one hands them back.
   bool seeded = false;
+  timed_ = false;
   if (use_fibers() && spec.seed >= 0) {
     if (!det_) det_.reset(new DeterministicExecutor(fibers_));
-    seeded = det_->begin(static_cast<uint64_t>(spec.seed));
+    seeded = det_->begin(static_cast<uint64_t>(spec.seed), spec.timing);
+    timed_ = seeded && spec.timing != nullptr;
     if (!seeded) {
       fprintf(stderr,
               "pto_runtime: device %d: its fibers did not settle within 10 s after the last run; "

@@ -18,10 +18,15 @@
 namespace pto {
 
 struct SimExecHooks {
-  bool (*on_fiber)();                          // true when called on a pool fiber
-  void (*park)(Doorbell &b, uint32_t seen);    // on a fiber: suspend until seq != seen
-  void (*unpark_all)(Doorbell &b);             // make every fiber parked on b runnable
-  void (*yield)();                             // on a fiber: let other runnable fibers go first
+  bool (*on_fiber)();                        // true when called on a pool fiber
+  void (*park)(Doorbell &b, uint32_t seen);  // on a fiber: suspend until seq != seen
+  void (*unpark_all)(Doorbell &b);           // make every fiber parked on b runnable
+  void (*yield)();                           // on a fiber: let other runnable fibers go first
+  // Timing mode (pto_platform/device.h, SimTiming): only called while *timed_runs != 0.
+  const std::atomic<uint32_t> *timed_runs;      // launches in virtual time now, process-wide
+  bool (*virtual_clock)(uint64_t *ns);          // on a fiber of a timed launch: its clock; else false
+  void (*kernel_begin)(uint64_t kernel_entry);  // the running core starts a kernel
+  void (*kernel_end)();                         // ... it returned: advance the clock, let earlier fibers go
 };
 
 // The doorbell's sleeper count holds OS-thread waiters in its low half (futex) and fiber

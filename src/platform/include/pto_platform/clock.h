@@ -11,6 +11,7 @@
 #ifndef PTO_PLATFORM_CLOCK_H
 #define PTO_PLATFORM_CLOCK_H
 
+#include <atomic>
 #include <cstdint>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -22,7 +23,8 @@ namespace pto {
 // Monotonic clock in nanoseconds.
 uint64_t platform_now_ns();
 
-inline uint64_t platform_ticks() {
+// The host CPU's counter, whatever mode the run is in.
+inline uint64_t platform_host_ticks() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();  // constant-rate, synchronised across CPUs (Linux checks it to use it as clocksource)
 #elif defined(__aarch64__)
@@ -33,6 +35,25 @@ inline uint64_t platform_ticks() {
   return platform_now_ns();
 #endif
 }
+
+// Sim timing mode (docs/sim_execution.md): set when the sim binds this program; while what it
+// points to is non-zero some launch of the process runs in virtual time, and platform_ticks()
+// asks platform_virtual_ticks() — the running fiber's virtual clock in ns if it belongs to that
+// launch, else the host counter. Null (no sim pool) or zero: one extra load per stamp.
+extern std::atomic<const std::atomic<uint32_t> *> g_platform_timed_runs;
+uint64_t platform_virtual_ticks();
+
+inline uint64_t platform_ticks() {
+  const std::atomic<uint32_t> *timed = g_platform_timed_runs.load(std::memory_order_relaxed);
+  if (__builtin_expect(timed != nullptr && timed->load(std::memory_order_relaxed) != 0, 0))
+    return platform_virtual_ticks();
+  return platform_host_ticks();
+}
+
+// Sim timing mode: a core brackets each kernel with these (core/aicore_loop.h); they cost one
+// load otherwise. kernel_entry: the kernel's LoadedKernel::entry_addr (its cost-table key).
+void platform_kernel_begin(uint64_t kernel_entry);
+void platform_kernel_end();
 
 // Both clocks at (nearly) the same instant: the tick read that brackets the nanosecond read
 // most tightly of a few tries, so a pre-emption between two reads does not skew the pair.

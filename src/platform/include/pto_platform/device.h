@@ -69,6 +69,19 @@ struct CoreProgram {
   CoreActivity (*activity)(const void *block, uint32_t core) = nullptr;
 };
 
+// Timing mode of a seeded launch (sim only, docs/sim_execution.md "Timing mode"): every device
+// thread and core carries a virtual clock in ns and the one that runs next is the runnable one
+// with the smallest (ties: the seeded PRNG). A kernel takes kernel_ns[its entry] if listed, else
+// its measured host time times kernel_factor; a thread or core woken by another's doorbell ring
+// starts no earlier than the ringer's clock plus the latency of that hand-off.
+struct SimTiming {
+  double kernel_factor = 1.0;
+  std::vector<std::pair<uint64_t, uint64_t>> kernel_ns;  // (LoadedKernel::entry_addr, ns)
+  uint64_t dispatch_ns = 0;    // an AICPU thread rings a core: until the core starts the payload
+  uint64_t completion_ns = 0;  // a core rings an AICPU thread: until a parked scheduler sees it
+  uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
+};
+
 struct LaunchSpec {
   void *runtime = nullptr;     // device address of the runtime's shared memory
   uint32_t aicpu_threads = 1;  // threads running the AICPU entry
@@ -78,6 +91,9 @@ struct LaunchSpec {
   // >= 0: run this launch reproducibly — on the sim, one device thread at a time in an order
   // drawn from a PRNG seeded with it (supports_seeded_runs()); -1: as fast as it goes.
   int64_t seed = -1;
+  // Seeded launches only: non-null runs it in virtual time (supports_seeded_runs()). Read during
+  // launch(); the caller keeps it until then.
+  const SimTiming *timing = nullptr;
 };
 
 struct LoadedKernel {
@@ -129,6 +145,9 @@ class Device {
   // Whether launch honours LaunchSpec::seed (the sim with fibers; not its thread-per-core model,
   // not a real device, whose cores the host does not schedule).
   virtual bool supports_seeded_runs() const { return false; }
+  // After a launch with LaunchSpec::timing has finished: the largest virtual clock any of its
+  // threads or cores reached (the predicted device makespan, ns); 0 for other launches.
+  virtual uint64_t virtual_makespan_ns() const { return 0; }
 
   // Nanoseconds per platform_ticks() tick (pto_platform/clock.h): the rate hosts convert device
   // timestamps with when a run is too short to measure it (core/tick_clock.h).
