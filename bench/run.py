@@ -41,11 +41,17 @@ PTO_VARIANTS = {
     "pto_tmr_threads": ("pto_tmr", {"PTO_SIM_EXEC": "threads"}),
     "pto_hbg_seeded": ("pto_hbg", {"PTO_SIM_SEED": "1"}),
     "pto_tmr_seeded": ("pto_tmr", {"PTO_SIM_SEED": "1"}),
+    "pto_hbg_timed": ("pto_hbg", {"PTO_SIM_SEED": "1", "PTO_SIM_TIMING": "1"}),
+    "pto_tmr_timed": ("pto_tmr", {"PTO_SIM_SEED": "1", "PTO_SIM_TIMING": "1"}),
 }
 # The *_seeded variants: seeded runs (PTO_SIM_SEED, one OS thread per chip in a reproducible
 # order), a debugging mode; only in the empty-task experiments, where their cost per task shows.
 SEEDED = ["pto_hbg_seeded", "pto_tmr_seeded"]
-ALL_RUNTIMES = RUNTIMES + SEEDED
+# The *_timed variants: timing mode (PTO_SIM_TIMING, a seeded run in virtual time); the run also
+# reports the device makespan the timing model predicts for the full chip. Only in the 'timing'
+# experiments and the tiled GEMM, beside the parallel mode's wall time.
+TIMED = ["pto_hbg_timed", "pto_tmr_timed"]
+ALL_RUNTIMES = RUNTIMES + SEEDED + TIMED
 PTO_RUNTIMES = set(PTO_VARIANTS)
 ALWAYS_BUILT = {"serial"} | PTO_RUNTIMES  # the others depend on installed libraries
 METG_GRAINS = [2**k for k in range(4, 19)]  # busy rounds: about 30 ns .. 450 us per task here
@@ -55,7 +61,7 @@ METG_GRAINS = [2**k for k in range(4, 19)]  # busy rounds: about 30 ns .. 450 us
 class Experiment:
     """One binary invocation per runtime: a workload at fixed sizes over grains (and block_dims)."""
 
-    kind: str  # empty | metg | fixed | blockdim | matmul
+    kind: str  # empty | metg | fixed | blockdim | matmul | timing
     workload: str
     config: str  # column label in the tables
     args: list[str]
@@ -75,7 +81,7 @@ def full_plan() -> list[Experiment]:
         ("stencil_1d", "stencil_1d w4", ["--width", "4", "--steps", "5000"]),
         ("nearest", "nearest w4 r5", ["--width", "4", "--steps", "5000", "--radix", "5"]),
     ]:
-        e.append(Experiment("empty", wl, cfg, args, [0], runtimes=list(ALL_RUNTIMES)))
+        e.append(Experiment("empty", wl, cfg, args, [0], runtimes=RUNTIMES + SEEDED))
     # METG(50%): grain sweeps, Task Bench style (fixed steps, grain varied).
     for wl, cfg, args in [
         ("independent", "trivial w4", ["--width", "4", "--steps", "100"]),
@@ -84,6 +90,18 @@ def full_plan() -> list[Experiment]:
         ("nearest", "nearest w4 r5", ["--width", "4", "--steps", "100", "--radix", "5"]),
     ]:
         e.append(Experiment("metg", wl, cfg, args, METG_GRAINS))
+    # Timing mode's predicted device makespan beside the parallel mode's wall time (stencil).
+    e.append(
+        Experiment(
+            "timing",
+            "stencil_1d",
+            "stencil_1d w4",
+            ["--width", "4", "--steps", "100"],
+            [1024, 16384],
+            block_dims=[24],
+            runtimes=["pto_hbg", "pto_tmr", *TIMED],
+        )
+    )
     # Fixed cost of one run of a 5-task graph (fan-out 3: 1 + 3 + 1 tasks).
     e.append(
         Experiment(
@@ -99,19 +117,28 @@ def full_plan() -> list[Experiment]:
             ["--width", "4", "--steps", "2500"],
             [0, 1024],
             block_dims=[1, 2, 4, 8, 12, 16, 24],
-            runtimes=sorted(PTO_RUNTIMES - set(SEEDED)),
+            runtimes=sorted(PTO_RUNTIMES - set(SEEDED) - set(TIMED)),
         )
     )
     # Tiled GEMM, n = 512, three tile sizes.
     for nt, t in [(16, 32), (8, 64), (4, 128)]:
-        e.append(Experiment("matmul", "matmul", f"n512 t{t}", ["--width", str(nt)], [t]))
+        e.append(
+            Experiment(
+                "matmul",
+                "matmul",
+                f"n512 t{t}",
+                ["--width", str(nt)],
+                [t],
+                runtimes=RUNTIMES + TIMED,
+            )
+        )
     return e
 
 
 def smoke_plan() -> list[Experiment]:
     e = [
         Experiment(
-            "empty", "chain", "chain", ["--steps", "50"], [0, 64], runtimes=list(ALL_RUNTIMES)
+            "empty", "chain", "chain", ["--steps", "50"], [0, 64], runtimes=RUNTIMES + SEEDED
         ),
         Experiment(
             "empty", "independent", "independent", ["--width", "3", "--steps", "10"], [0, 64]
@@ -137,9 +164,11 @@ def smoke_plan() -> list[Experiment]:
             ["--width", "3", "--steps", "4"],
             [0],
             block_dims=[1, 2],
-            runtimes=sorted(PTO_RUNTIMES - set(SEEDED)),
+            runtimes=sorted(PTO_RUNTIMES - set(SEEDED) - set(TIMED)),
         ),
-        Experiment("matmul", "matmul", "n64 t16", ["--width", "4"], [16]),
+        Experiment(
+            "matmul", "matmul", "n64 t16", ["--width", "4"], [16], runtimes=RUNTIMES + TIMED
+        ),
     ]
     return e
 
@@ -255,7 +284,7 @@ def aggregate(rows: list[dict]) -> list[dict]:
             ("ns_per_task_max", "max"),
         ):
             m[k] = m[f"wall_us_{wall}"] * per
-        for k in ("orch_us_median", "orch_ns_per_task", "device_us_median"):
+        for k in ("orch_us_median", "orch_ns_per_task", "device_us_median", "predicted_us_median"):
             if all(k in r for r in rs):
                 m[k] = median([r[k] for r in rs])
         bad = [r["check"] for r in rs if r["check"] not in ("ok", "off")]
@@ -479,6 +508,34 @@ def report(rows: list[dict], metg: list[dict]) -> None:
         ms = fmt_spread(r["wall_us_median"] / 1e3, r["wall_us_min"] / 1e3, r["wall_us_max"] / 1e3)
         cells[(r["label"], r["config"])] = f"{ms} ms, {gflops:.2f} GF/s"
     print_table("tiled GEMM: wall ms median [min-max], GFLOP/s", cols, cells)
+
+    # Timing mode: what the timing model predicts for the full chip, beside the wall time of
+    # the parallel mode on this machine (same workload, grain and block_dim).
+    walls = {
+        (r["runtime"], r["config"], r["grain"], r["block_dim"]): r["wall_us_median"]
+        for r in rows
+        if r["experiment"] in ("timing", "matmul")
+    }
+    cells = {}
+    for r in rows:
+        if "predicted_us_median" not in r or r["runtime"] not in TIMED:
+            continue
+        col = f"{r['config']} g{r['grain']}"
+        par = walls.get(
+            (r["runtime"].removesuffix("_timed"), r["config"], r["grain"], r["block_dim"])
+        )
+        cells[(r["label"], col)] = fmt_num(r["predicted_us_median"]) + (
+            f" / {fmt_num(par)}" if par is not None else ""
+        )
+    cols = ordered(c for _, c in cells)
+    print_table(
+        "timing mode: predicted device makespan us / parallel mode's wall us on this machine",
+        cols,
+        cells,
+        "predicted: sim_timing's virtual-time makespan for the block_dim's clusters (kernels cost "
+        "their host time, scheduler hand-offs the a2a3 profile, docs/sim_execution.md); wall: "
+        "the same workload in the default (fiber, parallel) mode here",
+    )
 
 
 # --- files -----------------------------------------------------------------------------------

@@ -126,6 +126,7 @@ struct RunInfo {
   double orchestration_us = -1;
   double device_us = -1;
   int64_t tasks_run = -1;
+  double predicted_us = -1;  // timing mode (sim_timing): the predicted device makespan
 };
 
 using Clock = std::chrono::steady_clock;
@@ -176,7 +177,7 @@ inline int &failures() {
 inline void run_point(const Options &o, Point p, const std::function<void()> &reset,
                       const std::function<RunInfo()> &run, const std::function<std::string()> &verify,
                       const std::string &extra = "") {
-  std::vector<double> wall, orch, device;
+  std::vector<double> wall, orch, device, predicted;
   std::string problem;
   static bool first_point_in_process = true;  // its rep 0 is the first run of a fresh worker
   const bool first_in_process = first_point_in_process;
@@ -198,6 +199,7 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     wall.push_back(us);
     if (info.orchestration_us >= 0) orch.push_back(info.orchestration_us);
     if (info.device_us >= 0) device.push_back(info.device_us);
+    if (info.predicted_us >= 0) predicted.push_back(info.predicted_us);
   }
   std::string check = "off";
   if (o.check || !problem.empty()) {
@@ -233,6 +235,10 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
   }
   if (!device.empty()) {
     std::snprintf(buf, sizeof buf, ", \"device_us_median\": %.3f", spread_of(device).median);
+    line += buf;
+  }
+  if (!predicted.empty()) {
+    std::snprintf(buf, sizeof buf, ", \"predicted_us_median\": %.3f", spread_of(predicted).median);
     line += buf;
   }
   std::snprintf(buf, sizeof buf, ", \"first_us\": %.3f%s", first_us,

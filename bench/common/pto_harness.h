@@ -130,6 +130,7 @@ class PtoBench {
     info.orchestration_us = s.orchestration_us;
     info.device_us = s.device_us;
     info.tasks_run = static_cast<int64_t>(s.tasks_run);
+    if (s.predicted_makespan_us > 0) info.predicted_us = s.predicted_makespan_us;
     return info;
   }
 
