@@ -5,6 +5,8 @@ virtual time returns the predicted device makespan and each core's predicted uti
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +89,27 @@ def test_timing_without_a_seed_is_a_typed_error_and_the_worker_stays_usable(work
     with pytest.raises(pto.InvalidArgumentError, match="sim_timing.*sim_seed|sim_seed.*sim_timing"):
         run(worker, chain, sim_timing=True)
     run(worker, chain)
+
+
+def test_the_timing_example_predicts_the_same_schedule_in_two_processes(repo_root, tmp_path):
+    """examples/timing: both runs match NumPy, the pages are written, and with a cost table the
+    predicted makespan of a seed is the same number in two processes."""
+    lines = []
+    for i in range(2):
+        out = tmp_path / str(i)
+        costs = "0=3000,1=5000,2=2000"
+        result = subprocess.run(
+            [sys.executable, str(repo_root / "examples" / "timing" / "main.py"), "-o", str(out),
+             "--seed", "7", "--kernel-costs", costs],
+            capture_output=True, text=True, encoding="utf-8", timeout=300,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+        success = [ln for ln in result.stdout.splitlines() if ln.startswith("✓ SUCCESS: ")]
+        assert success, result.stdout
+        lines.append(success[0])
+        for page in ("measured", "predicted", "compare"):
+            assert (out / f"softmax.{page}.html").stat().st_size > 0
+    assert lines[0] == lines[1]
+    # 96 tasks of 2-5 us on 16 AIV cores: at least the work spread evenly over the cores.
+    predicted = float(lines[0].rsplit("makespan", 1)[1].split()[0])
+    assert predicted >= 32 * (3 + 5 + 2) / 16
