@@ -69,6 +69,32 @@ struct SchedulerEnv {
   const std::atomic<uint32_t> *abort;  // host-written: stop starting work, drain, quit
 };
 
+// The fields every runtime's run header names alike (handshakes_addr, sched_addr, ...); the
+// caller gives the ones that differ.
+template <typename Header>
+SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter_threads,
+                             uint64_t trace_capacity, MixSync *mix) {
+  SchedulerEnv e{};
+  e.handshakes = reinterpret_cast<Handshake *>(h->handshakes_addr);
+  e.sched = reinterpret_cast<SchedulerSlot *>(h->sched_addr);
+  e.sched_threads = sched_threads;
+  e.counter_threads = counter_threads;
+  e.num_clusters = h->num_clusters;
+  e.block_dim = h->block_dim;
+  e.short_task_ticks = h->short_task_ticks;
+  e.pipeline_ticks = h->pipeline_ticks;
+  e.trace_addr = h->trace_addr;
+  e.trace_capacity = trace_capacity;
+  e.pmu_addr = h->pmu_addr;
+  e.counters_addr = h->counters_addr;
+  e.log = reinterpret_cast<const pto_device_log *>(h->log_addr);
+  e.dump = reinterpret_cast<DumpRegion *>(h->dump_addr);
+  e.mix = mix;
+  e.ready = &h->ready;
+  e.abort = &h->abort;
+  return e;
+}
+
 // Puts a task whose fan-in reached zero into its pool's queue. Callable from any thread (the
 // orchestrator too); the push releases the record's contents to the popper.
 inline void make_ready(TaskRecord &t, ReadyQueueSet &ready, int64_t id) {

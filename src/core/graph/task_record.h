@@ -18,6 +18,9 @@
 namespace pto {
 namespace graph {
 
+// In an inline namespace so a runtime's layout can take the names whole
+// (`using namespace graph::task_states;`) and spell them hbg::kDone / tmr::kDone.
+inline namespace task_states {
 enum TaskState : uint32_t {
   kPending = 0,  // waiting for producers (or, tensormap, not yet published)
   kReady = 1,    // in a ready queue
@@ -26,6 +29,7 @@ enum TaskState : uint32_t {
   kFailed = 4,   // its kernel reported failure
   kSkipped = 5,  // a producer failed: never run
 };
+}  // namespace task_states
 
 inline bool is_final(uint32_t state) {
   return state == kDone || state == kFailed || state == kSkipped;

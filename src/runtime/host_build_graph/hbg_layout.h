@@ -32,13 +32,7 @@
 namespace pto {
 namespace hbg {
 
-using graph::kDone;
-using graph::kFailed;
-using graph::kPending;
-using graph::kReady;
-using graph::kRunning;
-using graph::kSkipped;
-using graph::TaskState;  // kPending .. kSkipped (core/graph/task_record.h)
+using namespace graph::task_states;  // TaskState, kPending .. kSkipped (core/graph/task_record.h)
 
 // The portable record (writers and orders in core/graph/task_record.h; fanin_remaining starts
 // at the predecessor count) plus where its successors are.

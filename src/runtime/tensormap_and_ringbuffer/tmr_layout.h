@@ -47,13 +47,7 @@
 namespace pto {
 namespace tmr {
 
-using graph::kDone;
-using graph::kFailed;
-using graph::kPending;
-using graph::kReady;
-using graph::kRunning;
-using graph::kSkipped;
-using graph::TaskState;  // kPending .. kSkipped (core/graph/task_record.h)
+using namespace graph::task_states;  // TaskState, kPending .. kSkipped (core/graph/task_record.h)
 
 // Fanout list heads: an index into the dependency pool, or one of these.
 constexpr uint32_t kListEmpty = 0xFFFFFFFEu;

@@ -52,28 +52,6 @@ class HbgPolicy {
   graph::FlatFanout fanout_;
 };
 
-graph::SchedulerEnv env_of(RuntimeHeader *h, uint32_t thread_num) {
-  graph::SchedulerEnv e{};
-  e.handshakes = handshakes_of(h);
-  e.sched = sched_of(h);
-  e.sched_threads = thread_num;
-  e.counter_threads = h->aicpu_threads;
-  e.num_clusters = h->num_clusters;
-  e.block_dim = h->block_dim;
-  e.short_task_ticks = h->short_task_ticks;
-  e.pipeline_ticks = h->pipeline_ticks;
-  e.trace_addr = h->trace_addr;
-  e.trace_capacity = h->num_tasks;
-  e.pmu_addr = h->pmu_addr;
-  e.counters_addr = h->counters_addr;
-  e.log = reinterpret_cast<const pto_device_log *>(h->log_addr);
-  e.dump = reinterpret_cast<DumpRegion *>(h->dump_addr);
-  e.mix = nullptr;
-  e.ready = &h->ready;
-  e.abort = &h->abort;
-  return e;
-}
-
 }  // namespace
 }  // namespace hbg
 }  // namespace pto
@@ -81,8 +59,9 @@ graph::SchedulerEnv env_of(RuntimeHeader *h, uint32_t thread_num) {
 extern "C" __attribute__((visibility("default"))) int pto_aicpu_entry(void *runtime, uint32_t thread_idx,
                                                                       uint32_t thread_num) {
   auto *h = static_cast<pto::hbg::RuntimeHeader *>(runtime);
-  pto::graph::SchedulerLoop<pto::hbg::HbgPolicy> s(pto::hbg::env_of(h, thread_num), pto::hbg::HbgPolicy(h),
-                                                   thread_idx, thread_num);
+  pto::graph::SchedulerLoop<pto::hbg::HbgPolicy> s(
+      pto::graph::env_from_header(h, thread_num, h->aicpu_threads, h->num_tasks, nullptr),
+      pto::hbg::HbgPolicy(h), thread_idx, thread_num);
   s.run();
   return PTO_OK;
 }

@@ -6,30 +6,10 @@
 namespace pto {
 namespace tmr {
 
-namespace {
-graph::SchedulerEnv env_of(Header *h) {
-  graph::SchedulerEnv e{};
-  e.handshakes = handshakes_of(h);
-  e.sched = sched_of(h);
-  e.sched_threads = e.counter_threads = h->sched_threads;
-  e.num_clusters = h->num_clusters;
-  e.block_dim = h->block_dim;
-  e.short_task_ticks = h->short_task_ticks;
-  e.pipeline_ticks = h->pipeline_ticks;
-  e.trace_addr = h->trace_addr;
-  e.trace_capacity = h->trace_capacity;
-  e.pmu_addr = h->pmu_addr;
-  e.counters_addr = h->counters_addr;
-  e.log = reinterpret_cast<const pto_device_log *>(h->log_addr);
-  e.dump = reinterpret_cast<DumpRegion *>(h->dump_addr);
-  e.mix = reinterpret_cast<MixSync *>(h->mix_addr);
-  e.ready = &h->ready;
-  e.abort = &h->abort;
-  return e;
-}
-}  // namespace
-
-Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count) : loop_(env_of(h), TmrPolicy(h), idx, count) {}
+Scheduler::Scheduler(Header *h, uint32_t idx, uint32_t count)
+    : loop_(graph::env_from_header(h, h->sched_threads, h->sched_threads, h->trace_capacity,
+                                   reinterpret_cast<MixSync *>(h->mix_addr)),
+            TmrPolicy(h), idx, count) {}
 
 // seq_cst on orch_done / finished: the orchestrator stores orch_done then rings everyone, and the
 // scheduler finishing the last task increments finished then reads orch_done. A total order
