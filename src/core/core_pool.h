@@ -12,9 +12,9 @@
 
 #include <cstdint>
 
+#include "core/graph/ready_queue_set.h"
 #include "core/handshake.h"
 #include "core/mix_sync.h"
-#include "core/mpmc_queue.h"
 #include "core/profiling.h"
 #include "core/run_counters.h"
 #include "core/trace.h"
@@ -160,7 +160,6 @@ class CorePool {
   }
 
  public:
-
   // Hands `payload` (task id `task`, reported back by collect) to core i, which has room
   // (core_for or feed chose it).
   void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload) { push(i, task, payload, false); }
@@ -188,37 +187,40 @@ class CorePool {
     return -1;
   }
 
-  // Feeds cores from the ready queues, queues[t] for core type t (and queues[PTO_CORE_MIX]
-  // for whole-cluster tasks when num_queues is 3): idle cores first, then, while kernels are
+  // Feeds cores from the ready queues (core/graph/ready_queue_set.h): a core takes from its
+  // own pool (cube or vector), then steals from the `any` pool (try_pop_any); an idle cluster
+  // takes whole-cluster tasks from the mix pool. Idle cores first, then, while kernels are
   // short, the second place of busy ones. For each task popped, take(task, core) or, for MIX,
   // take_mix(task, cluster) dispatches it and returns true, or finishes it without running it
   // (poisoned) and returns false, so the same place gets the next one. A MIX task waiting for
   // a cluster reserves one: no new single tasks go there until it drains.
   template <typename Take, typename TakeMix>
-  bool feed(MpmcQueue *queues, uint32_t num_queues, Take &&take, TakeMix &&take_mix) {
+  bool feed(graph::ReadyQueueSet &ready, Take &&take, TakeMix &&take_mix) {
+    using graph::pool_bit;
     bool progress = false;
-    if (num_queues > PTO_CORE_MIX && !queues[PTO_CORE_MIX].probably_empty()) {
+    if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
       bool waiting = true;
       for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
         Cluster &cl = clusters_[c];
         uint64_t t;
-        while (cl.busy == 0 && queues[PTO_CORE_MIX].try_pop(&t)) {
+        while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
           progress = true;
           cl.reserved = false;
           if (take_mix(static_cast<int64_t>(t), c)) break;
         }
-        waiting = !queues[PTO_CORE_MIX].probably_empty();
+        waiting = !ready.probably_empty(pool_bit(graph::kPoolMix));
       }
       if (waiting) reserve_one();
     } else {
       for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
     }
-    if (queues[PTO_CORE_AIC].probably_empty() && queues[PTO_CORE_AIV].probably_empty()) return progress;
+    if (ready.probably_empty(graph::kSingleCorePools)) return progress;
     for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
       const uint32_t i = (warm_ + k) % count_;
       if (cores_[i].collected != cores_[i].seq || clusters_[cores_[i].cluster].reserved) continue;
+      const uint32_t mask = pool_bit(cores_[i].core_type) | pool_bit(graph::kPoolAny);
       uint64_t t;
-      while (queues[cores_[i].core_type].try_pop(&t)) {
+      while (ready.try_pop_any(mask, &t)) {
         progress = true;
         if (take(static_cast<int64_t>(t), i)) break;
       }
@@ -226,8 +228,9 @@ class CorePool {
     if (pipelining()) {
       for (uint32_t k = 0; k < count_; ++k) {
         const uint32_t i = (warm_ + k) % count_;
+        const uint32_t mask = pool_bit(cores_[i].core_type) | pool_bit(graph::kPoolAny);
         uint64_t t;
-        while (can_queue(cores_[i]) && queues[cores_[i].core_type].try_pop(&t)) {
+        while (can_queue(cores_[i]) && ready.try_pop_any(mask, &t)) {
           progress = true;
           take(static_cast<int64_t>(t), i);
         }
@@ -263,11 +266,16 @@ class CorePool {
 
   // True when a queue still holds work that this thread has no place for: time to wake a peer
   // (a hint: the queue may drain meanwhile, which only costs a spurious wake-up).
-  bool needs_help(const MpmcQueue *queues, uint32_t num_queues) const {
+  bool needs_help(const graph::ReadyQueueSet &ready) const {
+    using graph::pool_bit;
     for (uint32_t t = 0; t < PTO_CORE_TYPE_COUNT; ++t) {
-      if (!queues[t].probably_empty() && (idle_by_type_[t] == 0 || at_cap()) && !room_for(t)) return true;
+      if (!ready.probably_empty(pool_bit(t)) && (idle_by_type_[t] == 0 || at_cap()) && !room_for(t))
+        return true;
     }
-    if (num_queues > PTO_CORE_MIX && !queues[PTO_CORE_MIX].probably_empty()) {
+    if (!ready.probably_empty(pool_bit(graph::kPoolAny)) &&
+        ((idle_by_type_[0] == 0 && idle_by_type_[1] == 0) || at_cap()) && !room_for(0) && !room_for(1))
+      return true;
+    if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
       for (uint32_t c = 0; c < nclusters_; ++c) {
         if (clusters_[c].busy == 0) return false;
       }
@@ -365,7 +373,7 @@ class CorePool {
   Core cores_[kMaxCores];
   Cluster clusters_[kMaxClusters];
   uint64_t busy_mask_[kMaskWords] = {};  // bit i: cores_[i] has work in flight (collected != seq)
-  MixSync *mix_ = nullptr;  // by chip cluster index (init)
+  MixSync *mix_ = nullptr;               // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};

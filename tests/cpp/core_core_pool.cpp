@@ -23,7 +23,7 @@ struct Fixture {
   std::unique_ptr<Handshake[]> slots{new Handshake[3 * kClusters]};
   pto::Doorbell bell;
   std::unique_ptr<pto::MpmcCell[]> cells[3];
-  pto::MpmcQueue queues[3];
+  pto::graph::ReadyQueueSet queues;  // cube, vector, mix
   pto::DispatchPayload payload{0, 0};
   CorePool pool;
   uint64_t clock = 1000;
@@ -34,18 +34,18 @@ struct Fixture {
     for (int q = 0; q < 3; ++q) {
       cells[q].reset(new pto::MpmcCell[64]);
       pto::MpmcQueue::format(cells[q].get(), 64, nullptr, 0);
-      queues[q].attach(cells[q].get(), 64, 0);
+      queues.attach(q, cells[q].get(), 64, 0);
     }
     pool.init(slots.get(), kClusters, kClusters, 0, 1, &bell, false, false, short_ticks, pipeline_ticks);
   }
   void push(int q, uint64_t first, uint64_t n) {
-    for (uint64_t t = first; t < first + n; ++t) ASSERT_TRUE(queues[q].try_push(t));
+    for (uint64_t t = first; t < first + n; ++t) ASSERT_TRUE(queues.push(q, t));
   }
   // One feed pass; returns the tasks dispatched, in order, with their cores' slots.
   std::vector<std::pair<int64_t, uint32_t>> feed() {
     std::vector<std::pair<int64_t, uint32_t>> out;
     pool.feed(
-        queues, 3,
+        queues,
         [&](int64_t t, uint32_t core) {
           pool.dispatch(core, t, &payload);
           out.emplace_back(t, pool.slot(core));
@@ -97,7 +97,7 @@ TEST(CorePool, NoQueueingBeforeAKernelWasTimed) {
   Fixture f(0, 1000);
   f.push(PTO_CORE_AIV, 0, 20);
   EXPECT_EQ(f.feed().size(), 4u) << "one per AIV core: a long first kernel must not hold a second";
-  EXPECT_TRUE(f.pool.needs_help(f.queues, 3));
+  EXPECT_TRUE(f.pool.needs_help(f.queues));
 }
 
 TEST(CorePool, IdleCoresFirstThenRunningOnesGetTheNextTasksWhileKernelsAreShort) {
@@ -112,7 +112,7 @@ TEST(CorePool, IdleCoresFirstThenRunningOnesGetTheNextTasksWhileKernelsAreShort)
   for (uint32_t s = kClusters; s < 3 * kClusters; ++s) EXPECT_EQ(f.dispatched(s), kDepth);
   for (uint32_t s = 0; s < kClusters; ++s) EXPECT_EQ(f.dispatched(s), 0u) << "no AIV task on an AIC core";
   EXPECT_EQ(f.pool.busy(), 4u * kDepth);
-  EXPECT_TRUE(f.pool.needs_help(f.queues, 3)) << "4 tasks left and no place for them";
+  EXPECT_TRUE(f.pool.needs_help(f.queues)) << "4 tasks left and no place for them";
 
   // One core finishes everything it holds: reported in the order it was handed them.
   const uint32_t slot = d[0].second;
@@ -129,7 +129,7 @@ TEST(CorePool, NoQueueingWhenTurnedOff) {
   Fixture f(0, 0);
   f.push(PTO_CORE_AIV, 0, 20);
   EXPECT_EQ(f.feed().size(), 4u);
-  EXPECT_TRUE(f.pool.needs_help(f.queues, 3));
+  EXPECT_TRUE(f.pool.needs_help(f.queues));
 }
 
 TEST(CorePool, LongKernelsStopTheQueueing) {
@@ -152,7 +152,7 @@ TEST(CorePool, UnderTheShortTaskCapOnlyTheWarmCoreWorksWithItsQueueFull) {
   const auto d = f.feed();
   ASSERT_EQ(d.size(), kDepth);
   for (const auto &[t, s] : d) EXPECT_EQ(s, d[0].second);
-  EXPECT_TRUE(f.pool.needs_help(f.queues, 3)) << "the rest is for peers";
+  EXPECT_TRUE(f.pool.needs_help(f.queues)) << "the rest is for peers";
 }
 
 TEST(CorePool, NothingIsQueuedBehindAMixTask) {

@@ -169,6 +169,42 @@ TEST_P(AsyncRun, AbortStopsTheRunBetweenTasksAndTheWorkerRunsAgain) {
   EXPECT_EQ(w.run(callable(1, false, 20), none).tasks_run, 20u);
 }
 
+// A chain of 400 dependent 10 ms tasks: 4 s of work, each task made ready by its producer's
+// completion (the scheduler's release path, not the ready queues the host or orchestrator fill).
+// Abort must stop the chain at the task that is running, the same in both runtimes: a runtime
+// that still started each successor would run the rest of the chain inside the drain grace.
+TEST_P(AsyncRun, AbortStopsADependencyChainAtTheRunningTask) {
+  std::string src;
+  if (tmr()) {
+    src =
+        "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n"
+        "pto::TensorView t = o.alloc_tensor(PTO_DTYPE_I64, 1);\n"
+        "for (int i = 0; i < 400; ++i) o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(10), "
+        "pto::Arg::inout(t)});\n"
+        "}\n";
+  } else {
+    src =
+        "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n(void)args;\n"
+        "pto::TaskId prev = pto::kInvalidTask;\n"
+        "for (int i = 0; i < 400; ++i) {\n"
+        "  const pto::TaskId t = g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(10)});\n"
+        "  if (prev != pto::kInvalidTask) g.add_dependency(prev, t);\n"
+        "  prev = t;\n}\n}\n";
+  }
+  pto::ChipCallable c(pto::KernelCompiler("a2a3sim").compile_orchestration_source(
+      GetParam(), src, std::string(tmr() ? "abort_chain_tmr" : "abort_chain_hbg")));
+  c.add_kernel(5, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
+  pto::ChipStorageTaskArgs none;
+  w.start(c, none);
+  EXPECT_FALSE(w.wait(100));
+  const auto t0 = Clock::now();
+  w.abort();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  EXPECT_LT(ms, 1000) << "abort() let the chain go on for " << ms << " ms";
+  EXPECT_FALSE(w.busy());
+  EXPECT_EQ(w.run(callable(1, false, 20), none).tasks_run, 20u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Runtimes, AsyncRun,
                          ::testing::Values("host_build_graph", "tensormap_and_ringbuffer"),
                          [](const auto &i) { return std::string(i.param); });

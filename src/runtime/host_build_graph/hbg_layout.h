@@ -2,11 +2,11 @@
 //
 // One device allocation holds, in this order (Layout in host/hbg_runtime_host.cpp), each part
 // cache-line aligned: the RuntimeHeader, Task[num_tasks], the successor array (task indices;
-// task i's are [succ_begin, succ_begin + succ_count)), one pto_kernel_call block per task (sized
-// by its argument count), the cells of the two ready queues (AIC, AIV; each a power of two at
-// least that type's task count), the run counters and the dump region (enable_dump_tensor).
-// The host builds all of that as one image and copies it in before launch. After the image,
-// with enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu
+// task i's are its FanoutRange: core/graph/task_record.h), one pto_kernel_call block per task
+// (sized by its argument count), the cells of the cube and vector pools of the ReadyQueueSet
+// (core/graph/ready_queue_set.h; each a power of two at least that type's task count), the run counters and
+// the dump region (enable_dump_tensor). The host builds all of that as one image and copies it in before
+// launch. After the image, with enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu
 // PmuTrace[num_tasks]; schedulers write every record whole, so these are not copied in.
 // Not in the allocation: the cores' Handshake slots and the scheduler threads' SchedulerSlot
 // doorbells live as long as the device (host/device_runner.h; handshakes_addr / sched_addr
@@ -20,8 +20,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/graph/ready_queue_set.h"
+#include "core/graph/task_record.h"
 #include "core/handshake.h"
-#include "core/mpmc_queue.h"
 #include "core/run_counters.h"
 #include "core/scheduler_bell.h"
 #include "core/tensor_dump.h"
@@ -31,33 +32,14 @@
 namespace pto {
 namespace hbg {
 
-enum TaskState : uint32_t {
-  kPending = 0,  // waiting for predecessors
-  kReady = 1,    // in a ready queue
-  kRunning = 2,  // dispatched to a core
-  kDone = 3,
-  kFailed = 4,   // its kernel reported failure
-  kSkipped = 5,  // a predecessor failed, or the run was aborted before it ran
-};
+using namespace graph::task_states;  // TaskState, kPending .. kSkipped (core/graph/task_record.h)
 
-struct alignas(kCacheLine) Task {
-  DispatchPayload payload;  // host-written
-  uint32_t func_id;         // host-written
-  uint32_t core_type;       // host-written
-  uint32_t succ_begin;      // host-written: index into the successor array
-  uint32_t succ_count;      // host-written
-  // Writers: scheduler threads completing a predecessor (fetch_sub, acq_rel: the last
-  // decrement acquires every predecessor's results before the task is enqueued).
-  std::atomic<int32_t> fanin_remaining;
-  // Writers: scheduler threads (relaxed; read by the host after the run for reports).
-  std::atomic<uint32_t> state;
-  // Writers: scheduler threads completing a failed/skipped predecessor (relaxed, published by
-  // the release in fanin_remaining's decrement).
-  std::atomic<uint32_t> poisoned;
-  // Writer: the dispatching scheduler thread (relaxed): the core that runs it, for reports.
-  std::atomic<int32_t> core;
-  int32_t dump;  // host-written: its DumpTask index when enable_dump_tensor selected it, else -1
+// The portable record (writers and orders in core/graph/task_record.h; fanin_remaining starts
+// at the predecessor count) plus where its successors are.
+struct alignas(kCacheLine) Task : graph::TaskRecord {
+  graph::FanoutRange succ;  // host-written: its successors in the successor array
 };
+static_assert(sizeof(Task) == kCacheLine, "one line per task");
 
 using pto::SchedulerSlot;  // core/handshake.h
 
@@ -79,8 +61,9 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
   uint64_t dump_addr;        // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
 
-  // --- Ready queues: writers are scheduler threads (and the host, pre-filling). ---
-  MpmcQueue ready[PTO_CORE_TYPE_COUNT];
+  // --- Ready queues, cube and vector pools: writers are scheduler threads (and the host,
+  //     pre-filling). ---
+  graph::ReadyQueueSet ready;
 
   // --- Written by scheduler threads during the run. ---
   alignas(kCacheLine) std::atomic<uint32_t> finished;  // tasks done, failed or skipped

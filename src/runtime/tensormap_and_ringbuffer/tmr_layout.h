@@ -2,7 +2,7 @@
 //
 // One device allocation, in this order (Layout in host/tmr_runtime_host.cpp), each part
 // cache-line aligned: Header, KernelSlot[max func id + 1], TensorView[run tensors],
-// int64_t[run scalars], MpmcCell[window] for each of the three ready queues (AIC, AIV, MIX),
+// int64_t[run scalars], MpmcCell[window] for each of the three ready pools (cube, vector, mix),
 // the run counters, the dump region (enable_dump_tensor) -- the host builds all of that as an
 // image and copies it in -- then TaskSlot[window], pto_kernel_call[3 x window] (three blocks
 // per slot: a MIX task's parts) and DepEntry[dep_pool_entries], which the orchestrator writes
@@ -33,8 +33,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/graph/ready_queue_set.h"
+#include "core/graph/task_record.h"
 #include "core/handshake.h"
-#include "core/mpmc_queue.h"
 #include "core/run_counters.h"
 #include "core/scheduler_bell.h"
 #include "core/tensor_dump.h"
@@ -46,31 +47,28 @@
 namespace pto {
 namespace tmr {
 
-enum TaskState : uint32_t { kPending = 0, kReady, kRunning, kDone, kFailed, kSkipped };
+using namespace graph::task_states;  // TaskState, kPending .. kSkipped (core/graph/task_record.h)
 
 // Fanout list heads: an index into the dependency pool, or one of these.
 constexpr uint32_t kListEmpty = 0xFFFFFFFEu;
 constexpr uint32_t kListClosed = 0xFFFFFFFFu;  // the producer finished: push no more
 
-struct alignas(kCacheLine) TaskSlot {
-  // --- Orchestrator-written before the task is published (the release in the publishing
-  //     fanin decrement / queue push orders them for schedulers). ---
-  DispatchPayload payload;         // call_addr: the slot's call block (call_of)
-  DispatchPayload mix_payload[2];  // MIX tasks: the two AIV parts (call blocks 1 and 2)
-  int64_t id;
-  uint32_t func_id;
-  uint32_t core_type;
-  // --- Shared. ---
-  // Orchestrator: starts at 1 (a guard), +1 per producer still running, -1 at publication.
-  // Schedulers: -1 per finished producer. Whoever takes it to 0 enqueues the task (acq_rel).
-  std::atomic<int32_t> fanin_remaining;
+// The portable record (core/graph/task_record.h: payload, func_id, core_type, fanin_remaining,
+// state, poisoned, core, dump; the orchestrator writes every field before the task is
+// published -- the release in the publishing fanin decrement / queue push orders them for
+// schedulers) plus what a graph growing on the device needs. fanin_remaining here: the
+// orchestrator starts it at 1 (a guard), adds 1 per producer still running and drops the guard
+// at publication; schedulers subtract 1 per finished producer; whoever takes it to 0 enqueues
+// the task. payload.call_addr is the slot's call block (call_of); state is written by the
+// orchestrator at publication, then by schedulers.
+struct alignas(kCacheLine) TaskSlot : graph::TaskRecord {
+  DispatchPayload mix_payload[2];  // orchestrator: a MIX task's two AIV parts (call blocks 1 and 2)
+  int64_t id;                      // orchestrator
   // Treiber stack of consumers (dependency-pool indices). Orchestrator pushes with CAS
   // (release); the scheduler finishing the task swaps in kListClosed (acq_rel) and walks it.
   std::atomic<uint32_t> fanout_head;
-  std::atomic<uint32_t> poisoned;  // schedulers (relaxed; published by the fanin decrement)
-  std::atomic<uint32_t> state;     // orchestrator at publication, then schedulers (relaxed)
   // The scheduler finishing the task stores id here (seq_cst) after walking its fanout list;
-  // Scheduler::try_retire loads it (seq_cst) to advance last_task_alive with a seq_cst CAS.
+  // TmrPolicy::try_retire loads it (seq_cst) to advance last_task_alive with a seq_cst CAS.
   // seq_cst, not release/acquire: when t and t + 1 finish at once, one thread stores t + 1's
   // retired_id and then loads last_task_alive, while the other CASes last_task_alive to t + 1
   // and then loads that retired_id (store buffering). Only in a single total order does at
@@ -79,9 +77,8 @@ struct alignas(kCacheLine) TaskSlot {
   // sees it precedes the CAS on last_task_alive, which the orchestrator reads (acquire)
   // before it refills the slot or reuses dependency entries.
   std::atomic<int64_t> retired_id;
-  std::atomic<int32_t> core;  // scheduler that dispatched it (relaxed, for reports)
-  int32_t dump;               // orchestrator: its DumpTask index (enable_dump_tensor), else -1
 };
+static_assert(sizeof(TaskSlot) == 2 * kCacheLine, "two lines per slot");
 
 struct DepEntry {  // orchestrator-written before the CAS that publishes it
   int64_t consumer;
@@ -116,8 +113,9 @@ struct alignas(kCacheLine) Header {
   uint64_t dump_addr;      // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
   uint64_t mix_addr;       // MixSync[block_dim] (core/mix_sync.h)
   uint32_t trace_capacity, edge_capacity;
-  MpmcQueue ready[PTO_TASK_SHAPE_COUNT];  // AIC, AIV, MIX; capacity `window` each; pushers: orchestrator,
-                                          // schedulers
+  // Cube, vector and mix pools (core/graph/ready_queue_set.h), capacity `window` each;
+  // pushers: orchestrator, schedulers.
+  graph::ReadyQueueSet ready;
 
   // --- Orchestrator-written. ---
   alignas(kCacheLine) std::atomic<int64_t> next_task;  // published tasks (release)

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "core/align.h"
+#include "core/check.h"
 #include "core/mix_sync.h"
 #include "hbg_layout.h"
 #include "host/device_runner.h"
@@ -102,9 +103,9 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   }
   h->failed_task.store(-1, std::memory_order_relaxed);
 
-  auto *succ = reinterpret_cast<uint32_t *>(base + L.successors);
+  graph::FlatFanoutWriter fanout(reinterpret_cast<uint32_t *>(base + L.successors),
+                                 static_cast<uint32_t>((L.calls - L.successors) / sizeof(uint32_t)));
   std::vector<uint64_t> ready[PTO_CORE_TYPE_COUNT];
-  uint32_t next_succ = 0;
   for (size_t i = 0; i < graph.size(); ++i) {
     const HostTask &ht = graph[i];
     auto *t = new (base + L.tasks + i * sizeof(hbg::Task)) hbg::Task();
@@ -112,10 +113,8 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     t->payload.call_addr = dev + L.call_off[i];
     t->func_id = ht.func_id;
     t->core_type = ht.core_type;
-    t->succ_begin = next_succ;
-    t->succ_count = ht.num_succs;
-    if (ht.num_succs) memcpy(succ + next_succ, b.successors(ht), 4 * ht.num_succs);
-    next_succ += ht.num_succs;
+    const bool fits = fanout.append(b.successors(ht), ht.num_succs, &t->succ);
+    PTO_CHECK(fits, "the successor array is sized by the graph's edge count");
     t->fanin_remaining.store(static_cast<int32_t>(ht.num_preds), std::memory_order_relaxed);
     t->core.store(-1, std::memory_order_relaxed);
     auto *call = reinterpret_cast<pto_kernel_call *>(base + L.call_off[i]);
@@ -140,7 +139,7 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   for (int q = 0; q < PTO_CORE_TYPE_COUNT; ++q) {
     MpmcQueue::format(reinterpret_cast<MpmcCell *>(base + L.queue[q]), L.queue_cap[q], ready[q].data(),
                       ready[q].size());
-    h->ready[q].attach(reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.queue_cap[q], ready[q].size());
+    h->ready.attach(q, reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.queue_cap[q], ready[q].size());
   }
 }
 

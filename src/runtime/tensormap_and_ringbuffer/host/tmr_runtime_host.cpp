@@ -142,7 +142,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   if (!in.scalars.empty()) memcpy(base + L.scalars, in.scalars.data(), in.scalars.size() * sizeof(int64_t));
   for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) {
     MpmcQueue::format(reinterpret_cast<MpmcCell *>(base + L.queue[q]), L.window, nullptr, 0);
-    h->ready[q].attach(reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.window, 0);
+    h->ready.attach(q, reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.window, 0);
   }
 }
 

@@ -1,0 +1,84 @@
+// src/core/graph/ready_queue_set.h — the ready tasks of a run, one bounded MPMC queue per execution pool.
+//
+// A task waits in the queue of the pool it runs in: cube (AIC cores), vector (AIV cores), mix
+// (a whole cluster: one AIC and two AIV cores at once) or any (whichever single core is idle
+// first). Every queue is a Vyukov MpmcQueue (core/mpmc_queue.h) over cells in device memory,
+// so the set is a plain view: the host attaches the pools its runtime uses before launch and
+// copies the set in with the run header; pushers (the host pre-filling, the orchestrator,
+// scheduler threads) and poppers (scheduler threads) then only touch the queues' positions and
+// cells. A pool that was never attached is always empty and refuses pushes.
+//
+// try_pop_any takes from the first non-empty pool of a mask, lowest pool first: an idle AIV
+// core asks for mask {vector, any}, so it takes its own pool's work before it steals work that
+// any core may run. No runtime submits `any` tasks yet (pto_core_type has no such value); the
+// pool is there so the dispatch loop already serves it (docs/architecture.md).
+#ifndef PTO_CORE_GRAPH_READY_QUEUE_SET_H
+#define PTO_CORE_GRAPH_READY_QUEUE_SET_H
+
+#include <cstdint>
+
+#include "core/mpmc_queue.h"
+#include "pto/types.h"
+
+namespace pto {
+namespace graph {
+
+// Execution pools. The first three equal pto_core_type (AIC, AIV, MIX), so a task's core type
+// is its pool.
+enum Pool : uint32_t {
+  kPoolCube = PTO_CORE_AIC,
+  kPoolVector = PTO_CORE_AIV,
+  kPoolMix = PTO_CORE_MIX,
+  kPoolAny = 3,
+  kPoolCount = 4,
+};
+constexpr uint32_t pool_bit(uint32_t pool) {
+  return 1u << pool;
+}
+constexpr uint32_t kSingleCorePools = pool_bit(kPoolCube) | pool_bit(kPoolVector) | pool_bit(kPoolAny);
+
+class ReadyQueueSet {
+ public:
+  // Host, before launch: pool `pool` uses `capacity` (a power of two) cells laid out by
+  // MpmcQueue::format with n tasks already in them.
+  void attach(uint32_t pool, MpmcCell *cells, uint64_t capacity, uint64_t n) {
+    q_[pool].attach(cells, capacity, n);
+    attached_ |= pool_bit(pool);
+  }
+  uint32_t attached() const { return attached_; }  // bit p: pool p has cells
+  bool has(uint32_t pool) const { return (attached_ & pool_bit(pool)) != 0; }
+
+  // False when the pool is full or not attached (runtimes size their queues so that a push
+  // never fails: capacity >= the tasks that can be ready at once).
+  bool push(uint32_t pool, uint64_t id) { return pool < kPoolCount && has(pool) && q_[pool].try_push(id); }
+
+  bool try_pop(uint32_t pool, uint64_t *id) { return has(pool) && q_[pool].try_pop(id); }
+
+  // Pops from the lowest pool in `mask` that has a task; *from (if given) says which.
+  bool try_pop_any(uint32_t mask, uint64_t *id, uint32_t *from = nullptr) {
+    for (uint32_t m = mask & attached_; m != 0; m &= m - 1) {
+      const auto p = static_cast<uint32_t>(__builtin_ctz(m));
+      if (q_[p].try_pop(id)) {
+        if (from) *from = p;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A hint (may be stale by the time the caller acts on it): no pool in `mask` holds a task.
+  bool probably_empty(uint32_t mask) const {
+    for (uint32_t m = mask & attached_; m != 0; m &= m - 1) {
+      if (!q_[__builtin_ctz(m)].probably_empty()) return false;
+    }
+    return true;
+  }
+
+ private:
+  MpmcQueue q_[kPoolCount];
+  uint32_t attached_ = 0;  // host-written before launch, read-only during the run
+};
+
+}  // namespace graph
+}  // namespace pto
+#endif  // PTO_CORE_GRAPH_READY_QUEUE_SET_H

@@ -1,0 +1,288 @@
+// src/core/graph/scheduler_loop.h — the one AICPU scheduler loop every L2 runtime runs: dispatch, completion,
+// release, abort.
+//
+// Scheduler thread idx of count owns the clusters c with c % count == idx (core/core_pool.h).
+// One pass of its loop: collect the tasks its cores finished (record, dump, note a failure,
+// release the consumers whose fan-in reached zero, retire the task), then, unless the run is
+// being aborted, feed its idle cores from the ReadyQueueSet and wake a peer when work is left
+// that it has no place for. With nothing moved it parks on its doorbell, which its cores ring
+// on completion, peers and the orchestrator when they enqueue work, the host on abort.
+//
+// A consumer this thread made ready starts at once on one of its own idle cores (the warm one
+// if possible: a chain stays on one hot core instead of crossing to a peer's parked core), else
+// goes to its pool's queue for whoever has a core free. Abort (the host's time-out, abort() or
+// Ctrl-C) stops both ways of starting work: nothing is fed from the queues and nothing is
+// started on release; a released task waits in its queue. The loop ends when the policy says
+// the run is done, or once aborting with none of its cores busy.
+//
+// What is runtime-specific is a Policy (static: every hook inlines into the loop):
+//   TaskRecord &task(int64_t id)                 the record of a task id
+//   template <F> void for_each_consumer(id, F)   walk id's fan-out (once, when id finishes)
+//   int32_t status_of(int64_t id)                its kernel's status (MIX: first non-zero part)
+//   void on_failed(int64_t id, int32_t status)   first failure record, before the fan-out walk
+//   void on_ran(int64_t id)                      a task ran successfully (per-type counters)
+//   bool retire(int64_t id)                      count it finished, free its slot; true when
+//                                                it was the run's last: every peer is woken
+//   bool done()                                  every task of the run has finished
+//   void mix_parts(id, const DispatchPayload *[3])  MIX tasks' three parts (kHasMix only)
+//   static constexpr bool kHasMix                the runtime has MIX tasks
+//   static constexpr bool kZeroSubmit            the scheduler writes the trace's submit field
+// Nothing here allocates or throws: it is built into the AICPU program.
+#ifndef PTO_CORE_GRAPH_SCHEDULER_LOOP_H
+#define PTO_CORE_GRAPH_SCHEDULER_LOOP_H
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/core_pool.h"
+#include "core/graph/ready_queue_set.h"
+#include "core/graph/task_record.h"
+#include "core/run_counters.h"
+#include "core/scheduler_bell.h"
+#include "core/tensor_dump.h"
+#include "core/trace.h"
+#include "pto/device_log.h"
+#include "pto_platform/clock.h"
+#include "pto_platform/doorbell.h"
+
+namespace pto {
+namespace graph {
+
+// What a scheduler thread reads from its run's header, gathered once by the runtime.
+struct SchedulerEnv {
+  Handshake *handshakes;      // the device's handshake block
+  SchedulerSlot *sched;       // every scheduler thread's doorbell slot
+  uint32_t sched_threads;     // scheduler threads of the run (peers)
+  uint32_t counter_threads;   // SchedulerCounters entries in the counters region
+  uint32_t num_clusters;      // of the chip: the handshake block's layout
+  uint32_t block_dim;         // clusters the run uses
+  uint64_t short_task_ticks;  // core/core_pool.h
+  uint64_t pipeline_ticks;    // core/core_pool.h
+  uint64_t trace_addr;        // TaskTrace[trace_capacity] by task id, or 0
+  uint64_t trace_capacity;
+  uint64_t pmu_addr;       // PmuTrace[trace_capacity] by task id, or 0
+  uint64_t counters_addr;  // the run counters (core/run_counters.h)
+  const pto_device_log *log;
+  DumpRegion *dump;  // enable_dump_tensor, else null
+  MixSync *mix;      // MixSync[block_dim] when the runtime has MIX tasks, else null
+  ReadyQueueSet *ready;
+  const std::atomic<uint32_t> *abort;  // host-written: stop starting work, drain, quit
+};
+
+// The fields every runtime's run header names alike (handshakes_addr, sched_addr, ...); the
+// caller gives the ones that differ.
+template <typename Header>
+SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter_threads,
+                             uint64_t trace_capacity, MixSync *mix) {
+  SchedulerEnv e{};
+  e.handshakes = reinterpret_cast<Handshake *>(h->handshakes_addr);
+  e.sched = reinterpret_cast<SchedulerSlot *>(h->sched_addr);
+  e.sched_threads = sched_threads;
+  e.counter_threads = counter_threads;
+  e.num_clusters = h->num_clusters;
+  e.block_dim = h->block_dim;
+  e.short_task_ticks = h->short_task_ticks;
+  e.pipeline_ticks = h->pipeline_ticks;
+  e.trace_addr = h->trace_addr;
+  e.trace_capacity = trace_capacity;
+  e.pmu_addr = h->pmu_addr;
+  e.counters_addr = h->counters_addr;
+  e.log = reinterpret_cast<const pto_device_log *>(h->log_addr);
+  e.dump = reinterpret_cast<DumpRegion *>(h->dump_addr);
+  e.mix = mix;
+  e.ready = &h->ready;
+  e.abort = &h->abort;
+  return e;
+}
+
+// Puts a task whose fan-in reached zero into its pool's queue. Callable from any thread (the
+// orchestrator too); the push releases the record's contents to the popper.
+inline void make_ready(TaskRecord &t, ReadyQueueSet &ready, int64_t id) {
+  t.state.store(kReady, std::memory_order_relaxed);
+  ready.push(t.core_type, static_cast<uint64_t>(id));  // never full: runtimes size the queues
+}
+
+template <typename Policy>
+class SchedulerLoop {
+ public:
+  SchedulerLoop(const SchedulerEnv &env, const Policy &policy, uint32_t idx, uint32_t count)
+      : env_(env),
+        policy_(policy),
+        idx_(idx),
+        bell_(&env.sched[idx].bell),
+        peers_(env.sched, env.sched_threads, idx) {
+    cores_.init(env.handshakes, env.num_clusters, env.block_dim, idx, count, bell_, env.trace_addr != 0,
+                env.pmu_addr != 0, env.short_task_ticks, env.pipeline_ticks, env.mix);
+    counters_.start = platform_clock_pair();
+  }
+
+  Policy &policy() { return policy_; }
+  const Policy &policy() const { return policy_; }
+  Doorbell &bell() { return *bell_; }
+  uint32_t cores() const { return cores_.size(); }
+
+  // One pass: collect finished tasks, then (unless aborting) feed idle cores. Whether anything
+  // moved.
+  bool poll() {
+    const bool collected =
+        cores_.collect([this](int64_t id, const CoreTiming &timing) { completed(id, timing); }) != 0;
+    if (aborting()) return collected;
+    const bool dispatched = dispatch_ready();
+    if (cores_.needs_help(*env_.ready)) peers_.ask_for_help(dispatched || collected);
+    return dispatched || collected;
+  }
+
+  // Loops until the run is done, or aborted with none of this thread's cores busy; then
+  // writes this thread's counters.
+  void run() {
+    for (;;) {
+      const uint32_t seen = doorbell_prepare(*bell_);
+      const bool progress = poll();
+      if (policy_.done()) break;
+      if (aborting() && cores_.busy() == 0) break;
+      if (!progress) {
+        const uint64_t t = platform_ticks();
+        doorbell_wait(*bell_, seen);
+        counters_.parked_ticks += platform_ticks() - t;
+      }
+    }
+    counters_.end = platform_clock_pair();
+    if (env_.abort->load(std::memory_order_relaxed) != 0)
+      DEV_WARN(env_.log, "scheduler %u: run aborted by the host", idx_);
+    DEV_DEBUG(env_.log, "scheduler %u: done on %u core(s), parked %llu of %llu ticks", idx_, cores_.size(),
+              static_cast<unsigned long long>(counters_.parked_ticks),
+              static_cast<unsigned long long>(counters_.end.ticks - counters_.start.ticks));
+    scheduler_counters(env_.counters_addr)[idx_] = counters_;
+    cores_.write_counters(core_counters(env_.counters_addr, env_.counter_threads));
+  }
+
+ private:
+  // acquire: pairs with the host's release store; the doorbell ring that follows it wakes us.
+  bool aborting() const { return env_.abort->load(std::memory_order_acquire) != 0; }
+
+  // A task whose cores all finished.
+  void completed(int64_t id, const CoreTiming &timing) {
+    const int32_t status = policy_.status_of(id);
+    TaskRecord &t = policy_.task(id);
+    if (status != 0) {
+      DEV_ERROR(env_.log, "task %lld (kernel %u) failed with status %d", static_cast<long long>(id),
+                t.func_id, status);
+    }
+    record(id, status != 0 ? kTraceFailed : kTraceDone, timing);
+    if (t.dump >= 0) dump_views(t, kDumpAfter);  // its outputs, before any consumer runs
+    if (status != 0) {
+      policy_.on_failed(id, status);  // ordered before the fan-out walk that publishes it
+      finish(id, kFailed);
+    } else {
+      policy_.on_ran(id);
+      finish(id, kDone);
+    }
+  }
+
+  // Marks id finished, releases its consumers (poisoning them if it did not succeed), retires it.
+  void finish(int64_t id, TaskState state) {
+    policy_.task(id).state.store(state, std::memory_order_relaxed);
+    const bool poison = state != kDone;
+    policy_.for_each_consumer(id, [this, poison](int64_t c) {
+      if (fanin_release(policy_.task(c), poison)) release(c);
+    });
+    if (policy_.retire(id)) peers_.wake_all();  // the run is over: peers stop waiting
+  }
+
+  // A consumer this thread made ready: on one of its own idle cores now, else into the queue.
+  void release(int64_t id) {
+    TaskRecord &t = policy_.task(id);
+    const int32_t core =
+        t.poisoned.load(std::memory_order_relaxed) != 0 || aborting() ? -1 : cores_.core_for(t.core_type);
+    if (core >= 0) {
+      start(id, static_cast<uint32_t>(core));
+    } else {
+      make_ready(t, *env_.ready, id);
+    }
+  }
+
+  void start(int64_t id, uint32_t core) {
+    TaskRecord &t = policy_.task(id);
+    t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
+    t.state.store(kRunning, std::memory_order_relaxed);
+    if (t.dump >= 0) dump_views(t, kDumpBefore);  // its inputs
+    // Profiling: fetch the task's record line for writing while the core runs it.
+    if (kProfilingBuilt && env_.trace_addr && static_cast<uint64_t>(id) < env_.trace_capacity)
+      __builtin_prefetch(reinterpret_cast<TaskTrace *>(env_.trace_addr) + id, 1);
+    cores_.dispatch(core, id, &t.payload);
+  }
+
+  void start_mix(int64_t id, uint32_t cluster) {
+    TaskRecord &t = policy_.task(id);
+    t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
+    t.state.store(kRunning, std::memory_order_relaxed);
+    if (t.dump >= 0) dump_views(t, kDumpBefore);
+    const DispatchPayload *parts[3];
+    policy_.mix_parts(id, parts);
+    cores_.dispatch_mix(cluster, id, parts);
+  }
+
+  // A popped task whose producer failed is finished unrun (false: the place takes the next).
+  bool skip_if_poisoned(int64_t id) {
+    if (policy_.task(id).poisoned.load(std::memory_order_relaxed) == 0) return false;
+    record(id, kTraceSkipped, CoreTiming{});
+    finish(id, kSkipped);
+    return true;
+  }
+
+  bool dispatch_ready() {
+    return cores_.feed(
+        *env_.ready,
+        [this](int64_t id, uint32_t core) {
+          if (skip_if_poisoned(id)) return false;
+          start(id, core);
+          return true;
+        },
+        [this](int64_t id, uint32_t cluster) {
+          if constexpr (Policy::kHasMix) {
+            if (skip_if_poisoned(id)) return false;
+            start_mix(id, cluster);
+            return true;
+          } else {
+            (void)id;
+            (void)cluster;
+            return false;  // never called: the runtime attaches no MIX pool
+          }
+        });
+  }
+
+  void dump_views(const TaskRecord &t, uint32_t phase) {
+    dump_task_views(env_.dump, dump_tasks(env_.dump)[t.dump], phase);
+  }
+
+  // Profiling: the task's trace record, written once, by the thread that finishes it.
+  void record(int64_t id, uint16_t status, const CoreTiming &timing) {
+    if (!kProfilingBuilt || env_.trace_addr == 0 || static_cast<uint64_t>(id) >= env_.trace_capacity) return;
+    TaskTrace &r = reinterpret_cast<TaskTrace *>(env_.trace_addr)[id];
+    const TaskRecord &t = policy_.task(id);
+    r.id = id;
+    r.func = t.func_id;
+    r.shape = static_cast<uint16_t>(t.core_type);
+    r.status = status;
+    r.core = timing.core;
+    r.thread = status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_);
+    if (Policy::kZeroSubmit) r.submit = 0;
+    r.dispatch = timing.dispatch;
+    r.start = timing.start;
+    r.end = timing.end;
+    r.complete = timing.complete;
+    if (env_.pmu_addr) reinterpret_cast<PmuTrace *>(env_.pmu_addr)[id] = timing.pmu;
+  }
+
+  SchedulerEnv env_;
+  Policy policy_;
+  uint32_t idx_;
+  Doorbell *bell_;
+  PeerWaker peers_;
+  CorePool cores_;
+  SchedulerCounters counters_;  // written to the run's counters when run() ends
+};
+
+}  // namespace graph
+}  // namespace pto
+#endif  // PTO_CORE_GRAPH_SCHEDULER_LOOP_H
