@@ -141,6 +141,33 @@ TEST_F(SimTiming, AFixedCostChainTakesNTimesCostPlusTheProfilesHandOffs) {
   EXPECT_NEAR(util, static_cast<double>(kCostNs) / per_task, 1e-9);
 }
 
+TEST_F(SimTiming, ACostMayGrowWithOneOfTheTasksArguments) {
+  // Task i of the chain gets i as argument 0: "1000+250*a0" makes it cost 1000 + 250 i ns.
+  constexpr int kTasks = 6;
+  const Costs costs("0=1000+250*a0");
+  const pto::ChipCallable c = callable("host_build_graph", hbg_orchestration(kTasks, true), "timing_arg");
+  pto::ChipWorker w;
+  w.init("a2a3sim", "host_build_graph");
+  w.set_device(0);
+  pto::ChipCallConfig cfg = timed(4, 1);
+  cfg.enable_profiling = true;
+  const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
+  const pto::SimTimingProfile &p = *pto::sim_timing_profile("a2a3sim");
+  uint64_t work = 0;
+  for (int i = 0; i < kTasks; ++i) work += 1000 + 250 * static_cast<uint64_t>(i);
+  EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5),
+            work + kTasks * (p.dispatch_ns + p.completion_ns));
+  const std::vector<long long> starts = kernel_starts(w.last_trace_json());
+  ASSERT_EQ(starts.size(), static_cast<size_t>(kTasks));
+  for (int i = 1; i < kTasks; ++i)  // the gap after task i-1 is its cost plus the two hand-offs
+    EXPECT_EQ(starts[i] - starts[i - 1],
+              static_cast<long long>(1000 + 250 * (i - 1) + p.dispatch_ns + p.completion_ns)) << i;
+  // An index beyond the task's arguments adds nothing: only the fixed part remains.
+  const Costs beyond("0=1000+250*a9");
+  EXPECT_EQ(static_cast<uint64_t>(w.run(c, pto::ChipStorageTaskArgs(), cfg).predicted_makespan_us * 1e3 + 0.5),
+            kTasks * (1000 + p.dispatch_ns + p.completion_ns));
+}
+
 TEST_F(SimTiming, IndependentTasksFinishSoonerOnMoreCores) {
   const Costs costs("0=10000");
   const pto::ChipCallable c = callable("host_build_graph", hbg_orchestration(32, false), "timing_wide");
@@ -198,6 +225,10 @@ TEST_F(SimTiming, InvalidSettingsAreTypedErrorsNamingTheField) {
   {
     const Costs costs("0=-5");
     expect_invalid(w, c, timed(1, 1), {"PTO_SIM_KERNEL_COSTS", "'0=-5'"});
+  }
+  for (const char *bad : {"0=5+", "0=+5", "0=2*a", "0=a1", "0=2*a1+5", "0=-2*a1", "0=1.5", "0=1e3*a1"}) {
+    const Costs costs(bad);
+    expect_invalid(w, c, timed(1, 1), {"PTO_SIM_KERNEL_COSTS", std::string("'") + bad + "'"});
   }
   {
     const Costs costs("0=100,7=100");

@@ -405,7 +405,7 @@ void hook_yield() {
 
 void hook_unpark_all(Doorbell &b);
 bool hook_virtual_clock(uint64_t *ns);
-void hook_kernel_begin(uint64_t kernel_entry);
+void hook_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args);
 void hook_kernel_end();
 
 const SimExecHooks kHooks = {hook_on_fiber, hook_park,          hook_unpark_all,   hook_yield,
@@ -868,7 +868,7 @@ struct DeterministicExecutor::Impl {
   bool counted = false;  // this executor counts in g_timed_runs
   uint32_t epoch = 0;    // fibers whose vt_epoch differs start this launch at 0
   double factor = 1.0;
-  std::unordered_map<uint64_t, uint64_t> kernel_ns;
+  std::unordered_map<uint64_t, SimKernelCost> kernel_costs;  // by entry
   uint64_t latency[3][3] = {};  // [ringer role][woken role]
   std::atomic<uint64_t> makespan{0};
 
@@ -951,11 +951,17 @@ struct DeterministicExecutor::Impl {
     reached(f->vt);
   }
 
-  void kernel_begin(Fiber *f, uint64_t entry) {
+  void kernel_begin(Fiber *f, uint64_t entry, const int64_t *args, uint32_t num_args) {
     f->in_kernel = true;
-    const auto it = kernel_ns.find(entry);
-    f->kernel_fixed = it != kernel_ns.end();
-    f->kernel_ns = f->kernel_fixed ? it->second : 0;
+    const auto it = kernel_costs.find(entry);
+    f->kernel_fixed = it != kernel_costs.end();
+    f->kernel_ns = 0;
+    if (f->kernel_fixed) {
+      const SimKernelCost &c = it->second;
+      f->kernel_ns = c.base_ns;
+      if (c.arg >= 0 && static_cast<uint32_t>(c.arg) < num_args && args[c.arg] > 0)
+        f->kernel_ns += static_cast<uint64_t>(c.ns_per_unit * static_cast<double>(args[c.arg]) + 0.5);
+    }
     f->kernel_vt0 = clock(f);
     f->segment_start = platform_now_ns();
   }
@@ -1046,10 +1052,10 @@ bool hook_virtual_clock(uint64_t *ns) {
   return true;
 }
 
-void hook_kernel_begin(uint64_t kernel_entry) {
+void hook_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args) {
   Fiber *f;
   DeterministicExecutor::Impl *d;
-  if (timed_fiber(&f, &d)) d->kernel_begin(f, kernel_entry);
+  if (timed_fiber(&f, &d)) d->kernel_begin(f, kernel_entry, args, num_args);
 }
 
 void hook_kernel_end() {
@@ -1112,10 +1118,10 @@ bool DeterministicExecutor::begin(uint64_t seed, const SimTiming *timing, uint32
     d.timed = timing != nullptr;
     ++d.epoch;
     d.makespan.store(0, std::memory_order_relaxed);
-    d.kernel_ns.clear();
+    d.kernel_costs.clear();
     if (timing != nullptr) {
       d.factor = timing->kernel_factor;
-      for (const auto &kv : timing->kernel_ns) d.kernel_ns[kv.first] = kv.second;
+      for (const SimKernelCost &c : timing->kernel_costs) d.kernel_costs[c.entry] = c;
       constexpr int A = static_cast<int>(FiberRole::kAicpu), C = static_cast<int>(FiberRole::kCore);
       for (auto &row : d.latency)
         for (uint64_t &l : row) l = 0;

@@ -51,8 +51,9 @@ inline uint64_t platform_ticks() {
 }
 
 // Sim timing mode: a core brackets each kernel with these (core/aicore_loop.h); they cost one
-// load otherwise. kernel_entry: the kernel's LoadedKernel::entry_addr (its cost-table key).
-void platform_kernel_begin(uint64_t kernel_entry);
+// load otherwise. kernel_entry: the kernel's LoadedKernel::entry_addr (its cost-table key);
+// args/num_args: the task's arguments (a cost may depend on one of them, pto_platform/device.h).
+void platform_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args);
 void platform_kernel_end();
 
 // Both clocks at (nearly) the same instant: the tick read that brackets the nanosecond read

@@ -71,12 +71,19 @@ struct CoreProgram {
 
 // Timing mode of a seeded launch (sim only, docs/sim_execution.md "Timing mode"): every device
 // thread and core carries a virtual clock in ns and the one that runs next is the runnable one
-// with the smallest (ties: the seeded PRNG). A kernel takes kernel_ns[its entry] if listed, else
+// with the smallest (ties: the seeded PRNG). A kernel takes its cost-table entry if listed, else
 // its measured host time times kernel_factor; a thread or core woken by another's doorbell ring
 // starts no earlier than the ringer's clock plus the latency of that hand-off.
+struct SimKernelCost {
+  uint64_t entry = 0;        // LoadedKernel::entry_addr of the kernel
+  uint64_t base_ns = 0;      // fixed part
+  int32_t arg = -1;          // >= 0: plus ns_per_unit x the task's argument `arg` (a size it reads)
+  double ns_per_unit = 0.0;  // an argument beyond the task's count, or negative, adds nothing
+};
+
 struct SimTiming {
   double kernel_factor = 1.0;
-  std::vector<std::pair<uint64_t, uint64_t>> kernel_ns;  // (LoadedKernel::entry_addr, ns)
+  std::vector<SimKernelCost> kernel_costs;
   uint64_t dispatch_ns = 0;    // an AICPU thread rings a core: until the core starts the payload
   uint64_t completion_ns = 0;  // a core rings an AICPU thread: until a parked scheduler sees it
   uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
