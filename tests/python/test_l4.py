@@ -1,0 +1,123 @@
+"""tests/python/test_l4.py — claims about Worker(level=4): MPI ranks, each one an L3 worker.
+
+Contract under test: a replicated orchestration function behaves as if its tasks ran one by one
+in submission order, whatever rank each runs on (read-after-write, write-after-read and
+write-after-write across ranks, data moving between ranks by itself); a task failing on one rank
+fails its dependents on the others with an error naming the task and its rank; a rank that dies
+makes the others fail within peer_timeout instead of hanging; without mpi4py, Worker(level=4)
+raises NotSupportedError saying how to enable it. The multi-rank tests run mpirun as a
+subprocess (skipped when mpirun or mpi4py is missing).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "l4_programs"
+REPO = HERE.parents[1]
+
+
+def _have_mpi4py() -> bool:
+    probe = subprocess.run(
+        [sys.executable, "-c", "import mpi4py"], capture_output=True, text=True, timeout=60
+    )
+    return probe.returncode == 0
+
+
+MPIRUN = shutil.which("mpirun")
+needs_mpi = pytest.mark.skipif(
+    MPIRUN is None or not _have_mpi4py(),
+    reason="needs Open MPI's mpirun and mpi4py (scripts/install_deps.sh --test installs both)",
+)
+
+
+def mpirun(n: int, *args: str, extra: tuple[str, ...] = (), timeout: float = 180):
+    assert MPIRUN is not None
+    cmd = [MPIRUN, "-n", str(n), "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    cmd += [*extra, sys.executable, *args]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p, time.monotonic() - t0
+
+
+def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
+    code = (
+        "import sys; sys.modules['mpi4py'] = None\n"  # import mpi4py now fails, as if missing
+        "import pto_runtime as pto\n"
+        "try:\n"
+        "    pto.Worker(level=4)\n"
+        "except pto.NotSupportedError as e:\n"
+        "    print('NOT_SUPPORTED', e)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "NOT_SUPPORTED" in p.stdout, p.stdout + p.stderr
+    assert "mpi4py" in p.stdout and "openmpi-bin" in p.stdout and "mpirun" in p.stdout, p.stdout
+
+
+@needs_mpi
+def test_cross_rank_raw_war_waw_follow_submission_order():
+    p, _ = mpirun(3, str(PROGRAMS / "ordering.py"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    # b read x=1 (RAW 0->1) although x became 2 meanwhile (WAR on both ranks); d and e read 2;
+    # g read 3 written on rank 2 (WAW across ranks, then RAW 2->0).
+    assert "RESULT b=1 d=2 e=2 g=3" in p.stdout, p.stdout + p.stderr
+
+
+@needs_mpi
+def test_a_task_failing_on_rank_2_poisons_its_dependent_on_rank_0():
+    p, _ = mpirun(3, str(PROGRAMS / "failure.py"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = {int(m.group(1)): m.group(0) for m in re.finditer(r"rank (\d): .*", p.stdout)}
+    assert set(lines) == {0, 1, 2}, p.stdout + p.stderr
+    rank0 = lines[0]
+    assert "FAILED ran=['independent']" in rank0, rank0
+    assert "bad producer [L4 task 0, rank 2]" in rank0, rank0
+    assert "ValueError: boom from the producer" in rank0, rank0
+    assert "'consumer" in rank0, rank0  # named among the tasks not run
+    assert "OK ran=['independent']" in lines[1], lines[1]
+    assert "FAILED" in lines[2] and "boom from the producer" in lines[2], lines[2]
+
+
+@needs_mpi
+def test_a_killed_rank_fails_the_others_within_peer_timeout():
+    timeout = 2.0
+    p, elapsed = mpirun(
+        3, str(PROGRAMS / "killed.py"), str(timeout), extra=("--enable-recovery",), timeout=120
+    )
+    out = p.stdout + p.stderr
+    m = re.search(r"rank 0: FAILED after ([0-9.]+) s: (.*)", p.stdout)
+    assert m, out
+    took, message = float(m.group(1)), m.group(2)
+    assert "no message from rank 1 for 2 s (peer_timeout): rank 1 died or hangs" in message, out
+    assert "'p'" in message and "consumer" in message, message
+    # Dies after 0.2 s; the heartbeat stops; the receive fails peer_timeout later (+ slack).
+    assert took < timeout + 3.0, out
+    assert "rank 2: OK" in p.stdout, out
+    assert elapsed < 60, out
+
+
+@needs_mpi
+def test_example_l4_reduce_gives_the_same_total_on_4_ranks_and_on_1():
+    totals = {}
+    for ranks in (4, 1):
+        p, _ = mpirun(ranks, str(REPO / "examples" / "l4_reduce" / "main.py"), timeout=600)
+        assert p.returncode == 0, p.stdout + p.stderr
+        m = re.search(
+            r"✓ SUCCESS: .* on (\d) rank.* tree sum \(([-0-9.e]+)\) match NumPy", p.stdout
+        )
+        assert m and int(m.group(1)) == ranks, p.stdout + p.stderr
+        totals[ranks] = m.group(2)
+    # Bit for bit: the tree adds the partial sums in the same order on any number of ranks.
+    assert totals[4] == totals[1], totals
