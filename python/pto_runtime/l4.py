@@ -22,8 +22,10 @@ Event settled by the rank's one MPI progress thread. Design, failures, scale: do
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, Union
 
@@ -335,6 +337,17 @@ class RunHandle:
         return self._inner.pending_report()
 
 
+_OPEN: weakref.WeakSet[Worker] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_progress_threads() -> None:
+    # Before mpi4py finalizes MPI (its hook runs after atexit's): a worker the program never
+    # closed must not have its progress thread inside MPI while MPI_Finalize runs.
+    for w in list(_OPEN):
+        w._progress.close(goodbye_timeout=0.2)
+
+
 class Worker:
     """L4: one rank of an MPI job; every rank runs the same program and owns an L3 worker.
 
@@ -427,6 +440,7 @@ class Worker:
         self._sends_here = 0
         self._recvs_here = 0
         self._closed = False
+        _OPEN.add(self)
 
     # --- arrays -------------------------------------------------------------------------------
 

@@ -67,6 +67,27 @@ def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
 
 
 @needs_mpi
+def test_bad_input_raises_typed_errors_naming_the_argument():
+    p, _ = mpirun(2, str(PROGRAMS / "bad_input.py"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = p.stdout
+    expected = {
+        "subs": "InvalidArgumentError: Worker(level=4): num_sub_workers = 0",
+        "timeout": "InvalidArgumentError: Worker(level=4): peer_timeout = 0 is out of range",
+        "poll": "InvalidArgumentError: Worker(level=4): poll_max = 1.0 is out of range",
+        "plain": "is not (a view of) an array of this L4 worker's alloc()",
+        "rank": "submit_sub: rank = 2 is out of range; this job has 2 rank(s)",
+        "after": "NotSupportedError: run 3: the orchestration function failed: "
+        "NotSupportedError: after: L4 task 0 runs on rank 0, task 1 on rank 1",
+        "alloc_valid": "InvalidArgumentError: alloc: rank = 7 is out of range",
+    }
+    for name, text in expected.items():
+        lines = [line for line in out.splitlines() if line.startswith(name + " ")]
+        assert len(lines) == 2 and all(text in line for line in lines), (name, out)
+    assert "repr Worker(level=4, rank=1 of 2, 1 chips)" in out, out
+
+
+@needs_mpi
 def test_cross_rank_raw_war_waw_follow_submission_order():
     p, _ = mpirun(3, str(PROGRAMS / "ordering.py"))
     assert p.returncode == 0, p.stdout + p.stderr
