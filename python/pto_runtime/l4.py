@@ -78,7 +78,7 @@ def mpi_available() -> bool:
 class _Data:
     """One distributed array: the same on every rank (replicated bookkeeping)."""
 
-    __slots__ = ("index", "name", "local", "start", "nbytes", "valid", "writer")
+    __slots__ = ("index", "name", "local", "start", "nbytes", "valid", "ready", "writer")
 
     def __init__(self, index: int, name: str, local: np.ndarray, valid: set[int]) -> None:
         self.index = index
@@ -87,6 +87,10 @@ class _Data:
         self.start = int(local.__array_interface__["data"][0])
         self.nbytes = int(local.nbytes)
         self.valid = valid  # ranks whose copy holds the current value
+        # Per valid rank, when (in transfer steps) its copy can serve the next reader: arrival
+        # plus the sends it already has. A new reader takes the value from the copy ready first,
+        # so many readers of one value form a binomial tree, not a star or a chain.
+        self.ready: dict[int, int] = dict.fromkeys(valid, 0)
         self.writer = "its initial value"  # what wrote the current value (for messages)
 
     def bytes_view(self) -> np.ndarray:
@@ -246,6 +250,7 @@ class Orchestrator:
         for acc in accesses:
             if acc.writes:
                 acc.data.valid = {target}
+                acc.data.ready = {target: 0}
                 acc.data.writer = label
         return gid
 
@@ -265,7 +270,9 @@ class Orchestrator:
 
     def _transfer(self, data: _Data, dst: int, purpose: str) -> None:
         w = self._w
-        src = min(data.valid)
+        src = min(data.valid, key=lambda r: (data.ready[r], r))
+        data.ready[dst] = data.ready[src] + 1
+        data.ready[src] += 1
         seq = w._next_transfer
         w._next_transfer += 1
         what = f"transfer {seq} of '{data.name}' (for {purpose}) from rank {src} to rank {dst}"

@@ -94,6 +94,8 @@ def test_cross_rank_raw_war_waw_follow_submission_order():
     # b read x=1 (RAW 0->1) although x became 2 meanwhile (WAR on both ranks); d and e read 2;
     # g read 3 written on rank 2 (WAW across ranks, then RAW 2->0).
     assert "RESULT b=1 d=2 e=2 g=3" in p.stdout, p.stdout + p.stderr
+    for r in range(3):
+        assert f"BROADCAST rank {r} [0, 1, 2, 3, 4, 5, 6, 7]" in p.stdout, p.stdout + p.stderr
 
 
 @needs_mpi

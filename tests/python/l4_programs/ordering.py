@@ -53,3 +53,13 @@ with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
     assert w.valid_ranks(x) == [0, 2], w.valid_ranks(x)
     if w.rank == 0:
         print(f"RESULT b={b[0]} d={d[0]} e={e[0]} g={g[0]}", flush=True)
+
+# A broadcast: fetch to every rank forms a tree (rank 1 forwards what it received), and every
+# rank ends with the current value.
+with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
+    y = w.alloc(8, np.int64, name="y", valid=0)
+    if w.rank == 0:
+        y[:] = np.arange(8)
+    w.run(lambda o: o.fetch(y, rank="all"), timeout=60)
+    assert w.valid_ranks(y) == list(range(w.size)), w.valid_ranks(y)
+    print(f"BROADCAST rank {w.rank} {y.tolist()}", flush=True)
