@@ -113,15 +113,15 @@ def main(argv: list[str] | None = None) -> int:
             o.fetch(partial[0], rank=0)
 
         stats = w.run(orchestration, timeout=300)
-        counts = w.transfers
-        print(
-            f"rank {w.rank}: {counts['tasks']} tasks, {stats.chip_tasks} chip + "
-            f"{stats.sub_tasks} SUB tasks run (transfers included), sent {counts['sends']}, "
-            f"received {counts['recvs']}",
-            flush=True,
-        )
         if w.rank != 0:
-            return 0
+            return 0  # only rank 0 prints: mpirun may interleave the ranks' lines
+        counts = w.transfers
+        moves = counts["sends"] + counts["recvs"]
+        print(
+            f"rank 0 ran {counts['tasks']} tasks ({stats.chip_tasks} chip, "
+            f"{stats.sub_tasks - moves} SUB) and {counts['sends']} sends + {counts['recvs']} "
+            "receives of the transfers"
+        )
         expected = np.maximum(np.float32(A) * x_all + np.float32(B), np.float32(0))
         for s in range(SHARDS):
             wrong = np.flatnonzero(~np.isclose(y[s], expected[s], rtol=1e-6, atol=1e-6))

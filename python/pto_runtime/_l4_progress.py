@@ -213,8 +213,16 @@ class Progress:
     # --- the thread -------------------------------------------------------------------------
 
     def _main(self) -> None:
+        while True:
+            try:
+                self._loop()
+                return
+            except Exception as e:  # never let the thread die silently: every waiter would hang
+                self._fail_all(f"the L4 progress thread hit {type(e).__name__}: {e}")
+
+    def _loop(self) -> None:
         MPI = self._MPI
-        if self.size > 1:
+        if self.size > 1 and self._hb_req is None:
             self._hb_req = self._comm.Irecv(self._hb_buf, source=MPI.ANY_SOURCE, tag=HEARTBEAT_TAG)
             self._bye_req = self._comm.Irecv(self._bye_buf, source=MPI.ANY_SOURCE, tag=GOODBYE_TAG)
         next_beat = time.monotonic()
@@ -255,7 +263,11 @@ class Progress:
             self._settle(op, f"{op.what}: rank {op.peer} is gone ({self._dead[op.peer]})")
             return
         if not op.reqs:
-            self._issue(op)
+            try:
+                self._issue(op)
+            except self._MPI.Exception as e:
+                self._settle(op, f"{op.what}: MPI reported an error: {e.Get_error_string()}")
+                return
         self._ops.append(op)
 
     def _issue(self, op: _Op) -> None:
@@ -280,7 +292,19 @@ class Progress:
         for op in self._ops:
             if op.settled:
                 continue
-            if MPI.Request.Testall(op.reqs):
+            try:
+                complete = MPI.Request.Testall(op.reqs)
+            except MPI.Exception as e:  # e.g. MPI_ERR_TRUNCATE: the sizes differ (divergence)
+                progress = True
+                hint = (
+                    " (a receive fails so when the sender's array is larger: the ranks' "
+                    "orchestration functions diverged)"
+                    if op.kind == "recv"
+                    else ""
+                )
+                self._settle(op, f"{op.what}: MPI reported {e.Get_error_string()}{hint}")
+                continue
+            if complete:
                 progress = True
                 self._finish(op)
             else:

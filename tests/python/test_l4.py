@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -40,15 +41,32 @@ needs_mpi = pytest.mark.skipif(
 )
 
 
-def mpirun(n: int, *args: str, extra: tuple[str, ...] = (), timeout: float = 180):
+class Run(NamedTuple):
+    proc: subprocess.CompletedProcess
+    elapsed: float
+    out: str  # what the ranks reported (l4_programs/_report.py), rank by rank
+
+    @property
+    def all(self) -> str:
+        return self.out + self.proc.stdout + self.proc.stderr
+
+
+def mpirun(n: int, *args: str, out_dir: Path, extra: tuple[str, ...] = (), timeout: float = 180):
     assert MPIRUN is not None
     cmd = [MPIRUN, "-n", str(n), "--oversubscribe"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    cmd += [*extra, sys.executable, *args]
+    cmd += ["-x", "L4_TEST_OUT", *extra, sys.executable, *args]
+    env = dict(os.environ, L4_TEST_OUT=str(out_dir))
     t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    return p, time.monotonic() - t0
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    elapsed = time.monotonic() - t0
+    out = "".join(
+        (out_dir / f"rank{r}.txt").read_text(encoding="utf-8")
+        for r in range(n)
+        if (out_dir / f"rank{r}.txt").exists()
+    )
+    return Run(p, elapsed, out)
 
 
 def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
@@ -67,10 +85,10 @@ def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
 
 
 @needs_mpi
-def test_bad_input_raises_typed_errors_naming_the_argument():
-    p, _ = mpirun(2, str(PROGRAMS / "bad_input.py"))
-    assert p.returncode == 0, p.stdout + p.stderr
-    out = p.stdout
+def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
+    run = mpirun(2, str(PROGRAMS / "bad_input.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    out = run.out
     expected = {
         "subs": "InvalidArgumentError: Worker(level=4): num_sub_workers = 0",
         "timeout": "InvalidArgumentError: Worker(level=4): peer_timeout = 0 is out of range",
@@ -88,22 +106,33 @@ def test_bad_input_raises_typed_errors_naming_the_argument():
 
 
 @needs_mpi
-def test_cross_rank_raw_war_waw_follow_submission_order():
-    p, _ = mpirun(3, str(PROGRAMS / "ordering.py"))
-    assert p.returncode == 0, p.stdout + p.stderr
-    # b read x=1 (RAW 0->1) although x became 2 meanwhile (WAR on both ranks); d and e read 2;
-    # g read 3 written on rank 2 (WAW across ranks, then RAW 2->0).
-    assert "RESULT b=1 d=2 e=2 g=3" in p.stdout, p.stdout + p.stderr
-    for r in range(3):
-        assert f"BROADCAST rank {r} [0, 1, 2, 3, 4, 5, 6, 7]" in p.stdout, p.stdout + p.stderr
+@pytest.mark.parametrize("size", ["bigger", "smaller"])
+def test_ranks_whose_programs_diverge_fail_naming_the_divergence(size, tmp_path):
+    run = mpirun(2, str(PROGRAMS / "diverge.py"), size, out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    m = re.search(r"rank 1: FAILED: (.*)", run.out)
+    assert m, run.all
+    assert "transfer 0 of 'x' (for L4 task 0 'reader') from rank 0 to rank 1" in m.group(1)
+    assert "the ranks' orchestration functions diverged" in m.group(1), m.group(1)
 
 
 @needs_mpi
-def test_a_task_failing_on_rank_2_poisons_its_dependent_on_rank_0():
-    p, _ = mpirun(3, str(PROGRAMS / "failure.py"))
-    assert p.returncode == 0, p.stdout + p.stderr
-    lines = {int(m.group(1)): m.group(0) for m in re.finditer(r"rank (\d): .*", p.stdout)}
-    assert set(lines) == {0, 1, 2}, p.stdout + p.stderr
+def test_cross_rank_raw_war_waw_follow_submission_order(tmp_path):
+    run = mpirun(3, str(PROGRAMS / "ordering.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    # b read x=1 (RAW 0->1) although x became 2 meanwhile (WAR on both ranks); d and e read 2;
+    # g read 3 written on rank 2 (WAW across ranks, then RAW 2->0).
+    assert "RESULT b=1 d=2 e=2 g=3" in run.out, run.all
+    for r in range(3):
+        assert f"BROADCAST rank {r} [0, 1, 2, 3, 4, 5, 6, 7]" in run.out, run.all
+
+
+@needs_mpi
+def test_a_task_failing_on_rank_2_poisons_its_dependent_on_rank_0(tmp_path):
+    run = mpirun(3, str(PROGRAMS / "failure.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    lines = {int(m.group(1)): m.group(0) for m in re.finditer(r"rank (\d): .*", run.out)}
+    assert set(lines) == {0, 1, 2}, run.all
     rank0 = lines[0]
     assert "FAILED ran=['independent']" in rank0, rank0
     assert "bad producer [L4 task 0, rank 2]" in rank0, rank0
@@ -114,28 +143,34 @@ def test_a_task_failing_on_rank_2_poisons_its_dependent_on_rank_0():
 
 
 @needs_mpi
-def test_a_killed_rank_fails_the_others_within_peer_timeout():
+def test_a_killed_rank_fails_the_others_within_peer_timeout(tmp_path):
     timeout = 2.0
-    p, elapsed = mpirun(
-        3, str(PROGRAMS / "killed.py"), str(timeout), extra=("--enable-recovery",), timeout=120
+    run = mpirun(
+        3,
+        str(PROGRAMS / "killed.py"),
+        str(timeout),
+        out_dir=tmp_path,
+        extra=("--enable-recovery",),
+        timeout=120,
     )
-    out = p.stdout + p.stderr
-    m = re.search(r"rank 0: FAILED after ([0-9.]+) s: (.*)", p.stdout)
+    out = run.all
+    m = re.search(r"rank 0: FAILED after ([0-9.]+) s: (.*)", run.out)
     assert m, out
     took, message = float(m.group(1)), m.group(2)
     assert "no message from rank 1 for 2 s (peer_timeout): rank 1 died or hangs" in message, out
     assert "'p'" in message and "consumer" in message, message
     # Dies after 0.2 s; the heartbeat stops; the receive fails peer_timeout later (+ slack).
     assert took < timeout + 3.0, out
-    assert "rank 2: OK" in p.stdout, out
-    assert elapsed < 60, out
+    assert "rank 2: OK" in run.out, out
+    assert run.elapsed < 60, out
 
 
 @needs_mpi
-def test_example_l4_reduce_gives_the_same_total_on_4_ranks_and_on_1():
+def test_example_l4_reduce_gives_the_same_total_on_4_ranks_and_on_1(tmp_path):
     totals = {}
     for ranks in (4, 1):
-        p, _ = mpirun(ranks, str(REPO / "examples" / "l4_reduce" / "main.py"), timeout=600)
+        example = str(REPO / "examples" / "l4_reduce" / "main.py")
+        p = mpirun(ranks, example, out_dir=tmp_path, timeout=600).proc  # only rank 0 prints
         assert p.returncode == 0, p.stdout + p.stderr
         m = re.search(
             r"✓ SUCCESS: .* on (\d) rank.* tree sum \(([-0-9.e]+)\) match NumPy", p.stdout

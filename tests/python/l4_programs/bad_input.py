@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 import pto_runtime as pto
+from _report import report
+from mpi4py import MPI
+
+RANK = MPI.COMM_WORLD.Get_rank()
 
 
 def check(name, fn):
     try:
         fn()
-        print(f"{name} NO ERROR", flush=True)
+        report(RANK, f"{name} NO ERROR")
     except pto.Error as e:
-        print(f"{name} {type(e).__name__}: {e}", flush=True)
+        report(RANK, f"{name} {type(e).__name__}: {e}")
 
 
 check("subs", lambda: pto.Worker(level=4, num_sub_workers=0))
@@ -39,4 +43,4 @@ with pto.Worker(level=4) as w:
     for name, orch in (("plain", use_plain), ("rank", bad_rank), ("after", cross_after)):
         check(name, lambda orch=orch: w.run(orch, timeout=30))
     check("alloc_valid", lambda: w.alloc(4, valid=7))
-    print(f"repr {w!r}", flush=True)
+    report(RANK, f"repr {w!r}")

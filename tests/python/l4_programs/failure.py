@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pto_runtime as pto
+from _report import report
+from mpi4py import MPI
+
+RANK = MPI.COMM_WORLD.Get_rank()
 
 with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
     p, c, i = (w.alloc(2, np.float32, name=n) for n in ("p", "c", "i"))
@@ -33,6 +37,6 @@ with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
 
     try:
         w.run(orch, timeout=60)
-        print(f"rank {w.rank}: OK ran={ran}", flush=True)
+        report(RANK, f"rank {w.rank}: OK ran={ran}")
     except pto.TaskFailedError as err:
-        print(f"rank {w.rank}: FAILED ran={ran} error={err}", flush=True)
+        report(RANK, f"rank {w.rank}: FAILED ran={ran} error={err}")

@@ -14,6 +14,10 @@ import time
 
 import numpy as np
 import pto_runtime as pto
+from _report import report
+from mpi4py import MPI
+
+RANK = MPI.COMM_WORLD.Get_rank()
 
 PEER_TIMEOUT = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
 
@@ -34,6 +38,6 @@ with pto.Worker(level=4, num_sub_workers=2, peer_timeout=PEER_TIMEOUT) as w:
     t0 = time.monotonic()
     try:
         w.run(orch, timeout=60)
-        print(f"rank {w.rank}: OK after {time.monotonic() - t0:.2f} s", flush=True)
+        report(RANK, f"rank {w.rank}: OK after {time.monotonic() - t0:.2f} s")
     except pto.Error as err:
-        print(f"rank {w.rank}: FAILED after {time.monotonic() - t0:.2f} s: {err}", flush=True)
+        report(RANK, f"rank {w.rank}: FAILED after {time.monotonic() - t0:.2f} s: {err}")

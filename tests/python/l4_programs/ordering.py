@@ -17,6 +17,10 @@ import time
 
 import numpy as np
 import pto_runtime as pto
+from _report import report
+from mpi4py import MPI
+
+RANK = MPI.COMM_WORLD.Get_rank()
 
 with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
     x = w.alloc(4, np.int64, name="x")
@@ -52,7 +56,7 @@ with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
     w.run(orch, timeout=60)
     assert w.valid_ranks(x) == [0, 2], w.valid_ranks(x)
     if w.rank == 0:
-        print(f"RESULT b={b[0]} d={d[0]} e={e[0]} g={g[0]}", flush=True)
+        report(RANK, f"RESULT b={b[0]} d={d[0]} e={e[0]} g={g[0]}")
 
 # A broadcast: fetch to every rank forms a tree (rank 1 forwards what it received), and every
 # rank ends with the current value.
@@ -62,4 +66,4 @@ with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
         y[:] = np.arange(8)
     w.run(lambda o: o.fetch(y, rank="all"), timeout=60)
     assert w.valid_ranks(y) == list(range(w.size)), w.valid_ranks(y)
-    print(f"BROADCAST rank {w.rank} {y.tolist()}", flush=True)
+    report(RANK, f"BROADCAST rank {w.rank} {y.tolist()}")
