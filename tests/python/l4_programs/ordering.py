@@ -55,6 +55,18 @@ with pto.Worker(level=4, num_sub_workers=2, peer_timeout=30) as w:
 
     w.run(orch, timeout=60)
     assert w.valid_ranks(x) == [0, 2], w.valid_ranks(x)
+    # rank="any": the ranks holding x (0 and 2) tie on bytes; rank 2 has run fewer tasks (2
+    # against 3), so every rank places the task there without asking.
+    h = w.alloc(4, np.int64, name="h")
+
+    def anywhere(o):
+        o.submit_sub(copy(h, x), inputs=[x], outputs=[h], rank="any", name="H h=x")
+        o.fetch(h, rank=0)
+
+    w.run(anywhere, timeout=60)
+    assert w.valid_ranks(h) == [0, 2], w.valid_ranks(h)
+    if w.rank == 0:
+        assert h[0] == 3, h
     if w.rank == 0:
         report(RANK, f"RESULT b={b[0]} d={d[0]} e={e[0]} g={g[0]}")
 
