@@ -2,19 +2,25 @@
 # scripts/install_deps.sh — installs what building and testing PTO Runtime needs on Debian 12:
 # Debian packages through apt-get (as root or with sudo), Python packages through pip into the
 # project's own venv (.venv/, made or reused by scripts/venv.sh — never into the system python).
-# Usage: scripts/install_deps.sh [--test]   (--test adds GoogleTest and the Python test tools)
+# Usage: scripts/install_deps.sh [--test] [--mpi]
+#   --test adds GoogleTest and the Python test tools, and everything --mpi adds (the L4 tests)
+#   --mpi  adds Open MPI (Debian's libopenmpi-dev, openmpi-bin) and mpi4py: Worker(level=4)
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 cd "$(dirname "$0")/.."
-case "${1:-}" in
-  "" | --test) ;;
-  *) echo "install_deps.sh: unknown argument '$1' (allowed: --test, -h/--help)" >&2; exit 2 ;;
-esac
 want_tests=0
-[ "${1:-}" = "--test" ] && want_tests=1
+want_mpi=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_tests=1; want_mpi=1 ;;
+    --mpi) want_mpi=1 ;;
+    *) echo "install_deps.sh: unknown argument '$arg' (allowed: --test, --mpi, -h/--help)" >&2; exit 2 ;;
+  esac
+done
 
 pkgs=(g++ cmake ninja-build python3-dev libboost-context-dev)  # Boost.Context: the sim's fibers
 [ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
+[ $want_mpi = 1 ] && pkgs+=(libopenmpi-dev openmpi-bin)  # L4: mpirun and the libmpi mpi4py loads
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -27,6 +33,7 @@ fi
 
 py=(numpy nanobind scikit-build-core)
 [ $want_tests = 1 ] && py+=(pytest ruff mypy)
+[ $want_mpi = 1 ] && py+=(mpi4py)
 have=$(python3 -m pip list --format=freeze 2>/dev/null | tr 'A-Z_' 'a-z-' || true)
 need=()
 for p in "${py[@]}"; do

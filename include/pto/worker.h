@@ -81,6 +81,11 @@ class Event {
   Event() = default;
   // Throws INVALID_ARGUMENT if already fulfilled, NOT_INITIALIZED for a default-constructed Event.
   void fulfill();
+  // Settles the event as failed: once the body has returned and every other event is settled,
+  // the task fails with TASK_FAILED "<task> (SUB) failed: <why>" and its dependents are skipped
+  // (an L4 receive whose sender reported a failure, or whose sender died, uses this). Exactly
+  // once per event, fulfill or fail (INVALID_ARGUMENT otherwise); the first failure is kept.
+  void fail(const std::string &why);
   bool fulfilled() const;
   uint64_t task_id() const;
   // Which of its task's defer() calls made it: 0, 1, ... (reports name unfulfilled events so).
@@ -88,6 +93,7 @@ class Event {
 
  private:
   friend class SubContext;
+  void settle(const char *call, const std::string *failure);
   std::shared_ptr<l3::EventState> state_;
 };
 
@@ -98,6 +104,9 @@ class SubContext {
   const std::string &name() const;
   const std::vector<pto_arg_desc> &args() const;  // as passed to submit_sub
   int sub_worker() const;                         // which SUB worker runs the body
+  // For a task submitted with always_run: why a task it depends on failed or was not run (the
+  // root cause's message), or "" when every predecessor succeeded. Always "" otherwise.
+  const std::string &upstream_error() const;
   // Adds one external event the task's completion waits for. Only while the body runs and only
   // on the body's thread (INVALID_ARGUMENT otherwise); hand the Event to other threads instead.
   Event defer();
@@ -136,10 +145,13 @@ class HostOrchestrator {
                              const std::vector<uint64_t> &after = {},
                              std::shared_ptr<void> keepalive = nullptr);
   // A SUB task: `fn` on a host SUB worker thread. `args` names the tensors it reads and writes
-  // (their directions drive the dependencies); scalars are passed through.
+  // (their directions drive the dependencies); scalars are passed through. `always_run`: the
+  // task runs even if a task it depends on failed or was not run (it still waits for them all;
+  // SubContext::upstream_error() says why), like a `finally` block; L4 uses it for the sends
+  // that must tell another host about a failure. A cancelled run still skips it.
   uint64_t submit_sub(SubFn fn, const ChipStorageTaskArgs &args = ChipStorageTaskArgs{},
                       const std::string &name = "", const std::vector<uint64_t> &after = {},
-                      std::shared_ptr<void> keepalive = nullptr);
+                      std::shared_ptr<void> keepalive = nullptr, bool always_run = false);
 
   // Scopes bound the lifetime of alloc()ed buffers: a buffer is freed once its scope has ended
   // and every task using it has finished. The run itself is the outermost scope.

@@ -1,7 +1,8 @@
 """python/pto_runtime/__init__.py — PTO Runtime: task graphs on a (simulated) Ascend-like chip.
 
 Many chips on one host (L3): ``pto.Worker(level=3, device_ids=[0, 1], mode="process")``,
-see ``pto_runtime.l3``.
+see ``pto_runtime.l3``. Many hosts on MPI (L4): ``pto.Worker(level=4, ...)`` under ``mpirun``,
+see ``pto_runtime.l4``.
 
 One chip (L2)::
 
@@ -31,6 +32,7 @@ except ImportError as e:  # e.g. importing python/pto_runtime from the source tr
         f"pto_runtime's native module is missing next to {__file__}: build and install the "
         "package with `pip install .` from the repository root (never `pip install -e`)"
     ) from e
+from . import l4 as l4  # pto_runtime.l4.Orchestrator, the L4 types
 from ._native import (
     ChipCallable,
     ChipCallConfig,

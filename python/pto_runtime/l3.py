@@ -139,10 +139,14 @@ class Orchestrator:
         inouts: Iterable[np.ndarray] = (),
         name: str = "",
         after: Iterable[int] = (),
+        always_run: bool = False,
     ) -> int:
         """A SUB task: ``fn(ctx)`` on a host SUB worker thread. The arrays it reads and writes
         (``inputs``, ``outputs``, ``inouts``, or an explicit ``args``) drive its dependencies.
-        ``ctx.defer()`` returns an Event: dependents then also wait for ``event.fulfill()``."""
+        ``ctx.defer()`` returns an Event: dependents then also wait for ``event.fulfill()`` (or
+        fail if it is settled with ``event.fail(why)``). ``always_run``: runs even if a task it
+        depends on failed or was not run, like a ``finally`` block (``ctx.upstream_error`` says
+        why); a cancelled run still skips it."""
         if not callable(fn):
             raise _invalid(f"submit_sub: fn must be callable as fn(ctx), got {type(fn).__name__}")
         if args is None:
@@ -159,7 +163,7 @@ class Orchestrator:
         elif inputs or outputs or inouts:
             raise _invalid("submit_sub: give either args or inputs/outputs/inouts, not both")
         self._keep.append((fn, args))
-        return self._native.submit_sub(fn, args, name, list(after))
+        return self._native.submit_sub(fn, args, name, list(after), bool(always_run))
 
     def alloc(self, shape: int | Sequence[int], dtype: Any = np.float32) -> np.ndarray:
         """A host-heap array owned by the innermost scope: freed once the scope ended and every

@@ -2,8 +2,8 @@
 
 Level 2 is one chip and returns a ready ``ChipWorker`` (``isolate=True``: an
 ``IsolatedChipWorker`` running the chip in a child process). Level 3 (one host, many chips and
-host SUB workers) returns the prefix-less ``pto_runtime.l3.Worker``. Level 4 and up (many
-hosts) is not implemented yet.
+host SUB workers) returns the prefix-less ``pto_runtime.l3.Worker``; level 4 (many hosts on MPI,
+each rank an L3 worker) a ``pto_runtime.l4.Worker``. Level 5 and up is not implemented.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, overload
 
-from . import l3
+from . import l3, l4
 from ._native import ChipWorker
 from .errors import ErrorCode, error_from_code
 from .isolated import IsolatedChipWorker
@@ -62,6 +62,26 @@ def Worker(
 
 @overload
 def Worker(
+    level: Literal[4],
+    platform: str = "a2a3sim",
+    runtime: str = "host_build_graph",
+    device_id: int = 0,
+    *,
+    device_ids: Sequence[int] = ...,
+    num_sub_workers: int = ...,
+    mode: Literal["thread", "process"] = ...,
+    heap_bytes: int = ...,
+    spawn_timeout: float = ...,
+    heap_wait: float = ...,
+    close_timeout: float = ...,
+    peer_timeout: float = ...,
+    poll_max: float = ...,
+    comm: Any = ...,
+) -> l4.Worker: ...
+
+
+@overload
+def Worker(
     level: int,
     platform: str = "a2a3sim",
     runtime: str = "host_build_graph",
@@ -69,7 +89,7 @@ def Worker(
     *,
     isolate: bool = False,
     **l3_options: Any,
-) -> ChipWorker | IsolatedChipWorker | l3.Worker: ...
+) -> ChipWorker | IsolatedChipWorker | l3.Worker | l4.Worker: ...
 
 
 def Worker(  # a factory named like the L3+ class it will stand for
@@ -80,15 +100,18 @@ def Worker(  # a factory named like the L3+ class it will stand for
     *,
     isolate: bool = False,
     **l3_options: Any,
-) -> ChipWorker | IsolatedChipWorker | l3.Worker:
+) -> ChipWorker | IsolatedChipWorker | l3.Worker | l4.Worker:
     """A worker for ``level``: 2 gives a ``ChipWorker`` already init()-ed and set_device()-d
     (``isolate=True``: an ``IsolatedChipWorker``, whose chip runs in a child process, so a
     crashing kernel raises ``TaskFailedError`` instead of killing this one); 3 gives an
     ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
     spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).
 
-    Raises NotSupportedError for level 4 and above (not implemented yet) and
-    InvalidArgumentError for any other level or an L3 option given at level 2.
+    4 gives an ``l4.Worker`` (the L3 options plus peer_timeout, poll_max and comm; needs
+    mpi4py and an MPI launch, NotSupportedError saying how to get them otherwise).
+
+    Raises NotSupportedError for level 5 and above and InvalidArgumentError for any other level
+    or an L3 option given at level 2.
     """
     if isinstance(level, bool) or not isinstance(level, int):
         raise error_from_code(
@@ -103,10 +126,14 @@ def Worker(  # a factory named like the L3+ class it will stand for
     if level == 3:
         l3_options.setdefault("device_ids", [device_id])
         return l3.Worker(platform=platform, runtime=runtime, **l3_options)
-    if level >= 4:
+    if level == 4:
+        l3_options.setdefault("device_ids", [device_id])
+        return l4.Worker(platform=platform, runtime=runtime, **l3_options)
+    if level >= 5:
         raise error_from_code(
             ErrorCode.NOT_SUPPORTED,
-            f"Worker(level={level}): L4+ (many hosts) is not implemented yet; see the README",
+            f"Worker(level={level}): levels above 4 (clusters of clusters) are not implemented; "
+            "use level=4 (many hosts on MPI) for a flat cluster",
         )
     if l3_options:
         raise error_from_code(

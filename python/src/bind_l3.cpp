@@ -136,6 +136,9 @@ void bind_events(nb::module_ &m) {
       m, "Event", "An external event a SUB task's completion waits for; fulfill() once, from any thread.")
       .def("fulfill", &pto::Event::fulfill, Release(),
            "Fulfills the event; the task completes once its body returned and all its events are fulfilled.")
+      .def("fail", &pto::Event::fail, Release(), "why"_a,
+           "Settles the event as failed: once the body returned and every other event is settled, the "
+           "task fails with TASK_FAILED naming `why`, and its dependents are skipped. Once per event.")
       .def_prop_ro("fulfilled", &pto::Event::fulfilled)
       .def_prop_ro("task_id", &pto::Event::task_id)
       .def_prop_ro("index", &pto::Event::index,
@@ -151,7 +154,10 @@ void bind_events(nb::module_ &m) {
           "in the body, on its thread; hand the Event to other threads (fulfill from any).")
       .def_prop_ro("task_id", [](PySubContext &c) { return c.get().task_id(); })
       .def_prop_ro("name", [](PySubContext &c) { return c.get().name(); })
-      .def_prop_ro("sub_worker", [](PySubContext &c) { return c.get().sub_worker(); });
+      .def_prop_ro("sub_worker", [](PySubContext &c) { return c.get().sub_worker(); })
+      .def_prop_ro(
+          "upstream_error", [](PySubContext &c) { return c.get().upstream_error(); },
+          "always_run tasks: why a task it depends on failed or was not run (the root cause), or ''.");
 }
 
 void bind_orchestrator(nb::module_ &m) {
@@ -184,7 +190,7 @@ void bind_orchestrator(nb::module_ &m) {
       .def(
           "submit_sub",
           [](PyOrch &o, nb::handle fn, const pto::ChipStorageTaskArgs *a, const std::string &name,
-             const std::optional<std::vector<uint64_t>> &after) {
+             const std::optional<std::vector<uint64_t>> &after, bool always_run) {
             if (!PyCallable_Check(fn.ptr())) {
               throw pto::Error(PTO_INVALID_ARGUMENT, "submit_sub: fn must be callable as fn(ctx)");
             }
@@ -207,9 +213,11 @@ void bind_orchestrator(nb::module_ &m) {
               }
               if (!err.empty()) throw pto::Error(code, err);
             };
-            return o.get().submit_sub(std::move(body), a ? *a : pto::ChipStorageTaskArgs{}, name, ids(after));
+            return o.get().submit_sub(std::move(body), a ? *a : pto::ChipStorageTaskArgs{}, name, ids(after),
+                                      nullptr, always_run);
           },
-          "fn"_a, "args"_a.none() = nb::none(), "name"_a = "", "after"_a.none() = nb::none())
+          "fn"_a, "args"_a.none() = nb::none(), "name"_a = "", "after"_a.none() = nb::none(),
+          "always_run"_a = false)
       .def("scope_begin", [](PyOrch &o) { o.get().scope_begin(); })
       .def("scope_end", [](PyOrch &o) { o.get().scope_end(); })
       .def(

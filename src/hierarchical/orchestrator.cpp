@@ -102,6 +102,8 @@ uint64_t WorkerCore::publish(RunState *run, const std::shared_ptr<Task> &t,
       } else if (p->state != TaskState::kDone && t->poisoned_by.empty()) {
         t->poisoned_by =
             p->label() + (p->state == TaskState::kFailed ? ", which failed" : ", which was not run");
+        t->upstream_error =
+            p->state == TaskState::kFailed || p->upstream_error.empty() ? p->error : p->upstream_error;
       }
     }
     if (t->fanin == 0) make_ready_locked(t.get(), &graveyard);
@@ -202,7 +204,8 @@ uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
 }
 
 uint64_t HostOrchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, const std::string &name,
-                                      const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive) {
+                                      const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive,
+                                      bool always_run) {
   check_active();
   if (core_->num_subs() == 0) {
     throw Error(PTO_INVALID_ARGUMENT,
@@ -213,6 +216,7 @@ uint64_t HostOrchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args,
   t->kind = TaskKind::kSub;
   t->name = name;
   t->fn = std::move(fn);
+  t->always_run = always_run;
   t->sub_args = args;
   t->keepalive = std::move(keepalive);
   std::vector<DepTracker::Access> acc;

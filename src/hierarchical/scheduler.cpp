@@ -54,7 +54,7 @@ double WorkerCore::scheduler_cpu_us() const {
 
 void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *graveyard) {
   if (t->run->cancelled && t->poisoned_by.empty()) t->poisoned_by = "the run's cancellation";
-  if (!t->poisoned_by.empty()) {
+  if (!t->poisoned_by.empty() && !(t->always_run && !t->run->cancelled)) {
     finish_locked(t, TaskState::kSkipped, PTO_TASK_FAILED,
                   t->label() + " was not run: it depends on " + t->poisoned_by, graveyard);
     return;
@@ -123,9 +123,12 @@ void WorkerCore::finish_locked(Task *first, TaskState first_state, pto_status fi
       if (it.st != TaskState::kDone && s->poisoned_by.empty()) {
         s->poisoned_by =
             t->label() + (it.st == TaskState::kFailed ? ", which failed" : ", which was not run");
+        // The root cause travels down a chain of skipped tasks (an always_run body reports it).
+        s->upstream_error =
+            it.st == TaskState::kFailed || t->upstream_error.empty() ? it.err : t->upstream_error;
       }
       if (--s->fanin == 0) {
-        if (!s->poisoned_by.empty()) {
+        if (!s->poisoned_by.empty() && !s->always_run) {
           work.push_back({s, TaskState::kSkipped, PTO_TASK_FAILED,
                           s->label() + " was not run: it depends on " + s->poisoned_by});
         } else {
@@ -226,8 +229,16 @@ void WorkerCore::scheduler_main() {
           }
         }
         if (n.complete && !t->is_finished_state()) {
+          std::string event_error;
+          if (!t->body_failed) {
+            std::lock_guard<std::mutex> events_lock(t->events_mu);  // after mu: the documented order
+            event_error = t->event_error;
+          }
           if (t->body_failed) {
             finish_locked(t, TaskState::kFailed, PTO_TASK_FAILED, t->body_error, &graveyard);
+          } else if (!event_error.empty()) {
+            finish_locked(t, TaskState::kFailed, PTO_TASK_FAILED, t->label() + " (SUB) failed: " + event_error,
+                          &graveyard);
           } else {
             finish_locked(t, TaskState::kDone, PTO_OK, "", &graveyard);
           }

@@ -50,6 +50,7 @@ struct Task : std::enable_shared_from_this<Task> {
   bool group = false;
   // SUB tasks
   SubFn fn;  // reset by the SUB worker after the body ran
+  bool always_run = false;  // runs even if a predecessor failed or was skipped (not if cancelled)
   ChipStorageTaskArgs sub_args;
   std::shared_ptr<void> keepalive;
   std::vector<HostHeap::Block *> heap_refs;  // host-heap blocks this task is a user of
@@ -60,6 +61,10 @@ struct Task : std::enable_shared_from_this<Task> {
   std::vector<Task *> successors;
   std::vector<std::shared_ptr<Task>> preds;  // every predecessor (for reports)
   std::string poisoned_by;                   // label of the first failed/skipped predecessor
+  // The root cause's message: set with poisoned_by (the failed task's error, or what a skipped
+  // predecessor inherited). Read by an always_run body (SubContext::upstream_error): written
+  // under mu before the task is pushed to the SUB queue, whose mutex orders it for the worker.
+  std::string upstream_error;
   std::string error;                         // why it failed or was skipped
   pto_status error_code = PTO_OK;
   uint32_t parts_left = 0;      // chip parts not yet finished
@@ -81,6 +86,7 @@ struct Task : std::enable_shared_from_this<Task> {
   // for reports. Writers: defer (push_back), Event::fulfill (clear); readers: reports.
   mutable std::mutex events_mu;
   std::vector<bool> event_pending;  // guarded by events_mu (taken after WorkerCore::mu, or alone)
+  std::string event_error;          // first Event::fail message; guarded by events_mu
   // Set once by whoever posts the completion (exchange): a failed body and a late fulfill
   // cannot both complete the task.
   std::atomic<bool> completion_posted{false};

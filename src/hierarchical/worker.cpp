@@ -243,16 +243,30 @@ std::string WorkerRunStats::table() const {
 }
 
 void Event::fulfill() {
+  settle("Event.fulfill", nullptr);
+}
+
+void Event::fail(const std::string &why) {
+  settle("Event.fail", &why);
+}
+
+void Event::settle(const char *call, const std::string *failure) {
   if (!state_)
-    throw Error(PTO_NOT_INITIALIZED, "Event.fulfill on an empty Event; get one from SubContext.defer()");
+    throw Error(PTO_NOT_INITIALIZED, std::string(call) + " on an empty Event; get one from SubContext.defer()");
   if (state_->fulfilled.exchange(true, std::memory_order_acq_rel)) {
-    throw Error(PTO_INVALID_ARGUMENT, "Event.fulfill: the event of " + state_->task->label() +
-                                          " was already fulfilled; fulfill each event exactly once");
+    throw Error(PTO_INVALID_ARGUMENT, std::string(call) + ": the event of " + state_->task->label() +
+                                          " was already fulfilled or failed; settle each event exactly "
+                                          "once (fulfill or fail)");
   }
   l3::Task *t = state_->task.get();
   {
+    // Written before the counter drops (acq_rel below): whoever posts the completion, and so the
+    // scheduler reading event_error after it, sees the failure.
     std::lock_guard<std::mutex> lock(t->events_mu);
     t->event_pending[state_->index] = false;
+    if (failure && t->event_error.empty()) {
+      t->event_error = failure->empty() ? "event " + std::to_string(state_->index) + " failed" : *failure;
+    }
   }
   if (t->events.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (!t->completion_posted.exchange(true, std::memory_order_acq_rel))
@@ -283,6 +297,9 @@ const std::vector<pto_arg_desc> &SubContext::args() const {
 }
 int SubContext::sub_worker() const {
   return worker_;
+}
+const std::string &SubContext::upstream_error() const {
+  return task_->upstream_error;
 }
 
 Event SubContext::defer() {

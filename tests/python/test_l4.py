@@ -1,0 +1,181 @@
+"""tests/python/test_l4.py — claims about Worker(level=4): MPI ranks, each one an L3 worker.
+
+Contract under test: a replicated orchestration function behaves as if its tasks ran one by one
+in submission order, whatever rank each runs on (read-after-write, write-after-read and
+write-after-write across ranks, data moving between ranks by itself); a task failing on one rank
+fails its dependents on the others with an error naming the task and its rank; a rank that dies
+makes the others fail within peer_timeout instead of hanging; without mpi4py, Worker(level=4)
+raises NotSupportedError saying how to enable it. The multi-rank tests run mpirun as a
+subprocess (skipped when mpirun or mpi4py is missing).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "l4_programs"
+REPO = HERE.parents[1]
+
+
+def _have_mpi4py() -> bool:
+    probe = subprocess.run(
+        [sys.executable, "-c", "import mpi4py"], capture_output=True, text=True, timeout=60
+    )
+    return probe.returncode == 0
+
+
+MPIRUN = shutil.which("mpirun")
+needs_mpi = pytest.mark.skipif(
+    MPIRUN is None or not _have_mpi4py(),
+    reason="needs Open MPI's mpirun and mpi4py (scripts/install_deps.sh --test installs both)",
+)
+
+
+class Run(NamedTuple):
+    proc: subprocess.CompletedProcess
+    elapsed: float
+    out: str  # what the ranks reported (l4_programs/_report.py), rank by rank
+
+    @property
+    def all(self) -> str:
+        return self.out + self.proc.stdout + self.proc.stderr
+
+
+def mpirun(n: int, *args: str, out_dir: Path, extra: tuple[str, ...] = (), timeout: float = 180):
+    assert MPIRUN is not None
+    cmd = [MPIRUN, "-n", str(n), "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    cmd += ["-x", "L4_TEST_OUT", *extra, sys.executable, *args]
+    env = dict(os.environ, L4_TEST_OUT=str(out_dir))
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    elapsed = time.monotonic() - t0
+    out = "".join(
+        (out_dir / f"rank{r}.txt").read_text(encoding="utf-8")
+        for r in range(n)
+        if (out_dir / f"rank{r}.txt").exists()
+    )
+    return Run(p, elapsed, out)
+
+
+def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
+    code = (
+        "import sys; sys.modules['mpi4py'] = None\n"  # import mpi4py now fails, as if missing
+        "import pto_runtime as pto\n"
+        "try:\n"
+        "    pto.Worker(level=4)\n"
+        "except pto.NotSupportedError as e:\n"
+        "    print('NOT_SUPPORTED', e)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "NOT_SUPPORTED" in p.stdout, p.stdout + p.stderr
+    assert "mpi4py" in p.stdout and "openmpi-bin" in p.stdout and "mpirun" in p.stdout, p.stdout
+
+
+@needs_mpi
+def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
+    run = mpirun(2, str(PROGRAMS / "bad_input.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    out = run.out
+    expected = {
+        "subs": "InvalidArgumentError: Worker(level=4): num_sub_workers = 0",
+        "timeout": "InvalidArgumentError: Worker(level=4): peer_timeout = 0 is out of range",
+        "poll": "InvalidArgumentError: Worker(level=4): poll_max = 1.0 is out of range",
+        "plain": "is not (a view of) an array of this L4 worker's alloc()",
+        "rank": "submit_sub: rank = 2 is out of range; this job has 2 rank(s)",
+        "after": "NotSupportedError: run 3: the orchestration function failed: "
+        "NotSupportedError: after: L4 task 0 runs on rank 0, task 1 on rank 1",
+        "alloc_valid": "InvalidArgumentError: alloc: rank = 7 is out of range",
+    }
+    for name, text in expected.items():
+        lines = [line for line in out.splitlines() if line.startswith(name + " ")]
+        assert len(lines) == 2 and all(text in line for line in lines), (name, out)
+    assert "repr Worker(level=4, rank=1 of 2, 1 chips)" in out, out
+
+
+@needs_mpi
+@pytest.mark.parametrize("size", ["bigger", "smaller"])
+def test_ranks_whose_programs_diverge_fail_naming_the_divergence(size, tmp_path):
+    run = mpirun(2, str(PROGRAMS / "diverge.py"), size, out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    m = re.search(r"rank 1: FAILED: (.*)", run.out)
+    assert m, run.all
+    assert "transfer 0 of 'x' (for L4 task 0 'reader') from rank 0 to rank 1" in m.group(1)
+    assert "the ranks' orchestration functions diverged" in m.group(1), m.group(1)
+
+
+@needs_mpi
+def test_cross_rank_raw_war_waw_follow_submission_order(tmp_path):
+    run = mpirun(3, str(PROGRAMS / "ordering.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    # b read x=1 (RAW 0->1) although x became 2 meanwhile (WAR on both ranks); d and e read 2;
+    # g read 3 written on rank 2 (WAW across ranks, then RAW 2->0).
+    assert "RESULT b=1 d=2 e=2 g=3" in run.out, run.all
+    for r in range(3):
+        assert f"BROADCAST rank {r} [0, 1, 2, 3, 4, 5, 6, 7]" in run.out, run.all
+
+
+@needs_mpi
+def test_a_task_failing_on_rank_2_poisons_its_dependent_on_rank_0(tmp_path):
+    run = mpirun(3, str(PROGRAMS / "failure.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    lines = {int(m.group(1)): m.group(0) for m in re.finditer(r"rank (\d): .*", run.out)}
+    assert set(lines) == {0, 1, 2}, run.all
+    rank0 = lines[0]
+    assert "FAILED ran=['independent']" in rank0, rank0
+    assert "bad producer [L4 task 0, rank 2]" in rank0, rank0
+    assert "ValueError: boom from the producer" in rank0, rank0
+    assert "'consumer" in rank0, rank0  # named among the tasks not run
+    assert "OK ran=['independent']" in lines[1], lines[1]
+    assert "FAILED" in lines[2] and "boom from the producer" in lines[2], lines[2]
+
+
+@needs_mpi
+def test_a_killed_rank_fails_the_others_within_peer_timeout(tmp_path):
+    timeout = 2.0
+    run = mpirun(
+        3,
+        str(PROGRAMS / "killed.py"),
+        str(timeout),
+        out_dir=tmp_path,
+        extra=("--enable-recovery",),
+        timeout=120,
+    )
+    out = run.all
+    m = re.search(r"rank 0: FAILED after ([0-9.]+) s: (.*)", run.out)
+    assert m, out
+    took, message = float(m.group(1)), m.group(2)
+    assert "no message from rank 1 for 2 s (peer_timeout): rank 1 died or hangs" in message, out
+    assert "'p'" in message and "consumer" in message, message
+    # Dies after 0.2 s; the heartbeat stops; the receive fails peer_timeout later (+ slack).
+    assert took < timeout + 3.0, out
+    assert "rank 2: OK" in run.out, out
+    assert run.elapsed < 60, out
+
+
+@needs_mpi
+def test_example_l4_reduce_gives_the_same_total_on_4_ranks_and_on_1(tmp_path):
+    totals = {}
+    for ranks in (4, 1):
+        example = str(REPO / "examples" / "l4_reduce" / "main.py")
+        p = mpirun(ranks, example, out_dir=tmp_path, timeout=600).proc  # only rank 0 prints
+        assert p.returncode == 0, p.stdout + p.stderr
+        m = re.search(
+            r"✓ SUCCESS: .* on (\d) rank.* tree sum \(([-0-9.e]+)\) match NumPy", p.stdout
+        )
+        assert m and int(m.group(1)) == ranks, p.stdout + p.stderr
+        totals[ranks] = m.group(2)
+    # Bit for bit: the tree adds the partial sums in the same order on any number of ranks.
+    assert totals[4] == totals[1], totals
