@@ -26,7 +26,11 @@ HERE = Path(__file__).resolve().parent
 # 4000 tasks of 5 ms on the 2 AIV cores of one cluster: ~10 s of work unless interrupted.
 CHILD = textwrap.dedent(
     r'''
-    import sys, time
+    import signal, sys, time
+    # A shell that starts a job in the background (no job control) starts it with SIGINT
+    # ignored, and Python then installs no KeyboardInterrupt handler; a terminal's Ctrl-C
+    # reaches a program with Python's default handler, so install it (CI may run us detached).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, sys.argv[2])
     import numpy as np
     import pto_runtime as pto
