@@ -19,6 +19,29 @@ TensorMap::TensorMap(uint32_t capacity)
   bucket_mask_ = nb - 1;
 }
 
+TensorMap::Period TensorMap::period_of(const Region &r) {
+  Period p{0, 0, 0};
+  if (r.contiguous || r.empty()) return p;
+  int64_t outer = -1, extent = r.esize;
+  uint32_t od = 0;
+  for (uint32_t d = 0; d < r.ndim; ++d) {
+    if (r.shape[d] > 1 && r.stride[d] > outer) {
+      outer = r.stride[d];
+      od = d;
+    }
+  }
+  if (outer <= 0) return p;
+  for (uint32_t d = 0; d < r.ndim; ++d) {
+    if (d != od && r.shape[d] > 1) extent += (r.shape[d] - 1) * r.stride[d];
+  }
+  const int64_t col = r.base % outer;
+  if (col + extent > outer) return p;  // wraps (or no gap at all): no filter
+  p.period = outer;
+  p.col = col;
+  p.width = extent;
+  return p;
+}
+
 void TensorMap::release(uint32_t *link, uint32_t e) {
   PTO_DCHECK(used_ > 0 && per_level_[entries_[e].level] > 0, "TensorMap: releasing from an empty count");
   *link = entries_[e].next;
@@ -27,6 +50,17 @@ void TensorMap::release(uint32_t *link, uint32_t e) {
   entries_[e].next = free_;
   free_ = e;
   --used_;
+}
+
+// Only for entries a pool scan found (rare): walks the entry's chain to its link.
+void TensorMap::release_found(uint32_t e) {
+  const Entry &x = entries_[e];
+  uint32_t *link = &buckets_[bucket(x.buffer, key_of(x.lo, x.level))];
+  while (*link != e) {
+    PTO_CHECK(*link != kNone, "TensorMap: a live entry is missing from its chain");
+    link = &entries_[*link].next;
+  }
+  release(link, e);
 }
 
 template <typename Fn>
@@ -50,7 +84,8 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   for (int l = 0; l < kLevels; ++l) {
     if (per_level_[l] == 0) continue;
     const int64_t first = (r.lo >> kShift[l]) - 1, last = (r.hi - 1) >> kShift[l];
-    if (last - first + 1 > kMaxProbes) {
+    const int64_t probes = last - first + 1;
+    if (probes > kMaxProbes && probes > static_cast<int64_t>(fresh_)) {  // the scan is cheaper
       pool_scan[l] = any_pool_scan = true;
       continue;
     }
@@ -69,16 +104,18 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
                        std::vector<int64_t> *out, std::vector<std::pair<int64_t, uint32_t>> *kinds) {
   if (r.empty()) return true;
   bool duplicate = false;
+  const Period rp = period_of(r);
   for_candidates(r, live_from, [&](uint32_t e, uint32_t *link) {
     const Entry &x = entries_[e];
     if (x.task == task) {  // an earlier access of this same task
       duplicate |= x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous;
       return false;
     }
-    if (!(write || x.write) || !overlaps(e, r)) return false;
+    if (!(write || x.write) || !overlaps(e, r, rp)) return false;
     out->push_back(x.task);
     if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
-    if (link && write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {  // covered: see the header
+    if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {  // covered: see the header
+      if (!link) return release_found(e), false;                   // pool scan: not in a walk
       release(link, e);
       return true;
     }
@@ -122,6 +159,7 @@ bool TensorMap::add(const Region &r, bool write, int64_t task) {
   x.level = static_cast<uint8_t>(level);
   x.write = write;
   x.contiguous = r.contiguous;
+  x.filter = period_of(r);
   new (&regions_[e]) Region(r);  // a contiguous one too: a strided view meeting it compares with its shape
   x.next = head;
   head = e;

@@ -1,20 +1,29 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.h — which earlier live tasks touched a region.
 //
-// Private to the orchestrator thread (no atomics). Entries record (buffer, region, task,
-// read/write) for the tasks still alive, in hash chains keyed by (buffer, level, granule).
-// Levels are granule sizes 64 B, 1 KiB, 16 KiB and 256 KiB; a region is filed at the finest
-// level where its bytes span at most two granules, under the granule of its first byte (or in
-// the buffer's "large" chain if it fits none). A look-up probes, at each level that holds
-// entries, the granules its own bytes span plus the one before — where every region of that
-// level that could overlap it is filed — so a submit among thousands of live tiles of one
-// buffer looks at a few short chains. A look-up that would probe more than kMaxProbes
-// granules of a level scans the whole pool for that level instead (rare: a huge view over a
-// buffer written in small pieces).
+// Private to the orchestrator thread (no atomics, no locks, no allocation after construction).
+// Entries record (buffer, region, task, read/write) for the tasks still alive, in hash chains
+// keyed by (buffer, level, granule). Levels are granule sizes 8 B, 64 B, 1 KiB, 16 KiB and
+// 256 KiB; a region is filed at the finest level where its bytes span at most two granules,
+// under the granule of its first byte (or in the buffer's "large" chain if it fits none). A
+// look-up probes, at each level that holds entries, the granules its own bytes span plus the
+// one before — where every region of that level that could overlap it is filed — so a submit
+// among thousands of live tiles of one buffer looks at a few short chains, and 8-byte cells of
+// one cache line (a stencil's) do not share one chain. A look-up that would probe more granules
+// of a level than both kMaxProbes and the pool's size scans the pool for that level instead
+// (a huge view over a buffer written in small pieces): the cost is the smaller of the two.
 //
-// A chain walk reads only a compact entry (buffer, byte range, task, link: 40 bytes, several
-// per cache line); an entry's full region (~180 bytes: shape and strides) sits in a parallel
-// array and is read only to decide a byte-range overlap between views that are not both
-// contiguous. A submit looks up and records each access in one walk (access()).
+// A chain walk reads only a compact entry (64 bytes, one cache line, aligned: buffer, byte
+// range, task, link, and a "period filter" for strided views, below); an entry's full region
+// (~180 bytes: shape and strides) sits in a parallel array and is read only when the byte ranges
+// meet, the views are not both contiguous and the filter cannot tell them apart. A submit looks
+// up and records each access in one walk (access()).
+//
+// Period filter (strided tiles of one buffer): a region whose largest stride S (over dimensions
+// of extent > 1) exceeds the byte extent E of its other dimensions touches only bytes b with
+// b mod S in [c, c + E), c = base mod S. Two regions with the same S whose such intervals do not
+// meet share no byte — the usual case for tiles side by side in one row band of a matrix, whose
+// byte ranges interleave. Exact in the "no" direction only; anything else goes to
+// regions_overlap (core/region.h).
 #ifndef PTO_TMR_TENSOR_MAP_H
 #define PTO_TMR_TENSOR_MAP_H
 
@@ -65,18 +74,30 @@ class TensorMap {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  struct Entry {
+  // The period filter of a region (see the header comment): touched bytes b have b mod period in
+  // [col, col + width); period 0 = no filter (contiguous, or the interval would wrap).
+  struct Period {  // trivial, so a new pool of entries is not written (see the constructor)
+    int64_t period, col, width;
+  };
+  static Period period_of(const Region &r);
+  // Do the two filters prove the regions disjoint? (Same period, intervals that do not meet.)
+  static bool period_disjoint(const Period &a, const Period &b) {
+    return a.period != 0 && a.period == b.period && (a.col + a.width <= b.col || b.col + b.width <= a.col);
+  }
+  struct alignas(64) Entry {
     uint64_t buffer;
     int64_t lo, hi;  // the region's touched bytes
     int64_t task;    // -1 while the entry is free
-    uint32_t next;   // chain in a bucket, or in the free list
+    Period filter;
+    uint32_t next;  // chain in a bucket, or in the free list
     uint8_t level;
     bool write;
     bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
   };
-  static_assert(sizeof(Entry) == 40, "compact: a chain walk reads these only");
-  static constexpr int kLevels = 4;
-  static constexpr int kShift[kLevels] = {6, 10, 14, 18};
+  static_assert(sizeof(Entry) == 64, "one cache line: a chain walk reads one line per entry");
+  static_assert(std::is_trivially_default_constructible<Entry>::value, "a new pool is not written");
+  static constexpr int kLevels = 5;
+  static constexpr int kShift[kLevels] = {3, 6, 10, 14, 18};
   static constexpr int kLarge = kLevels;  // level of regions too big for any granule
   static constexpr int64_t kMaxProbes = 64;
 
@@ -97,15 +118,19 @@ class TensorMap {
   }
   // Calls fn(entry, link) for every live entry that may overlap r, each at most once. `link`
   // points at the entry's chain link (fn may unlink it and return true), or is null when the
-  // entry was found by a pool scan (fn must not unlink). Retired entries met in chains are
-  // unlinked on the way.
+  // entry was found by a pool scan (fn may then unlink it with release_found). Retired entries
+  // met in chains are unlinked on the way.
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
   void release(uint32_t *link, uint32_t e);  // unlinks e (whose predecessor link is *link)
-  bool overlaps(uint32_t e, const Region &r) const {
+  void release_found(uint32_t e);             // unlinks e, finding its link in its chain
+  // `rp`: r's period filter (period_of(r), computed once per look-up).
+  bool overlaps(uint32_t e, const Region &r, const Period &rp) const {
     const Entry &x = entries_[e];
     if (x.hi <= r.lo || r.hi <= x.lo) return false;  // buffer checked by the walk
-    return (x.contiguous && r.contiguous) || regions_overlap(region(e), r);
+    if (x.contiguous && r.contiguous) return true;
+    if (period_disjoint(x.filter, rp)) return false;
+    return regions_overlap(region(e), r);
   }
   // Entry e's full region (constructed by add() when e was filed).
   const Region &region(uint32_t e) const {
