@@ -12,8 +12,14 @@
 // of a level than both kMaxProbes and the pool's size scans the pool for that level instead
 // (a huge view over a buffer written in small pieces): the cost is the smaller of the two.
 //
+// Retirement: entries also sit on an age list in the order they were filed, which is task
+// order; each access first pops the entries of retired tasks off its head (and a chain walk
+// frees any retired entry it still meets), so chains hold live entries only and the pool never
+// needs a sweep. Chains and the age list are doubly linked: superseding or retiring an entry
+// is O(1) wherever it sits.
+//
 // A chain walk reads only a compact entry (64 bytes, one cache line, aligned: buffer, byte
-// range, task, link, and a "period filter" for strided views, below); an entry's full region
+// range, task, links, and a "period filter" for strided views, below); an entry's full region
 // (~180 bytes: shape and strides) sits in a parallel array and is read only when the byte ranges
 // meet, the views are not both contiguous and the filter cannot tell them apart. A submit looks
 // up and records each access in one walk (access()).
@@ -47,9 +53,10 @@ class TensorMap {
   // other live task whose recorded access to an overlapping region conflicts with this one —
   // writers for a read; writers and readers for a write — then records the access. A write
   // drops the entries it covers (their tasks are among *out, so it now stands for them).
-  // `live_from` is last_task_alive. With `kinds` (profiling), also appends each (producer,
-  // TraceEdgeKind) found. Returns false when the pool is full and the access could not be
-  // recorded (the look-up part is done: the caller reclaims or waits, then calls add).
+  // `live_from` is last_task_alive: entries of older tasks are freed first (reclaim) and never
+  // returned. With `kinds` (profiling), also appends each (producer, TraceEdgeKind) found.
+  // Returns false when the pool is full and the access could not be recorded (the look-up part
+  // is done: the caller reclaims or waits, then calls add).
   // Calling it for a task's accesses one after another equals looking all of them up before
   // recording any: a later access never needs an entry an earlier one dropped, because the
   // earlier one conflicted with it and so already returned its task.
@@ -60,24 +67,28 @@ class TensorMap {
   // caller reclaims or waits, then calls add).
   bool insert(const Region &r, bool write, int64_t task, int64_t live_from);
   // Files the access as a new entry, with no walk at all: what access or insert do last, and
-  // their retry once a full pool has room. False when the pool is full.
+  // their retry once a full pool has room. False when the pool is full. Tasks must be filed in
+  // non-decreasing order (the orchestrator's ids are) for reclaim to free them promptly.
   bool add(const Region &r, bool write, int64_t task);
-  // Drops every entry of a retired task; returns how many were freed.
+  // Frees the entries of tasks below live_from from the head of the age list (O(freed));
+  // returns how many were freed.
   uint32_t reclaim(int64_t live_from);
 
   uint32_t used() const { return used_; }
   uint32_t capacity() const { return capacity_; }
-  // Walks the whole pool and aborts (PTO_CHECK) unless the counts agree: used() equals the
-  // entries filed in some chain, and the per-level counts; the free list holds the rest of the
-  // entries handed out so far. Costs O(pool): called by reclaim() in debug builds and by tests.
+  // Walks the whole pool and aborts (PTO_CHECK) unless the structure is consistent: chains and
+  // the age list are doubly linked both ways, hold the same used() entries, each filed under
+  // its bucket; per-level counts agree; the free list holds the rest of the entries handed out
+  // so far. Costs O(pool): called by reclaim() in debug builds and by tests.
   void check_invariants() const;
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   // The period filter of a region (see the header comment): touched bytes b have b mod period in
-  // [col, col + width); period 0 = no filter (contiguous, or the interval would wrap).
+  // [col, col + width); period 0 = no filter (contiguous, the interval would wrap, or a period of
+  // 4 GiB or more).
   struct Period {  // trivial, so a new pool of entries is not written (see the constructor)
-    int64_t period, col, width;
+    uint32_t period, col, width;
   };
   static Period period_of(const Region &r);
   // Do the two filters prove the regions disjoint? (Same period, intervals that do not meet.)
@@ -89,7 +100,8 @@ class TensorMap {
     int64_t lo, hi;  // the region's touched bytes
     int64_t task;    // -1 while the entry is free
     Period filter;
-    uint32_t next;  // chain in a bucket, or in the free list
+    uint32_t next, prev;          // bucket chain (prev kNone: first in its bucket); next: free list too
+    uint32_t younger, older;      // age list
     uint8_t level;
     bool write;
     bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
@@ -116,14 +128,11 @@ class TensorMap {
         (buffer >> 6) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k) * 0xC2B2AE3D27D4EB4Full;
     return static_cast<uint32_t>(h >> 32) & bucket_mask_;
   }
-  // Calls fn(entry, link) for every live entry that may overlap r, each at most once. `link`
-  // points at the entry's chain link (fn may unlink it and return true), or is null when the
-  // entry was found by a pool scan (fn may then unlink it with release_found). Retired entries
-  // met in chains are unlinked on the way.
+  // Calls fn(entry) for every live entry that may overlap r, each at most once; fn may release
+  // the entry (the walk has already read its link). Retired entries met in chains are freed.
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
-  void release(uint32_t *link, uint32_t e);  // unlinks e (whose predecessor link is *link)
-  void release_found(uint32_t e);             // unlinks e, finding its link in its chain
+  void release(uint32_t e);  // unlinks e from its chain and the age list, and frees it
   // `rp`: r's period filter (period_of(r), computed once per look-up).
   bool overlaps(uint32_t e, const Region &r, const Period &rp) const {
     const Entry &x = entries_[e];
@@ -149,7 +158,8 @@ class TensorMap {
   uint32_t fresh_ = 0;
   std::vector<uint32_t> buckets_;
   uint32_t bucket_mask_;
-  uint32_t free_ = kNone;  // entries released since; taken before fresh ones
+  uint32_t free_ = kNone;                     // entries released since; taken before fresh ones
+  uint32_t oldest_ = kNone, youngest_ = kNone;  // the age list's ends
   uint32_t used_ = 0;
   uint32_t per_level_[kLevels + 1] = {};  // live entries at each level (to skip empty levels)
 };
