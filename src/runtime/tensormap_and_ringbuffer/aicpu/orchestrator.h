@@ -17,6 +17,7 @@
 #define PTO_TMR_ORCHESTRATOR_H
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "buffer_index.h"
@@ -73,7 +74,7 @@ class DeviceOrchestrator final : public Orchestrator {
   bool check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
                   const TaskHandle *after, uint32_t num_after);
   bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);
-  bool buffer_known(const TensorView &v) const;
+  bool buffer_known(const TensorView &v);
   // dependencies.cpp: the task's producers (looked up and recorded, plus the explicit ones),
   // live and distinct, into producers_; then room in the dependency pool and the wiring.
   bool find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after, int64_t id,
@@ -99,6 +100,8 @@ class DeviceOrchestrator final : public Orchestrator {
   int64_t next_id_ = 0;
   TensorMap tmap_;
   RunBuffers run_buffers_;
+  bool have_last_run_buffer_ = false;
+  std::pair<uint64_t, uint64_t> last_run_buffer_{0, 0};  // the run tensor buffer_known() found last
   // Validation mode (debug builds, or PTO_TMR_FULL_VALIDATION=1 in the environment of the sim's
   // AICPU program): every view is also checked by scanning all run tensors and live heap
   // buffers, and the indexed answer must agree (PTO_CHECK).

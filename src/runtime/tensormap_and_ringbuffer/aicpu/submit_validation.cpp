@@ -12,10 +12,17 @@
 namespace pto {
 namespace tmr {
 
-bool DeviceOrchestrator::buffer_known(const TensorView &v) const {
+bool DeviceOrchestrator::buffer_known(const TensorView &v) {
   const uint64_t heap_offset = v.buffer - h_->heap_addr;  // wraps to a huge value below the heap: not held
-  const bool known =
-      run_buffers_.contains(v.buffer, v.buffer_bytes) || heap_.holds(heap_offset, v.buffer_bytes);
+  // Run tensors live for the whole run, so the last one found answers again without a search
+  // (consecutive arguments usually view one buffer); heap buffers come and go: never cached.
+  bool known = have_last_run_buffer_ && v.buffer == last_run_buffer_.first &&
+               v.buffer_bytes == last_run_buffer_.second;
+  if (!known && run_buffers_.contains(v.buffer, v.buffer_bytes)) {
+    known = have_last_run_buffer_ = true;
+    last_run_buffer_ = {v.buffer, v.buffer_bytes};
+  }
+  known = known || heap_.holds(heap_offset, v.buffer_bytes);
   if (full_validation_) {
     bool scanned = false;
     for (uint32_t i = 0; !scanned && i < h_->num_tensors; ++i) {

@@ -54,6 +54,7 @@ void TensorMap::release(uint32_t e) {
   (x.older != kNone ? entries_[x.older].younger : oldest_) = x.younger;
   (x.younger != kNone ? entries_[x.younger].older : youngest_) = x.older;
   --per_level_[x.level];
+  if (x.straddles) --straddling_[x.level];
   x.task = -1;
   x.next = free_;
   free_ = e;
@@ -79,7 +80,7 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   if (per_level_[kLarge] != 0) scan(kLarge, -1);
   for (int l = 0; l < kLevels; ++l) {
     if (per_level_[l] == 0) continue;
-    const int64_t first = (r.lo >> kShift[l]) - 1, last = (r.hi - 1) >> kShift[l];
+    const int64_t first = (r.lo >> kShift[l]) - (straddling_[l] != 0 ? 1 : 0), last = (r.hi - 1) >> kShift[l];
     const int64_t probes = last - first + 1;
     if (probes > kMaxProbes && probes > static_cast<int64_t>(fresh_)) {  // the scan is cheaper
       pool_scan[l] = any_pool_scan = true;
@@ -111,7 +112,7 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
     if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
     if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) release(e);  // covered: see the header
   });
-  return duplicate || add(r, write, task);
+  return duplicate || file(r, write, task, rp);
 }
 
 bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from) {
@@ -126,7 +127,7 @@ bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_f
   return duplicate || add(r, write, task);
 }
 
-bool TensorMap::add(const Region &r, bool write, int64_t task) {
+bool TensorMap::file(const Region &r, bool write, int64_t task, const Period &rp) {
   uint32_t e;
   if (free_ != kNone) {
     e = free_;
@@ -146,11 +147,26 @@ bool TensorMap::add(const Region &r, bool write, int64_t task) {
   x.lo = r.lo;
   x.hi = r.hi;
   x.task = task;
-  x.filter = period_of(r);
+  x.filter = rp;
   x.level = static_cast<uint8_t>(level);
   x.write = write;
   x.contiguous = r.contiguous;
-  new (&regions_[e]) Region(r);  // a contiguous one too: a strided view meeting it compares with its shape
+  x.straddles = level < kLevels && ((r.hi - 1) >> kShift[level]) != (r.lo >> kShift[level]);
+  if (x.straddles) ++straddling_[level];
+  // The full region, a contiguous one too (a strided view meeting it compares with its shape);
+  // only the dimensions it has: most views have one or two of the eight.
+  Region *full = new (&regions_[e]) Region;
+  full->buffer = r.buffer;
+  full->base = r.base;
+  full->lo = r.lo;
+  full->hi = r.hi;
+  full->esize = r.esize;
+  full->ndim = r.ndim;
+  full->contiguous = r.contiguous;
+  for (uint32_t d = 0; d < r.ndim; ++d) {
+    full->shape[d] = r.shape[d];
+    full->stride[d] = r.stride[d];
+  }
   x.prev = kNone;
   x.next = head;
   if (head != kNone) entries_[head].prev = e;
@@ -176,7 +192,7 @@ uint32_t TensorMap::reclaim(int64_t live_from) {
 
 void TensorMap::check_invariants() const {
   PTO_CHECK(fresh_ <= capacity_ && used_ <= fresh_, "TensorMap: pool watermarks out of order");
-  uint32_t chained = 0, levels[kLevels + 1] = {};
+  uint32_t chained = 0, levels[kLevels + 1] = {}, straddles[kLevels] = {};
   for (size_t b = 0; b < buckets_.size(); ++b) {
     uint32_t prev = kNone;
     for (uint32_t e = buckets_[b]; e != kNone; prev = e, e = entries_[e].next) {
@@ -188,11 +204,14 @@ void TensorMap::check_invariants() const {
                 "TensorMap: entry filed under the wrong bucket");
       ++chained;
       ++levels[x.level];
+      if (x.straddles) ++straddles[x.level];
     }
   }
   PTO_CHECK(chained == used_, "TensorMap: used() differs from the entries in chains");
   for (int l = 0; l <= kLevels; ++l)
     PTO_CHECK(levels[l] == per_level_[l], "TensorMap: per-level count is off");
+  for (int l = 0; l < kLevels; ++l)
+    PTO_CHECK(straddles[l] == straddling_[l], "TensorMap: straddling count is off");
   uint32_t aged = 0, older = kNone;
   for (uint32_t e = oldest_; e != kNone; older = e, e = entries_[e].younger) {
     PTO_CHECK(e < fresh_ && aged < fresh_, "TensorMap: age list leaves the pool or loops");

@@ -6,7 +6,8 @@
 // 256 KiB; a region is filed at the finest level where its bytes span at most two granules,
 // under the granule of its first byte (or in the buffer's "large" chain if it fits none). A
 // look-up probes, at each level that holds entries, the granules its own bytes span plus the
-// one before — where every region of that level that could overlap it is filed — so a submit
+// one before — where every region of that level that could overlap it is filed; the one
+// before only while some entry of the level spans two granules — so a submit
 // among thousands of live tiles of one buffer looks at a few short chains, and 8-byte cells of
 // one cache line (a stencil's) do not share one chain. A look-up that would probe more granules
 // of a level than both kMaxProbes and the pool's size scans the pool for that level instead
@@ -69,7 +70,7 @@ class TensorMap {
   // Files the access as a new entry, with no walk at all: what access or insert do last, and
   // their retry once a full pool has room. False when the pool is full. Tasks must be filed in
   // non-decreasing order (the orchestrator's ids are) for reclaim to free them promptly.
-  bool add(const Region &r, bool write, int64_t task);
+  bool add(const Region &r, bool write, int64_t task) { return file(r, write, task, period_of(r)); }
   // Frees the entries of tasks below live_from from the head of the age list (O(freed));
   // returns how many were freed.
   uint32_t reclaim(int64_t live_from);
@@ -105,6 +106,7 @@ class TensorMap {
     uint8_t level;
     bool write;
     bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
+    bool straddles;   // its bytes span two granules of its level (not one)
   };
   static_assert(sizeof(Entry) == 64, "one cache line: a chain walk reads one line per entry");
   static_assert(std::is_trivially_default_constructible<Entry>::value, "a new pool is not written");
@@ -133,6 +135,7 @@ class TensorMap {
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
   void release(uint32_t e);  // unlinks e from its chain and the age list, and frees it
+  bool file(const Region &r, bool write, int64_t task, const Period &rp);  // add(), r's filter known
   // `rp`: r's period filter (period_of(r), computed once per look-up).
   bool overlaps(uint32_t e, const Region &r, const Period &rp) const {
     const Entry &x = entries_[e];
@@ -162,6 +165,10 @@ class TensorMap {
   uint32_t oldest_ = kNone, youngest_ = kNone;  // the age list's ends
   uint32_t used_ = 0;
   uint32_t per_level_[kLevels + 1] = {};  // live entries at each level (to skip empty levels)
+  // Live entries at each level that span two granules. While a level has none, a look-up need
+  // not probe the granule before its own (what a straddling entry filed there would reach
+  // into): 8-byte cells and aligned tiles then cost one chain per granule, not two.
+  uint32_t straddling_[kLevels] = {};
 };
 
 }  // namespace tmr
