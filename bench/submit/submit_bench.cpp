@@ -11,7 +11,7 @@
 // What it leaves out (bench/run.py's orch_ns_per_task has it): cache lines the schedulers write
 // on other cores (fanout heads, last_task_alive, the ready queue), and waits for ring space.
 //
-//   bench_submit --workload independent|stencil|tiles [--tasks N] [--lag L] [--reps R]
+//   bench_submit --workload independent|stencil|tiles|temps [--tasks N] [--lag L] [--reps R]
 //
 // Instruction counts (stable on a noisy machine), only inside submit_task:
 //   valgrind --tool=callgrind --toggle-collect='pto::tmr::DeviceOrchestrator::submit_task*'
@@ -242,6 +242,20 @@ void tiles(pto::Orchestrator &orch) {
   }
 }
 
+// Heap buffers: 1024 alloc_tensor buffers of 64 bytes live at once (one scope), task k writes
+// buffer k % 1024. What validation costs when many heap buffers are live.
+void temps(pto::Orchestrator &orch) {
+  constexpr int kTemps = 1024;
+  std::vector<pto::TensorView> t(kTemps);
+  const int64_t shape[1] = {8};
+  pto::Scope scope(orch);
+  for (auto &v : t) v = orch.alloc_tensor(PTO_DTYPE_U64, 1, shape);
+  for (int64_t k = 0; k < g_run.o->tasks; ++k) {
+    const pto::Arg a[2] = {pto::Arg::out_existing(t[static_cast<size_t>(k % kTemps)]), pto::Arg::i64(0)};
+    timed(orch, [&] { return orch.submit_task(0, PTO_CORE_AIV, a, 2); });
+  }
+}
+
 uint64_t timer_overhead() {
   std::vector<uint64_t> v;
   for (int i = 0; i < 10001; ++i) {
@@ -280,9 +294,10 @@ int main(int argc, char **argv) {
   void (*entry)(pto::Orchestrator &) = o.workload == "independent" ? independent
                                        : o.workload == "stencil"   ? stencil
                                        : o.workload == "tiles"     ? tiles
+                                       : o.workload == "temps"     ? temps
                                                                    : nullptr;
   if (!entry || o.lag < 1 || o.lag >= o.window || o.tasks < 1) {
-    std::fprintf(stderr, "usage: %s --workload independent|stencil|tiles [--tasks N] [--lag 1..%u] [--reps R]\n",
+    std::fprintf(stderr, "usage: %s --workload independent|stencil|tiles|temps [--tasks N] [--lag 1..%u] [--reps R]\n",
                  argv[0], o.window - 1);
     return 2;
   }
