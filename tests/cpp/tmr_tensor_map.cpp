@@ -6,7 +6,7 @@
 // records the access; a contiguous write drops the entries it covers; entries of tasks below
 // live_from are never returned and reclaim() frees them; with a full pool the look-up still
 // happens and access/insert return false until room is made. Built with PTO_DEBUG_CHECKS, so
-// every reclaim() also walks the pool's invariants (check_invariants).
+// every reclaim() that frees something also walks the pool's invariants (check_invariants).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,7 +134,7 @@ TEST(TensorMap, RetiredProducersAreNeverReturnedAndReclaimFreesThem) {
   for (int64_t t = 0; t < 8; ++t) EXPECT_EQ(m.write(flat(t * 16, 16), t), V{});
   EXPECT_EQ(m.m.used(), 8u);
   EXPECT_EQ(m.read(flat(0, 128), 8, /*live_from=*/5), (V{5, 6, 7}));  // 0..4 retired
-  // The walk dropped the retired entries it met; what is left: 5, 6, 7 and reader 8.
+  // The access first freed the retired entries; what is left: 5, 6, 7 and reader 8.
   EXPECT_EQ(m.m.used(), 4u);
   EXPECT_EQ(m.m.reclaim(9), 4u);  // everyone retired
   EXPECT_EQ(m.m.used(), 0u);

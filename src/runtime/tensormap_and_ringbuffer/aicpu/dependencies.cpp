@@ -25,7 +25,9 @@ void DeviceOrchestrator::wire(TaskSlot &task, int64_t id) {
   for (int64_t p : producers_) {
     if (p < la) continue;
     TaskSlot &ps = slot_of(h_, p);
-    const uint32_t e = static_cast<uint32_t>(dep_head_++ % h_->dep_capacity);
+    const uint32_t e = dep_slot_;  // dep_head_ % dep_capacity, without a division per edge
+    ++dep_head_;
+    if (++dep_slot_ == h_->dep_capacity) dep_slot_ = 0;
     deps[e].consumer = id;
     task.fanin_remaining.fetch_add(1, std::memory_order_relaxed);  // the guard keeps it above 0
     uint32_t head = ps.fanout_head.load(std::memory_order_acquire);

@@ -53,7 +53,7 @@ void TensorMap::release(uint32_t e) {
   if (x.next != kNone) entries_[x.next].prev = x.prev;
   (x.older != kNone ? entries_[x.older].younger : oldest_) = x.younger;
   (x.younger != kNone ? entries_[x.younger].older : youngest_) = x.older;
-  --per_level_[x.level];
+  if (--per_level_[x.level] == 0) filled_levels_ &= ~(1u << x.level);
   if (x.straddles) --straddling_[x.level];
   x.task = -1;
   x.next = free_;
@@ -77,9 +77,9 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   };
   bool pool_scan[kLevels] = {};
   bool any_pool_scan = false;
-  if (per_level_[kLarge] != 0) scan(kLarge, -1);
-  for (int l = 0; l < kLevels; ++l) {
-    if (per_level_[l] == 0) continue;
+  if (filled_levels_ & (1u << kLarge)) scan(kLarge, -1);
+  for (uint32_t levels = filled_levels_ & ((1u << kLevels) - 1); levels != 0; levels &= levels - 1) {
+    const int l = __builtin_ctz(levels);
     const int64_t first = (r.lo >> kShift[l]) - (straddling_[l] != 0 ? 1 : 0), last = (r.hi - 1) >> kShift[l];
     const int64_t probes = last - first + 1;
     if (probes > kMaxProbes && probes > static_cast<int64_t>(fresh_)) {  // the scan is cheaper
@@ -98,7 +98,7 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
 bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_from,
                        std::vector<int64_t> *out, std::vector<std::pair<int64_t, uint32_t>> *kinds) {
   if (r.empty()) return true;
-  reclaim(live_from);
+  retire(live_from);
   bool duplicate = false;
   const Period rp = period_of(r);
   for_candidates(r, live_from, [&](uint32_t e) {
@@ -117,7 +117,7 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
 
 bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from) {
   if (r.empty()) return true;
-  reclaim(live_from);
+  retire(live_from);
   bool duplicate = false;
   for_candidates(r, live_from, [&](uint32_t e) {  // did the task pass this region before?
     const Entry &x = entries_[e];
@@ -140,7 +140,7 @@ bool TensorMap::file(const Region &r, bool write, int64_t task, const Period &rp
   ++used_;
   PTO_DCHECK(used_ <= capacity_, "TensorMap: more entries in use than the pool holds");
   const int level = level_of(r);
-  ++per_level_[level];
+  if (per_level_[level]++ == 0) filled_levels_ |= 1u << level;
   uint32_t &head = buckets_[bucket(r.buffer, key_of(r.lo, level))];
   Entry &x = entries_[e];
   x.buffer = r.buffer;
@@ -178,14 +178,20 @@ bool TensorMap::file(const Region &r, bool write, int64_t task, const Period &rp
   return true;
 }
 
-uint32_t TensorMap::reclaim(int64_t live_from) {
+uint32_t TensorMap::retire(int64_t live_from) {
   uint32_t freed = 0;
   while (oldest_ != kNone && entries_[oldest_].task < live_from) {
     release(oldest_);
     ++freed;
   }
+  return freed;
+}
+
+uint32_t TensorMap::reclaim(int64_t live_from) {
+  const uint32_t freed = retire(live_from);
 #if PTO_DCHECK_IS_ON
-  if (freed != 0) check_invariants();  // O(pool): debug builds and the white-box tests only
+  // O(pool), so only here (a full pool, and the white-box tests), not in every access's retire.
+  if (freed != 0) check_invariants();
 #endif
   return freed;
 }
@@ -208,8 +214,10 @@ void TensorMap::check_invariants() const {
     }
   }
   PTO_CHECK(chained == used_, "TensorMap: used() differs from the entries in chains");
-  for (int l = 0; l <= kLevels; ++l)
+  for (int l = 0; l <= kLevels; ++l) {
     PTO_CHECK(levels[l] == per_level_[l], "TensorMap: per-level count is off");
+    PTO_CHECK(((filled_levels_ >> l) & 1u) == (levels[l] != 0 ? 1u : 0u), "TensorMap: level mask is off");
+  }
   for (int l = 0; l < kLevels; ++l)
     PTO_CHECK(straddles[l] == straddling_[l], "TensorMap: straddling count is off");
   uint32_t aged = 0, older = kNone;

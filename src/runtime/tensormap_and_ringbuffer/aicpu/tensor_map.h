@@ -79,8 +79,9 @@ class TensorMap {
   uint32_t capacity() const { return capacity_; }
   // Walks the whole pool and aborts (PTO_CHECK) unless the structure is consistent: chains and
   // the age list are doubly linked both ways, hold the same used() entries, each filed under
-  // its bucket; per-level counts agree; the free list holds the rest of the entries handed out
-  // so far. Costs O(pool): called by reclaim() in debug builds and by tests.
+  // its bucket; per-level and straddling counts agree; the free list holds the rest of the
+  // entries handed out so far. Costs O(pool): called by reclaim() in debug builds (when it
+  // freed something) and by tests.
   void check_invariants() const;
 
  private:
@@ -135,6 +136,7 @@ class TensorMap {
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
   void release(uint32_t e);  // unlinks e from its chain and the age list, and frees it
+  uint32_t retire(int64_t live_from);  // reclaim() without its debug-build invariant walk
   bool file(const Region &r, bool write, int64_t task, const Period &rp);  // add(), r's filter known
   // `rp`: r's period filter (period_of(r), computed once per look-up).
   bool overlaps(uint32_t e, const Region &r, const Period &rp) const {
@@ -165,6 +167,7 @@ class TensorMap {
   uint32_t oldest_ = kNone, youngest_ = kNone;  // the age list's ends
   uint32_t used_ = 0;
   uint32_t per_level_[kLevels + 1] = {};  // live entries at each level (to skip empty levels)
+  uint32_t filled_levels_ = 0;             // bit l: per_level_[l] != 0 (a look-up visits only these)
   // Live entries at each level that span two granules. While a level has none, a look-up need
   // not probe the granule before its own (what a straddling entry filed there would reach
   // into): 8-byte cells and aligned tiles then cost one chain per granule, not two.
