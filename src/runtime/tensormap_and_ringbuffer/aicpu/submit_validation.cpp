@@ -34,8 +34,27 @@ bool DeviceOrchestrator::buffer_known(const TensorView &v) {
   return known;
 }
 
-// Messages are built only on failure: this runs for every tensor argument of every submit.
+// Runs for every tensor argument of every submit: one pass of compares, no message in sight, so
+// it stays small enough to inline. A view that fails is handed to report_view.
 bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index) {
+  const uint32_t esize = pto_dtype_size(v.dtype);
+  bool bad = esize == 0 || v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims);
+  int64_t last = 0;
+  bool empty = false;
+  for (uint32_t d = 0; !bad && d < v.ndim; ++d) {
+    bad = v.shape[d] < 0 || v.strides[d] < 0;
+    empty |= v.shape[d] == 0;
+    if (v.shape[d] > 0) last += (v.shape[d] - 1) * v.strides[d];
+  }
+  // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
+  // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
+  bad = bad || !buffer_known(v) ||
+        (!empty && (v.offset < 0 || static_cast<uint64_t>((v.offset + last + 1) * esize) > v.buffer_bytes));
+  return __builtin_expect(!bad, 1) || report_view(v, id, func_id, index);
+}
+
+// The checks of check_view again, one by one, to say which failed (and its message); returns false.
+bool DeviceOrchestrator::report_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index) {
   auto who = [&] { return task_name(id, func_id) + ": argument " + std::to_string(index); };
   const uint32_t esize = pto_dtype_size(v.dtype);
   if (esize == 0) return error(PTO_BAD_TENSOR, who() + " has no valid dtype"), false;
@@ -55,8 +74,6 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
     empty |= v.shape[d] == 0;
     if (v.shape[d] > 0) last += (v.shape[d] - 1) * v.strides[d];
   }
-  // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
-  // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
   if (!buffer_known(v)) {
     return error(PTO_BAD_TENSOR, who() + " does not view a run tensor or an alloc_tensor buffer"), false;
   }
@@ -66,7 +83,8 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
                                      std::to_string(v.offset + last) + ")"),
            false;
   }
-  return true;
+  PTO_CHECK(false, "orchestrator: check_view refused a view report_view accepts");
+  return false;
 }
 
 bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
