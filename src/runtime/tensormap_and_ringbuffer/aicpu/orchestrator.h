@@ -73,10 +73,12 @@ class DeviceOrchestrator final : public Orchestrator {
   // submit_validation.cpp
   bool check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
                   const TaskHandle *after, uint32_t num_after);
-  bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);
-  [[gnu::cold, gnu::noinline]] bool report_view(const TensorView &v, int64_t id, uint32_t func_id,
-                                                uint32_t index);
+  [[gnu::cold, gnu::noinline]] bool report_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
+                                                uint32_t n, const TaskHandle *after, uint32_t num_after);
+  bool view_ok(const TensorView &v);
+  bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
   bool buffer_known(const TensorView &v);
+  void check_by_scan(const TensorView &v, bool known) const;
   // dependencies.cpp: the task's producers (looked up and recorded, plus the explicit ones),
   // live and distinct, into producers_; then room in the dependency pool and the wiring.
   bool find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after, int64_t id,

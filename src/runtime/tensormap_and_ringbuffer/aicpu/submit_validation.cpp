@@ -1,9 +1,11 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/submit_validation.cpp — what a task may ask for: kernel,
 // core type, arguments, views, signature, explicit producers.
 //
-// Runs for every submit, so the checks that pass cost a few compares each: a view's buffer is
-// looked up in the run tensors' index (buffer_index.h) and the heap ring (HeapRing::holds), both
-// O(log n), never by a scan of the live state. Messages are built only on failure. In validation
+// Runs for every submit, so the checks that pass cost a few compares each: check_task and
+// view_ok compute every condition in one pass and build no message; a view's buffer is looked
+// up in the run tensors' index (buffer_index.h) and the heap ring (HeapRing::holds), both
+// O(log n), never by a scan of the live state. Only a task that fails goes to report_task
+// (cold), which repeats the checks in order to say which failed, with the same messages. In validation
 // mode (full_validation_, see orchestrator.h) each look-up is repeated by scanning everything,
 // and a disagreement aborts: a bug in the index, not bad input.
 #include "core/check.h"
@@ -12,8 +14,17 @@
 namespace pto {
 namespace tmr {
 
-bool DeviceOrchestrator::buffer_known(const TensorView &v) {
-  const uint64_t heap_offset = v.buffer - h_->heap_addr;  // wraps to a huge value below the heap: not held
+// Validation mode: the same question answered by scanning every run tensor and live heap buffer.
+void DeviceOrchestrator::check_by_scan(const TensorView &v, bool known) const {
+  bool scanned = false;
+  for (uint32_t i = 0; !scanned && i < h_->num_tensors; ++i) {
+    scanned = tensors_of(h_)[i].buffer == v.buffer && tensors_of(h_)[i].buffer_bytes == v.buffer_bytes;
+  }
+  scanned = scanned || heap_.holds_scan(v.buffer - h_->heap_addr, v.buffer_bytes);
+  PTO_CHECK(scanned == known, "orchestrator: the buffer index disagrees with the full scan");
+}
+
+inline bool DeviceOrchestrator::buffer_known(const TensorView &v) {
   // Run tensors live for the whole run, so the last one found answers again without a search
   // (consecutive arguments usually view one buffer); heap buffers come and go: never cached.
   bool known = have_last_run_buffer_ && v.buffer == last_run_buffer_.first &&
@@ -22,21 +33,14 @@ bool DeviceOrchestrator::buffer_known(const TensorView &v) {
     known = have_last_run_buffer_ = true;
     last_run_buffer_ = {v.buffer, v.buffer_bytes};
   }
-  known = known || heap_.holds(heap_offset, v.buffer_bytes);
-  if (full_validation_) {
-    bool scanned = false;
-    for (uint32_t i = 0; !scanned && i < h_->num_tensors; ++i) {
-      scanned = tensors_of(h_)[i].buffer == v.buffer && tensors_of(h_)[i].buffer_bytes == v.buffer_bytes;
-    }
-    scanned = scanned || heap_.holds_scan(heap_offset, v.buffer_bytes);
-    PTO_CHECK(scanned == known, "orchestrator: the buffer index disagrees with the full scan");
-  }
+  // A buffer below the heap wraps to a huge offset: not held.
+  known = known || heap_.holds(v.buffer - h_->heap_addr, v.buffer_bytes);
+  if (__builtin_expect(full_validation_, 0)) check_by_scan(v, known);
   return known;
 }
 
-// Runs for every tensor argument of every submit: one pass of compares, no message in sight, so
-// it stays small enough to inline. A view that fails is handed to report_view.
-bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index) {
+// Runs for every tensor argument of every submit: one pass of compares, no message in sight.
+inline bool DeviceOrchestrator::view_ok(const TensorView &v) {
   const uint32_t esize = pto_dtype_size(v.dtype);
   bool bad = esize == 0 || v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims);
   int64_t last = 0;
@@ -48,13 +52,12 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
   }
   // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
   // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
-  bad = bad || !buffer_known(v) ||
-        (!empty && (v.offset < 0 || static_cast<uint64_t>((v.offset + last + 1) * esize) > v.buffer_bytes));
-  return __builtin_expect(!bad, 1) || report_view(v, id, func_id, index);
+  return !bad && buffer_known(v) &&
+         (empty || (v.offset >= 0 && static_cast<uint64_t>((v.offset + last + 1) * esize) <= v.buffer_bytes));
 }
 
-// The checks of check_view again, one by one, to say which failed (and its message); returns false.
-bool DeviceOrchestrator::report_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index) {
+// The checks of view_ok one by one, to say which failed (and its message); false if one did.
+bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index) {
   auto who = [&] { return task_name(id, func_id) + ": argument " + std::to_string(index); };
   const uint32_t esize = pto_dtype_size(v.dtype);
   if (esize == 0) return error(PTO_BAD_TENSOR, who() + " has no valid dtype"), false;
@@ -83,12 +86,46 @@ bool DeviceOrchestrator::report_view(const TensorView &v, int64_t id, uint32_t f
                                      std::to_string(v.offset + last) + ")"),
            false;
   }
-  PTO_CHECK(false, "orchestrator: check_view refused a view report_view accepts");
-  return false;
+  return true;
 }
 
 bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
                                     const TaskHandle *after, uint32_t num_after) {
+  const int64_t id = next_id_;
+  const KernelSlot *k = func_id < h_->num_kernels ? &kernels_of(h_)[func_id] : nullptr;
+  bool bad = !k || k->entry == 0 || (core_type == PTO_CORE_MIX && h_->block_dim == 0) ||
+             core_type != static_cast<pto_core_type>(k->core_type) || n > h_->max_args || (n > 0 && !args);
+  uint32_t tensors = 0;
+  for (uint32_t i = 0; !bad && i < n; ++i) {
+    const Arg &a = args[i];
+    if (a.kind == PTO_ARG_SCALAR) continue;
+    bad = a.kind != PTO_ARG_TENSOR || static_cast<uint32_t>(a.access) > static_cast<uint32_t>(Access::NO_DEP) ||
+          !view_ok(a.view);
+    ++tensors;
+  }
+  bad = bad || tensors > h_->tensormap_entries;
+  const auto *sig = bad ? nullptr : reinterpret_cast<const pto_kernel_signature_t *>(k->signature);
+  if (sig) {
+    bad = sig->num_args != n;
+    for (uint32_t i = 0; !bad && i < n; ++i) {
+      const pto_arg_spec &spec = sig->args[i];
+      bad = spec.kind != static_cast<uint32_t>(args[i].kind);
+      if (bad || spec.kind != PTO_ARG_TENSOR) continue;
+      const TensorView &v = args[i].view;
+      bad = spec.dtype != PTO_DTYPE_ANY && spec.dtype != static_cast<uint32_t>(v.dtype);
+      if (!bad && spec.min_elems_arg >= 0) {
+        const auto ref = static_cast<uint32_t>(spec.min_elems_arg);
+        bad = ref >= n || args[ref].kind != PTO_ARG_SCALAR || args[ref].scalar < 0 || args[ref].scalar > v.numel();
+      }
+    }
+  }
+  for (uint32_t i = 0; !bad && i < num_after; ++i) bad = !after || after[i].id < 0 || after[i].id >= id;
+  return __builtin_expect(!bad, 1) || report_task(func_id, core_type, args, n, after, num_after);
+}
+
+// The checks of check_task one by one, in the order that picks the message; returns false.
+bool DeviceOrchestrator::report_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
+                                     const TaskHandle *after, uint32_t num_after) {
   const int64_t id = next_id_;
   auto who = [&] { return task_name(id, func_id); };  // built only for a message
   const KernelSlot *k = func_id < h_->num_kernels ? &kernels_of(h_)[func_id] : nullptr;
@@ -178,7 +215,8 @@ bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, c
              false;
     }
   }
-  return true;
+  PTO_CHECK(false, "orchestrator: check_task refused a task report_task accepts");
+  return false;
 }
 
 }  // namespace tmr
