@@ -146,7 +146,7 @@ class TensorMap {
     if (period_disjoint(x.filter, rp)) return false;
     return regions_overlap(region(e), r);
   }
-  // Entry e's full region (constructed by add() when e was filed).
+  // Entry e's full region (copied in by file() when e was filed).
   const Region &region(uint32_t e) const {
     return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
   }
@@ -159,6 +159,7 @@ class TensorMap {
   };
   std::unique_ptr<RegionSlot[]> regions_;
   static_assert(std::is_trivially_destructible<Region>::value, "a slot is re-filed without destroying");
+  static_assert(std::is_trivially_copyable<Region>::value, "file() copies a region in with memcpy");
   uint32_t capacity_;
   uint32_t fresh_ = 0;
   std::vector<uint32_t> buckets_;
