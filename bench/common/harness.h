@@ -198,7 +198,8 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     if (r < o.warmup) continue;
     wall.push_back(us);
     if (info.orchestration_us >= 0) orch.push_back(info.orchestration_us);
-    if (info.orchestration_us >= 0 && info.orch_wait_us >= 0) orch_busy.push_back(info.orchestration_us - info.orch_wait_us);
+    if (info.orchestration_us >= 0 && info.orch_wait_us >= 0)
+      orch_busy.push_back(info.orchestration_us - info.orch_wait_us);
     if (info.device_us >= 0) device.push_back(info.device_us);
   }
   std::string check = "off";

@@ -124,7 +124,8 @@ class PtoBench {
     cfg.timeout_ms = 600000;  // a slow run is measured, not failed
     cfg.enable_profiling = profiling_;
     if (window_ > 0) cfg.task_window = static_cast<uint32_t>(window_);
-    cfg.trace_tasks = std::max<uint32_t>(cfg.trace_tasks, static_cast<uint32_t>(tasks + 1));  // trace them all
+    cfg.trace_tasks =
+        std::max<uint32_t>(cfg.trace_tasks, static_cast<uint32_t>(tasks + 1));  // trace them all
     const pto::RunStats s = worker_.run(callable_, args, cfg);
     RunInfo info;
     info.orchestration_us = s.orchestration_us;

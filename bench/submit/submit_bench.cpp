@@ -124,7 +124,8 @@ class Image {
       pto::MpmcQueue::format(cells, o_.window, nullptr, 0);
       h->ready[q].attach(cells, o_.window, 0);
     }
-    for (uint32_t s = 0; s < kSchedulers; ++s) new (base + sched_ + s * sizeof(pto::SchedulerSlot)) pto::SchedulerSlot();
+    for (uint32_t s = 0; s < kSchedulers; ++s)
+      new (base + sched_ + s * sizeof(pto::SchedulerSlot)) pto::SchedulerSlot();
     return h;
   }
 
@@ -235,9 +236,9 @@ void tiles(pto::Orchestrator &orch) {
   m.strides[1] = 1;
   for (int64_t k = 0; k < g_run.o->tasks; ++k) {
     const int64_t t = k % (per_row * per_row), p = (k + per_row * per_row - 1) % (per_row * per_row);
-    const pto::Arg a[3] = {
-        pto::Arg::inout(m.tile((t / per_row) * tile, (t % per_row) * tile, tile, tile)),
-        pto::Arg::in(m.tile((p / per_row) * tile, (p % per_row) * tile, tile, tile)), pto::Arg::i64(0)};
+    const pto::Arg a[3] = {pto::Arg::inout(m.tile((t / per_row) * tile, (t % per_row) * tile, tile, tile)),
+                           pto::Arg::in(m.tile((p / per_row) * tile, (p % per_row) * tile, tile, tile)),
+                           pto::Arg::i64(0)};
     timed(orch, [&] { return orch.submit_task(0, PTO_CORE_AIV, a, 3); });
   }
 }
@@ -282,10 +283,14 @@ int main(int argc, char **argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--workload") o.workload = v;
-    else if (k == "--tasks") o.tasks = std::atoll(v.c_str());
-    else if (k == "--lag") o.lag = std::atoll(v.c_str());
-    else if (k == "--reps") o.reps = std::atoi(v.c_str());
+    if (k == "--workload")
+      o.workload = v;
+    else if (k == "--tasks")
+      o.tasks = std::atoll(v.c_str());
+    else if (k == "--lag")
+      o.lag = std::atoll(v.c_str());
+    else if (k == "--reps")
+      o.reps = std::atoi(v.c_str());
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -297,8 +302,9 @@ int main(int argc, char **argv) {
                                        : o.workload == "temps"     ? temps
                                                                    : nullptr;
   if (!entry || o.lag < 1 || o.lag >= o.window || o.tasks < 1) {
-    std::fprintf(stderr, "usage: %s --workload independent|stencil|tiles|temps [--tasks N] [--lag 1..%u] [--reps R]\n",
-                 argv[0], o.window - 1);
+    std::fprintf(
+        stderr, "usage: %s --workload independent|stencil|tiles|temps [--tasks N] [--lag 1..%u] [--reps R]\n",
+        argv[0], o.window - 1);
     return 2;
   }
   const uint64_t cells_bytes = o.workload == "independent" ? 8 * static_cast<uint64_t>(o.tasks)
@@ -331,14 +337,17 @@ int main(int argc, char **argv) {
   // The whole orchestration function per task: the submits plus the timing and the inline
   // retirement around them (an upper bound; the samples are the submits alone).
   const double run_per_task = static_cast<double>(run_ns[run_ns.size() / 2]) / static_cast<double>(o.tasks);
-  auto pct = [&](double p) { return static_cast<double>(samples[static_cast<size_t>(p * (samples.size() - 1))]) * tick_ns; };
+  auto pct = [&](double p) {
+    return static_cast<double>(samples[static_cast<size_t>(p * (samples.size() - 1))]) * tick_ns;
+  };
   double mean = 0;
   for (const uint64_t t : samples) mean += static_cast<double>(t);
   mean = mean * tick_ns / static_cast<double>(samples.size());
   std::printf(
       "{\"workload\": \"%s\", \"tasks\": %lld, \"lag\": %lld, \"reps\": %d, \"submit_ns_p50\": %.1f, "
-      "\"submit_ns_p90\": %.1f, \"submit_ns_p99\": %.1f, \"submit_ns_mean\": %.1f, \"run_ns_per_task\": %.1f, \"timer_overhead_ns\": %.1f}\n",
-      o.workload.c_str(), static_cast<long long>(o.tasks), static_cast<long long>(o.lag), o.reps, pct(0.5), pct(0.9),
-      pct(0.99), mean, run_per_task, static_cast<double>(g_run.overhead) * tick_ns);
+      "\"submit_ns_p90\": %.1f, \"submit_ns_p99\": %.1f, \"submit_ns_mean\": %.1f, \"run_ns_per_task\": "
+      "%.1f, \"timer_overhead_ns\": %.1f}\n",
+      o.workload.c_str(), static_cast<long long>(o.tasks), static_cast<long long>(o.lag), o.reps, pct(0.5),
+      pct(0.9), pct(0.99), mean, run_per_task, static_cast<double>(g_run.overhead) * tick_ns);
   return 0;
 }

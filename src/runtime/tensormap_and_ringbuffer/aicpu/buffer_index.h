@@ -1,4 +1,5 @@
-// src/runtime/tensormap_and_ringbuffer/aicpu/buffer_index.h — the run tensors' buffers by identity, for validation.
+// src/runtime/tensormap_and_ringbuffer/aicpu/buffer_index.h — the run tensors' buffers by identity, for
+// validation.
 //
 // A view names its buffer by address and size (TensorView::buffer, buffer_bytes); submit_task
 // checks that it is one the runtime handed out. The run tensors are fixed for the run, so they

@@ -69,8 +69,9 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
   return true;
 }
 
-bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after,
-                                        int64_t id, uint32_t func_id, pto_core_type core_type) {
+bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskHandle *after,
+                                        uint32_t num_after, int64_t id, uint32_t func_id,
+                                        pto_core_type core_type) {
   // Inferred (unless a manual scope is open; the accesses are recorded either way) plus the
   // explicit ones.
   const bool manual = scopes_.back().manual;
@@ -109,7 +110,8 @@ bool DeviceOrchestrator::wire_producers(TaskSlot &task, int64_t id, uint32_t fun
                                  " entries; raise ChipCallConfig.dep_pool_entries");
     return false;
   }
-  if (!wait_until(kStallDeps, [&] { return dep_head_ + need - dep_tail() <= h_->dep_capacity; })) return false;
+  if (!wait_until(kStallDeps, [&] { return dep_head_ + need - dep_tail() <= h_->dep_capacity; }))
+    return false;
   wire(task, id);
   note_use(kStallDeps, dep_head_ - dep_tail());
   dep_end_[static_cast<uint64_t>(id) & (h_->window - 1)] = dep_head_;

@@ -114,8 +114,8 @@ class DeviceOrchestrator final : public Orchestrator {
   std::vector<int64_t> seen_;       // per slot: the last task that listed it as a producer
   std::vector<std::pair<int64_t, uint32_t>> edge_kinds_;  // profiling: (producer, TraceEdgeKind)
   std::vector<uint64_t> dep_end_;  // per slot: dependency-pool head after wiring its task
-  uint64_t dep_head_ = 0;  // dependency entries ever handed out
-  uint32_t dep_slot_ = 0;  // dep_head_ % dep_capacity: the next entry's index
+  uint64_t dep_head_ = 0;          // dependency entries ever handed out
+  uint32_t dep_slot_ = 0;          // dep_head_ % dep_capacity: the next entry's index
   HeapRing heap_;
   std::vector<ScopeRec> scopes_;
   uint64_t high_water_[4] = {};  // per Stall ring

@@ -99,8 +99,8 @@ bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, c
   for (uint32_t i = 0; !bad && i < n; ++i) {
     const Arg &a = args[i];
     if (a.kind == PTO_ARG_SCALAR) continue;
-    bad = a.kind != PTO_ARG_TENSOR || static_cast<uint32_t>(a.access) > static_cast<uint32_t>(Access::NO_DEP) ||
-          !view_ok(a.view);
+    bad = a.kind != PTO_ARG_TENSOR ||
+          static_cast<uint32_t>(a.access) > static_cast<uint32_t>(Access::NO_DEP) || !view_ok(a.view);
     ++tensors;
   }
   bad = bad || tensors > h_->tensormap_entries;
@@ -115,7 +115,8 @@ bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, c
       bad = spec.dtype != PTO_DTYPE_ANY && spec.dtype != static_cast<uint32_t>(v.dtype);
       if (!bad && spec.min_elems_arg >= 0) {
         const auto ref = static_cast<uint32_t>(spec.min_elems_arg);
-        bad = ref >= n || args[ref].kind != PTO_ARG_SCALAR || args[ref].scalar < 0 || args[ref].scalar > v.numel();
+        bad = ref >= n || args[ref].kind != PTO_ARG_SCALAR || args[ref].scalar < 0 ||
+              args[ref].scalar > v.numel();
       }
     }
   }

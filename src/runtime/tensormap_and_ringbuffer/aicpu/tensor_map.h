@@ -102,8 +102,8 @@ class TensorMap {
     int64_t lo, hi;  // the region's touched bytes
     int64_t task;    // -1 while the entry is free
     Period filter;
-    uint32_t next, prev;          // bucket chain (prev kNone: first in its bucket); next: free list too
-    uint32_t younger, older;      // age list
+    uint32_t next, prev;      // bucket chain (prev kNone: first in its bucket); next: free list too
+    uint32_t younger, older;  // age list
     uint8_t level;
     bool write;
     bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
@@ -135,7 +135,7 @@ class TensorMap {
   // the entry (the walk has already read its link). Retired entries met in chains are freed.
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
-  void release(uint32_t e);  // unlinks e from its chain and the age list, and frees it
+  void release(uint32_t e);            // unlinks e from its chain and the age list, and frees it
   uint32_t retire(int64_t live_from);  // reclaim() without its debug-build invariant walk
   bool file(const Region &r, bool write, int64_t task, const Period &rp);  // add(), r's filter known
   // `rp`: r's period filter (period_of(r), computed once per look-up).
@@ -164,11 +164,11 @@ class TensorMap {
   uint32_t fresh_ = 0;
   std::vector<uint32_t> buckets_;
   uint32_t bucket_mask_;
-  uint32_t free_ = kNone;                     // entries released since; taken before fresh ones
+  uint32_t free_ = kNone;                       // entries released since; taken before fresh ones
   uint32_t oldest_ = kNone, youngest_ = kNone;  // the age list's ends
   uint32_t used_ = 0;
   uint32_t per_level_[kLevels + 1] = {};  // live entries at each level (to skip empty levels)
-  uint32_t filled_levels_ = 0;             // bit l: per_level_[l] != 0 (a look-up visits only these)
+  uint32_t filled_levels_ = 0;            // bit l: per_level_[l] != 0 (a look-up visits only these)
   // Live entries at each level that span two granules. While a level has none, a look-up need
   // not probe the granule before its own (what a straddling entry filed there would reach
   // into): 8-byte cells and aligned tiles then cost one chain per granule, not two.
