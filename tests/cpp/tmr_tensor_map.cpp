@@ -18,6 +18,7 @@
 #include "core/check.h"
 #include "core/trace.h"
 #include "tensor_map.h"
+#include "view_region.h"
 
 namespace {
 
@@ -225,6 +226,32 @@ TEST(TensorMap, AHugeViewOverSmallPiecesFindsEveryOne) {
   // a later reader of any piece waits for the covering write alone.
   EXPECT_EQ(m.read(flat(17, 1), 303), V{302});
   m.m.check_invariants();
+}
+
+// The orchestrator's inline region_of builds a one-dimensional view's region itself: the same
+// fields make_region computes, for empty views, broadcasts (stride 0) and gaps.
+TEST(TensorMap, RegionOfAOneDimensionalViewEqualsMakeRegion) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    pto::TensorView v;
+    v.buffer = kBuf;
+    v.dtype = rng() % 2 ? PTO_DTYPE_F32 : PTO_DTYPE_U8;
+    v.ndim = 1;
+    v.offset = rng() % 100;
+    v.shape[0] = rng() % 5 == 0 ? 0 : 1 + rng() % 40;
+    v.strides[0] = rng() % 4;
+    const Region a = pto::tmr::region_of(v);
+    const Region b = pto::make_region(v.buffer, v.offset, v.elem_size(), 1, v.shape, v.strides);
+    ASSERT_EQ(a.buffer, b.buffer);
+    ASSERT_EQ(a.base, b.base);
+    ASSERT_EQ(a.lo, b.lo) << i;
+    ASSERT_EQ(a.hi, b.hi) << i;
+    ASSERT_EQ(a.esize, b.esize);
+    ASSERT_EQ(a.ndim, b.ndim);
+    ASSERT_EQ(a.shape[0], b.shape[0]);
+    ASSERT_EQ(a.stride[0], b.stride[0]);
+    ASSERT_EQ(a.contiguous, b.contiguous) << i;
+  }
 }
 
 // ---- randomized, against a brute-force reference ----------------------------------------------

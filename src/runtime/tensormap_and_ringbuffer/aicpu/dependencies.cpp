@@ -8,6 +8,7 @@
 #include "back_pressure.h"
 #include "core/profiling.h"
 #include "orchestrator.h"
+#include "view_region.h"
 
 namespace pto {
 namespace tmr {
@@ -54,7 +55,7 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
     const TensorView &v = args[i].view;
-    const Region r = make_region(v.buffer, v.offset, v.elem_size(), v.ndim, v.shape, v.strides);
+    const Region r = region_of(v);
     const bool write = args[i].access != Access::INPUT;
     bool recorded =
         manual ? tmap_.insert(r, write, id, live_from())
