@@ -124,6 +124,7 @@ struct Point {
 // What one timed run reports besides its wall time (PTO's RunStats; negative = not known).
 struct RunInfo {
   double orchestration_us = -1;
+  double orch_wait_us = -1;  // of orchestration_us, the time spent waiting for ring space
   double device_us = -1;
   int64_t tasks_run = -1;
   double predicted_us = -1;  // timing mode (sim_timing): the predicted device makespan
@@ -177,7 +178,7 @@ inline int &failures() {
 inline void run_point(const Options &o, Point p, const std::function<void()> &reset,
                       const std::function<RunInfo()> &run, const std::function<std::string()> &verify,
                       const std::string &extra = "") {
-  std::vector<double> wall, orch, device, predicted;
+  std::vector<double> wall, orch, orch_busy, device, predicted;
   std::string problem;
   static bool first_point_in_process = true;  // its rep 0 is the first run of a fresh worker
   const bool first_in_process = first_point_in_process;
@@ -198,6 +199,8 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     if (r < o.warmup) continue;
     wall.push_back(us);
     if (info.orchestration_us >= 0) orch.push_back(info.orchestration_us);
+    if (info.orchestration_us >= 0 && info.orch_wait_us >= 0)
+      orch_busy.push_back(info.orchestration_us - info.orch_wait_us);
     if (info.device_us >= 0) device.push_back(info.device_us);
     if (info.predicted_us >= 0) predicted.push_back(info.predicted_us);
   }
@@ -231,6 +234,10 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
     const Spread s = spread_of(orch);
     std::snprintf(buf, sizeof buf, ", \"orch_us_median\": %.3f, \"orch_ns_per_task\": %.2f", s.median,
                   s.median * per);
+    line += buf;
+  }
+  if (!orch_busy.empty()) {
+    std::snprintf(buf, sizeof buf, ", \"orch_busy_ns_per_task\": %.2f", spread_of(orch_busy).median * per);
     line += buf;
   }
   if (!device.empty()) {

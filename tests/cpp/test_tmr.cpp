@@ -148,6 +148,40 @@ TEST_F(Tmr, ScopedTempsFlowThroughTheHeapRing) {
   for (int32_t v : run(c, cfg)) ASSERT_EQ(v, 199);
 }
 
+// Validation finds a view's heap buffer by binary search among the live buffers' starts: every
+// one of many live buffers is found, and a view that starts inside a buffer or claims more bytes
+// than it has is not one the runtime handed out.
+TEST_F(Tmr, EveryLiveHeapBufferIsFoundAndMadeUpOnesAreNot) {
+  auto many = callable(
+      "pto::Scope s(o);\n"
+      "pto::TensorView t[100];\n"
+      "for (int k = 0; k < 100; ++k) t[k] = o.alloc_tensor(PTO_DTYPE_I32, n);\n"
+      "for (int k = 99; k >= 0; --k) o.submit_task(1, PTO_CORE_AIV, {Arg::out(t[k]), Arg::i64(n), "
+      "Arg::i64(k)});\n"
+      "o.submit_task(0, PTO_CORE_AIV, {Arg::in(t[57]), Arg::out(y), Arg::i64(n), Arg::i64(0)});",
+      "many_temps");
+  for (int32_t v : run(many)) ASSERT_EQ(v, 57);
+  expect_error(
+      [&] {
+        run(callable(
+            "pto::TensorView t = o.alloc_tensor(PTO_DTYPE_I32, n), u = o.alloc_tensor(PTO_DTYPE_I32, n);\n"
+            "(void)u; t.buffer += 64; t.buffer_bytes -= 64; t.shape[0] -= 16;\n"
+            "o.submit_task(1, PTO_CORE_AIV, {Arg::out(t), Arg::i64(1), Arg::i64(0)});",
+            "inside_temp"));
+      },
+      PTO_BAD_TENSOR,
+      {"task 0 (kernel 1): argument 0", "does not view a run tensor or an alloc_tensor buffer"});
+  expect_error(
+      [&] {
+        run(
+            callable("pto::TensorView t = o.alloc_tensor(PTO_DTYPE_I32, n);\n"
+                     "t.buffer_bytes += 64;\n"
+                     "o.submit_task(1, PTO_CORE_AIV, {Arg::out(t), Arg::i64(1), Arg::i64(0)});",
+                     "bigger_temp"));
+      },
+      PTO_BAD_TENSOR, {"does not view a run tensor or an alloc_tensor buffer"});
+}
+
 // Retirement is in submission order, so a slow first task keeps every ring full behind it:
 // with rings of 4, the orchestrator must wait on each of them whatever the timing.
 TEST_F(Tmr, BackPressureWaitsOnEveryRingAndStillGivesTheSequentialResult) {

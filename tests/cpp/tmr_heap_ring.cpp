@@ -202,6 +202,12 @@ TEST(HeapRing, RandomScopesNeverOverlapLiveBuffers) {
       ASSERT_LE(held, h.used());
       ASSERT_LE(h.used(), size);
       ASSERT_EQ(h.live_buffers(), live.size());
+      // The indexed look-up (validation's fast path) finds every live buffer, and agrees with
+      // the scan everywhere else: at every 64-byte offset of the ring.
+      for (const Live &l : live)
+        ASSERT_TRUE(h.holds(l.off, l.bytes)) << "round " << round << " step " << step;
+      for (uint64_t off = 0; off < size; off += 64)
+        ASSERT_EQ(h.holds(off, 64), h.holds_scan(off, 64)) << "round " << round << " step " << step;
     }
     EXPECT_GT(wraps, 0) << "round " << round << ": never wrapped";
   }

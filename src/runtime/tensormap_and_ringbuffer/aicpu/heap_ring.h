@@ -79,8 +79,19 @@ class HeapRing {
     PTO_CHECK(tail_ <= top_ && top_ - tail_ <= size_,
               "heap ring: tail passed top, or more held than the ring");
   }
-  // Is there a live buffer at `offset` of at least `bytes`?
+  // Is there a live buffer at `offset` of at least `bytes`? O(log live buffers): the one
+  // position in [tail, tail + size) that lies at `offset` is looked up among the buffers'
+  // starts, which grow with allocation order.
   bool holds(uint64_t offset, uint64_t bytes) const {
+    if (offset >= size_ || allocs_.empty()) return false;
+    uint64_t start = tail_ - tail_ % size_ + offset;
+    if (start < tail_) start += size_;
+    const auto it = std::lower_bound(allocs_.begin(), allocs_.end(), start,
+                                     [](const Alloc &a, uint64_t s) { return a.end - a.bytes < s; });
+    return it != allocs_.end() && it->end - it->bytes == start && bytes <= it->bytes;
+  }
+  // The same answer by looking at every live buffer (validation mode: checks the one above).
+  bool holds_scan(uint64_t offset, uint64_t bytes) const {
     for (const Alloc &a : allocs_) {
       if (offset == (a.end - a.bytes) % size_ && bytes <= a.bytes) return true;
     }

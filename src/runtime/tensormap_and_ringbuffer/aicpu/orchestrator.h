@@ -7,12 +7,20 @@
 // schedulers retire tasks (last_task_alive): the task window, the dependency-entry pool and
 // the heap ring. A request that could never be satisfied fails at once (RING_CAPACITY)
 // instead of waiting forever.
+//
+// One concept per file: orchestrator.cpp (run, scopes, submit_task: fill the slot, publish),
+// submit_validation.cpp (what a task may ask for), back_pressure.h (waiting for ring space),
+// dependencies.cpp (TensorMap look-ups, the dependency pool, wiring into fanout lists),
+// heap_alloc.cpp (alloc_tensor on the heap ring), task_records.cpp (profiling trace and tensor
+// dump selection). See docs/tensormap_runtime.md, "Submitting a task".
 #ifndef PTO_TMR_ORCHESTRATOR_H
 #define PTO_TMR_ORCHESTRATOR_H
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "buffer_index.h"
 #include "heap_ring.h"
 #include "pto/error.h"
 #include "pto/orchestration.h"
@@ -53,15 +61,29 @@ class DeviceOrchestrator final : public Orchestrator {
     bool manual;
   };
 
+  static std::string task_name(int64_t id, uint32_t func_id) {  // for messages only
+    return "task " + std::to_string(id) + " (kernel " + std::to_string(func_id) + ")";
+  }
   void error(pto_status code, std::string message);
   int64_t live_from() const { return h_->last_task_alive.load(std::memory_order_acquire); }
-  // Waits until ready(); asks to be woken once last_task_alive reaches wake_at (default: on
-  // any retirement).
+  // back_pressure.h: waits until ready(); asks to be woken once last_task_alive reaches
+  // wake_at (default: on any retirement).
   template <typename Ready>
   bool wait_until(Stall what, Ready ready, int64_t wake_at = 0);
+  // submit_validation.cpp
   bool check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
                   const TaskHandle *after, uint32_t num_after);
-  bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);
+  [[gnu::cold, gnu::noinline]] bool report_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
+                                                uint32_t n, const TaskHandle *after, uint32_t num_after);
+  bool view_ok(const TensorView &v);
+  bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
+  bool buffer_known(const TensorView &v);
+  void check_by_scan(const TensorView &v, bool known) const;
+  // dependencies.cpp: the task's producers (looked up and recorded, plus the explicit ones),
+  // live and distinct, into producers_; then room in the dependency pool and the wiring.
+  bool find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after, int64_t id,
+                      uint32_t func_id, pto_core_type core_type);
+  bool wire_producers(TaskSlot &task, int64_t id, uint32_t func_id);
   void wire(TaskSlot &task, int64_t id);
   // enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
   // tensors: inputs copied before it runs, outputs after.
@@ -81,10 +103,19 @@ class DeviceOrchestrator final : public Orchestrator {
   std::string message_;
   int64_t next_id_ = 0;
   TensorMap tmap_;
-  std::vector<int64_t> producers_;
+  RunBuffers run_buffers_;
+  bool have_last_run_buffer_ = false;
+  std::pair<uint64_t, uint64_t> last_run_buffer_{0, 0};  // the run tensor buffer_known() found last
+  // Validation mode (debug builds, or PTO_TMR_FULL_VALIDATION=1 in the environment of the sim's
+  // AICPU program): every view is also checked by scanning all run tensors and live heap
+  // buffers, and the indexed answer must agree (PTO_CHECK).
+  bool full_validation_;
+  std::vector<int64_t> producers_;  // reserved for the window: filled without allocating
+  std::vector<int64_t> seen_;       // per slot: the last task that listed it as a producer
   std::vector<std::pair<int64_t, uint32_t>> edge_kinds_;  // profiling: (producer, TraceEdgeKind)
   std::vector<uint64_t> dep_end_;  // per slot: dependency-pool head after wiring its task
-  uint64_t dep_head_ = 0;
+  uint64_t dep_head_ = 0;          // dependency entries ever handed out
+  uint32_t dep_slot_ = 0;          // dep_head_ % dep_capacity: the next entry's index
   HeapRing heap_;
   std::vector<ScopeRec> scopes_;
   uint64_t high_water_[4] = {};  // per Stall ring

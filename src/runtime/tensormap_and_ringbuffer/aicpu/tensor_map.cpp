@@ -1,5 +1,7 @@
-// src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.cpp — TensorMap look-up, insertion, reclamation.
+// src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.cpp — TensorMap look-up, insertion, retirement.
 #include "tensor_map.h"
+
+#include <cstring>
 
 #include "core/check.h"
 #include "core/trace.h"
@@ -19,12 +21,44 @@ TensorMap::TensorMap(uint32_t capacity)
   bucket_mask_ = nb - 1;
 }
 
-void TensorMap::release(uint32_t *link, uint32_t e) {
-  PTO_DCHECK(used_ > 0 && per_level_[entries_[e].level] > 0, "TensorMap: releasing from an empty count");
-  *link = entries_[e].next;
-  --per_level_[entries_[e].level];
-  entries_[e].task = -1;
-  entries_[e].next = free_;
+TensorMap::Period TensorMap::period_of(const Region &r) {
+  Period p{0, 0, 0};
+  if (r.contiguous || r.empty()) return p;
+  int64_t outer = -1, extent = r.esize;
+  uint32_t od = 0;
+  for (uint32_t d = 0; d < r.ndim; ++d) {
+    if (r.shape[d] > 1 && r.stride[d] > outer) {
+      outer = r.stride[d];
+      od = d;
+    }
+  }
+  if (outer <= 0 || outer > static_cast<int64_t>(UINT32_MAX)) return p;
+  for (uint32_t d = 0; d < r.ndim; ++d) {
+    if (d != od && r.shape[d] > 1) extent += (r.shape[d] - 1) * r.stride[d];
+  }
+  const int64_t col = r.base % outer;
+  if (col + extent > outer) return p;  // wraps (or no gap at all): no filter
+  p.period = static_cast<uint32_t>(outer);
+  p.col = static_cast<uint32_t>(col);
+  p.width = static_cast<uint32_t>(extent);
+  return p;
+}
+
+void TensorMap::release(uint32_t e) {
+  Entry &x = entries_[e];
+  PTO_DCHECK(used_ > 0 && per_level_[x.level] > 0 && x.task >= 0, "TensorMap: releasing a free entry");
+  if (x.prev != kNone) {
+    entries_[x.prev].next = x.next;
+  } else {
+    buckets_[bucket(x.buffer, key_of(x.lo, x.level))] = x.next;
+  }
+  if (x.next != kNone) entries_[x.next].prev = x.prev;
+  (x.older != kNone ? entries_[x.older].younger : oldest_) = x.younger;
+  (x.younger != kNone ? entries_[x.younger].older : youngest_) = x.older;
+  if (--per_level_[x.level] == 0) filled_levels_ &= ~(1u << x.level);
+  if (x.straddles) --straddling_[x.level];
+  x.task = -1;
+  x.next = free_;
   free_ = e;
   --used_;
 }
@@ -32,25 +66,25 @@ void TensorMap::release(uint32_t *link, uint32_t e) {
 template <typename Fn>
 void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   auto scan = [&](int level, int64_t k) {
-    for (uint32_t *link = &buckets_[bucket(r.buffer, k)]; *link != kNone;) {
-      const uint32_t e = *link;
-      Entry &x = entries_[e];
-      if (x.task < live_from) {  // retired: its access is complete; drop it while we are here
-        release(link, e);
-        continue;
+    for (uint32_t e = buckets_[bucket(r.buffer, k)]; e != kNone;) {
+      const Entry &x = entries_[e];
+      const uint32_t next = x.next;  // fn may release e
+      if (x.task < live_from) {
+        release(e);  // filed out of task order (never by the orchestrator): reclaim missed it
+      } else if (x.buffer == r.buffer && x.level == level && key_of(x.lo, level) == k) {
+        fn(e);  // chains mix keys that hash alike: only entries filed under this very key
       }
-      // Chains mix keys that hash alike: look only at entries filed under this very key.
-      if (x.buffer == r.buffer && x.level == level && key_of(x.lo, level) == k && fn(e, link)) continue;
-      link = &x.next;
+      e = next;
     }
   };
   bool pool_scan[kLevels] = {};
   bool any_pool_scan = false;
-  if (per_level_[kLarge] != 0) scan(kLarge, -1);
-  for (int l = 0; l < kLevels; ++l) {
-    if (per_level_[l] == 0) continue;
-    const int64_t first = (r.lo >> kShift[l]) - 1, last = (r.hi - 1) >> kShift[l];
-    if (last - first + 1 > kMaxProbes) {
+  if (filled_levels_ & (1u << kLarge)) scan(kLarge, -1);
+  for (uint32_t levels = filled_levels_ & ((1u << kLevels) - 1); levels != 0; levels &= levels - 1) {
+    const int l = __builtin_ctz(levels);
+    const int64_t first = (r.lo >> kShift[l]) - (straddling_[l] != 0 ? 1 : 0), last = (r.hi - 1) >> kShift[l];
+    const int64_t probes = last - first + 1;
+    if (probes > kMaxProbes && probes > static_cast<int64_t>(fresh_)) {  // the scan is cheaper
       pool_scan[l] = any_pool_scan = true;
       continue;
     }
@@ -59,47 +93,43 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   if (!any_pool_scan) return;
   for (uint32_t e = 0; e < fresh_; ++e) {
     const Entry &x = entries_[e];
-    if (x.task >= live_from && x.level < kLevels && pool_scan[x.level] && x.buffer == r.buffer) {
-      fn(e, static_cast<uint32_t *>(nullptr));
-    }
+    if (x.task >= live_from && x.level < kLevels && pool_scan[x.level] && x.buffer == r.buffer) fn(e);
   }
 }
 
 bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_from,
                        std::vector<int64_t> *out, std::vector<std::pair<int64_t, uint32_t>> *kinds) {
   if (r.empty()) return true;
+  retire(live_from);
   bool duplicate = false;
-  for_candidates(r, live_from, [&](uint32_t e, uint32_t *link) {
+  const Period rp = period_of(r);
+  for_candidates(r, live_from, [&](uint32_t e) {
     const Entry &x = entries_[e];
     if (x.task == task) {  // an earlier access of this same task
       duplicate |= x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous;
-      return false;
+      return;
     }
-    if (!(write || x.write) || !overlaps(e, r)) return false;
+    if (!(write || x.write) || !overlaps(e, r, rp)) return;
     out->push_back(x.task);
     if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
-    if (link && write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {  // covered: see the header
-      release(link, e);
-      return true;
-    }
-    return false;
+    if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) release(e);  // covered: see the header
   });
-  return duplicate || add(r, write, task);
+  return duplicate || file(r, write, task, rp);
 }
 
 bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from) {
   if (r.empty()) return true;
+  retire(live_from);
   bool duplicate = false;
-  for_candidates(r, live_from, [&](uint32_t e, uint32_t *) {  // did the task pass this region before?
+  for_candidates(r, live_from, [&](uint32_t e) {  // did the task pass this region before?
     const Entry &x = entries_[e];
     duplicate |=
         x.task == task && x.write == write && x.lo == r.lo && x.hi == r.hi && x.contiguous && r.contiguous;
-    return false;
   });
   return duplicate || add(r, write, task);
 }
 
-bool TensorMap::add(const Region &r, bool write, int64_t task) {
+bool TensorMap::file(const Region &r, bool write, int64_t task, const Period &rp) {
   uint32_t e;
   if (free_ != kNone) {
     e = free_;
@@ -112,57 +142,82 @@ bool TensorMap::add(const Region &r, bool write, int64_t task) {
   ++used_;
   PTO_DCHECK(used_ <= capacity_, "TensorMap: more entries in use than the pool holds");
   const int level = level_of(r);
-  ++per_level_[level];
+  if (per_level_[level]++ == 0) filled_levels_ |= 1u << level;
   uint32_t &head = buckets_[bucket(r.buffer, key_of(r.lo, level))];
   Entry &x = entries_[e];
   x.buffer = r.buffer;
   x.lo = r.lo;
   x.hi = r.hi;
   x.task = task;
+  x.filter = rp;
   x.level = static_cast<uint8_t>(level);
   x.write = write;
   x.contiguous = r.contiguous;
-  new (&regions_[e]) Region(r);  // a contiguous one too: a strided view meeting it compares with its shape
+  x.straddles = level < kLevels && ((r.hi - 1) >> kShift[level]) != (r.lo >> kShift[level]);
+  if (x.straddles) ++straddling_[level];
+  // The full region, a contiguous one too (a strided view meeting it compares with its shape).
+  // A fixed-size copy (the compiler inlines it; a copy of ndim dimensions became two memcpy calls).
+  std::memcpy(static_cast<void *>(&regions_[e]), &r, sizeof(Region));
+  x.prev = kNone;
   x.next = head;
+  if (head != kNone) entries_[head].prev = e;
   head = e;
+  x.younger = kNone;
+  x.older = youngest_;
+  (youngest_ != kNone ? entries_[youngest_].younger : oldest_) = e;
+  youngest_ = e;
   return true;
 }
 
-uint32_t TensorMap::reclaim(int64_t live_from) {
+uint32_t TensorMap::retire(int64_t live_from) {
   uint32_t freed = 0;
-  for (uint32_t &b : buckets_) {
-    for (uint32_t *link = &b; *link != kNone;) {
-      if (entries_[*link].task < live_from) {
-        release(link, *link);
-        ++freed;
-      } else {
-        link = &entries_[*link].next;
-      }
-    }
+  while (oldest_ != kNone && entries_[oldest_].task < live_from) {
+    release(oldest_);
+    ++freed;
   }
+  return freed;
+}
+
+uint32_t TensorMap::reclaim(int64_t live_from) {
+  const uint32_t freed = retire(live_from);
 #if PTO_DCHECK_IS_ON
-  check_invariants();  // O(pool), like the sweep above; reclaim runs only when the pool is full
+  // O(pool), so only here (a full pool, and the white-box tests), not in every access's retire.
+  if (freed != 0) check_invariants();
 #endif
   return freed;
 }
 
 void TensorMap::check_invariants() const {
   PTO_CHECK(fresh_ <= capacity_ && used_ <= fresh_, "TensorMap: pool watermarks out of order");
-  uint32_t chained = 0, levels[kLevels + 1] = {};
+  uint32_t chained = 0, levels[kLevels + 1] = {}, straddles[kLevels] = {};
   for (size_t b = 0; b < buckets_.size(); ++b) {
-    for (uint32_t e = buckets_[b]; e != kNone; e = entries_[e].next) {
+    uint32_t prev = kNone;
+    for (uint32_t e = buckets_[b]; e != kNone; prev = e, e = entries_[e].next) {
       PTO_CHECK(e < fresh_ && chained < fresh_, "TensorMap: chain leaves the pool or loops");
       const Entry &x = entries_[e];
       PTO_CHECK(x.task >= 0, "TensorMap: a free entry is filed in a chain");
+      PTO_CHECK(x.prev == prev, "TensorMap: a chain's back link is wrong");
       PTO_CHECK(x.level <= kLarge && bucket(x.buffer, key_of(x.lo, x.level)) == b,
                 "TensorMap: entry filed under the wrong bucket");
       ++chained;
       ++levels[x.level];
+      if (x.straddles) ++straddles[x.level];
     }
   }
   PTO_CHECK(chained == used_, "TensorMap: used() differs from the entries in chains");
-  for (int l = 0; l <= kLevels; ++l)
+  for (int l = 0; l <= kLevels; ++l) {
     PTO_CHECK(levels[l] == per_level_[l], "TensorMap: per-level count is off");
+    PTO_CHECK(((filled_levels_ >> l) & 1u) == (levels[l] != 0 ? 1u : 0u), "TensorMap: level mask is off");
+  }
+  for (int l = 0; l < kLevels; ++l)
+    PTO_CHECK(straddles[l] == straddling_[l], "TensorMap: straddling count is off");
+  uint32_t aged = 0, older = kNone;
+  for (uint32_t e = oldest_; e != kNone; older = e, e = entries_[e].younger) {
+    PTO_CHECK(e < fresh_ && aged < fresh_, "TensorMap: age list leaves the pool or loops");
+    PTO_CHECK(entries_[e].task >= 0 && entries_[e].older == older, "TensorMap: age list is broken");
+    ++aged;
+  }
+  PTO_CHECK(aged == used_ && older == youngest_, "TensorMap: the age list differs from the chains");
   uint32_t free_count = 0;
   for (uint32_t e = free_; e != kNone; e = entries_[e].next) {
     PTO_CHECK(e < fresh_ && free_count < fresh_, "TensorMap: free list leaves the pool or loops");

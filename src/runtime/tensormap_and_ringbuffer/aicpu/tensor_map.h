@@ -1,20 +1,36 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.h — which earlier live tasks touched a region.
 //
-// Private to the orchestrator thread (no atomics). Entries record (buffer, region, task,
-// read/write) for the tasks still alive, in hash chains keyed by (buffer, level, granule).
-// Levels are granule sizes 64 B, 1 KiB, 16 KiB and 256 KiB; a region is filed at the finest
-// level where its bytes span at most two granules, under the granule of its first byte (or in
-// the buffer's "large" chain if it fits none). A look-up probes, at each level that holds
-// entries, the granules its own bytes span plus the one before — where every region of that
-// level that could overlap it is filed — so a submit among thousands of live tiles of one
-// buffer looks at a few short chains. A look-up that would probe more than kMaxProbes
-// granules of a level scans the whole pool for that level instead (rare: a huge view over a
-// buffer written in small pieces).
+// Private to the orchestrator thread (no atomics, no locks, no allocation after construction).
+// Entries record (buffer, region, task, read/write) for the tasks still alive, in hash chains
+// keyed by (buffer, level, granule). Levels are granule sizes 8 B, 64 B, 1 KiB, 16 KiB and
+// 256 KiB; a region is filed at the finest level where its bytes span at most two granules,
+// under the granule of its first byte (or in the buffer's "large" chain if it fits none). A
+// look-up probes, at each level that holds entries, the granules its own bytes span plus the
+// one before — where every region of that level that could overlap it is filed; the one
+// before only while some entry of the level spans two granules — so a submit
+// among thousands of live tiles of one buffer looks at a few short chains, and 8-byte cells of
+// one cache line (a stencil's) do not share one chain. A look-up that would probe more granules
+// of a level than both kMaxProbes and the pool's size scans the pool for that level instead
+// (a huge view over a buffer written in small pieces): the cost is the smaller of the two.
 //
-// A chain walk reads only a compact entry (buffer, byte range, task, link: 40 bytes, several
-// per cache line); an entry's full region (~180 bytes: shape and strides) sits in a parallel
-// array and is read only to decide a byte-range overlap between views that are not both
-// contiguous. A submit looks up and records each access in one walk (access()).
+// Retirement: entries also sit on an age list in the order they were filed, which is task
+// order; each access first pops the entries of retired tasks off its head (and a chain walk
+// frees any retired entry it still meets), so chains hold live entries only and the pool never
+// needs a sweep. Chains and the age list are doubly linked: superseding or retiring an entry
+// is O(1) wherever it sits.
+//
+// A chain walk reads only a compact entry (64 bytes, one cache line, aligned: buffer, byte
+// range, task, links, and a "period filter" for strided views, below); an entry's full region
+// (~180 bytes: shape and strides) sits in a parallel array and is read only when the byte ranges
+// meet, the views are not both contiguous and the filter cannot tell them apart. A submit looks
+// up and records each access in one walk (access()).
+//
+// Period filter (strided tiles of one buffer): a region whose largest stride S (over dimensions
+// of extent > 1) exceeds the byte extent E of its other dimensions touches only bytes b with
+// b mod S in [c, c + E), c = base mod S. Two regions with the same S whose such intervals do not
+// meet share no byte — the usual case for tiles side by side in one row band of a matrix, whose
+// byte ranges interleave. Exact in the "no" direction only; anything else goes to
+// regions_overlap (core/region.h).
 #ifndef PTO_TMR_TENSOR_MAP_H
 #define PTO_TMR_TENSOR_MAP_H
 
@@ -38,9 +54,10 @@ class TensorMap {
   // other live task whose recorded access to an overlapping region conflicts with this one —
   // writers for a read; writers and readers for a write — then records the access. A write
   // drops the entries it covers (their tasks are among *out, so it now stands for them).
-  // `live_from` is last_task_alive. With `kinds` (profiling), also appends each (producer,
-  // TraceEdgeKind) found. Returns false when the pool is full and the access could not be
-  // recorded (the look-up part is done: the caller reclaims or waits, then calls add).
+  // `live_from` is last_task_alive: entries of older tasks are freed first (reclaim) and never
+  // returned. With `kinds` (profiling), also appends each (producer, TraceEdgeKind) found.
+  // Returns false when the pool is full and the access could not be recorded (the look-up part
+  // is done: the caller reclaims or waits, then calls add).
   // Calling it for a task's accesses one after another equals looking all of them up before
   // recording any: a later access never needs an entry an earlier one dropped, because the
   // earlier one conflicted with it and so already returned its task.
@@ -51,32 +68,51 @@ class TensorMap {
   // caller reclaims or waits, then calls add).
   bool insert(const Region &r, bool write, int64_t task, int64_t live_from);
   // Files the access as a new entry, with no walk at all: what access or insert do last, and
-  // their retry once a full pool has room. False when the pool is full.
-  bool add(const Region &r, bool write, int64_t task);
-  // Drops every entry of a retired task; returns how many were freed.
+  // their retry once a full pool has room. False when the pool is full. Tasks must be filed in
+  // non-decreasing order (the orchestrator's ids are) for reclaim to free them promptly.
+  bool add(const Region &r, bool write, int64_t task) { return file(r, write, task, period_of(r)); }
+  // Frees the entries of tasks below live_from from the head of the age list (O(freed));
+  // returns how many were freed.
   uint32_t reclaim(int64_t live_from);
 
   uint32_t used() const { return used_; }
   uint32_t capacity() const { return capacity_; }
-  // Walks the whole pool and aborts (PTO_CHECK) unless the counts agree: used() equals the
-  // entries filed in some chain, and the per-level counts; the free list holds the rest of the
-  // entries handed out so far. Costs O(pool): called by reclaim() in debug builds and by tests.
+  // Walks the whole pool and aborts (PTO_CHECK) unless the structure is consistent: chains and
+  // the age list are doubly linked both ways, hold the same used() entries, each filed under
+  // its bucket; per-level and straddling counts agree; the free list holds the rest of the
+  // entries handed out so far. Costs O(pool): called by reclaim() in debug builds (when it
+  // freed something) and by tests.
   void check_invariants() const;
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  struct Entry {
+  // The period filter of a region (see the header comment): touched bytes b have b mod period in
+  // [col, col + width); period 0 = no filter (contiguous, the interval would wrap, or a period of
+  // 4 GiB or more).
+  struct Period {  // trivial, so a new pool of entries is not written (see the constructor)
+    uint32_t period, col, width;
+  };
+  static Period period_of(const Region &r);
+  // Do the two filters prove the regions disjoint? (Same period, intervals that do not meet.)
+  static bool period_disjoint(const Period &a, const Period &b) {
+    return a.period != 0 && a.period == b.period && (a.col + a.width <= b.col || b.col + b.width <= a.col);
+  }
+  struct alignas(64) Entry {
     uint64_t buffer;
     int64_t lo, hi;  // the region's touched bytes
     int64_t task;    // -1 while the entry is free
-    uint32_t next;   // chain in a bucket, or in the free list
+    Period filter;
+    uint32_t next, prev;      // bucket chain (prev kNone: first in its bucket); next: free list too
+    uint32_t younger, older;  // age list
     uint8_t level;
     bool write;
     bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
+    bool straddles;   // its bytes span two granules of its level (not one)
   };
-  static_assert(sizeof(Entry) == 40, "compact: a chain walk reads these only");
-  static constexpr int kLevels = 4;
-  static constexpr int kShift[kLevels] = {6, 10, 14, 18};
+  static_assert(sizeof(Entry) == 64, "one cache line: a chain walk reads one line per entry");
+  static_assert(std::is_trivially_default_constructible<Entry>::value, "a new pool is not written");
+  static constexpr int kLevels = 5;
+  static constexpr int kShift[kLevels] = {3, 6, 10, 14, 18};
   static constexpr int kLarge = kLevels;  // level of regions too big for any granule
   static constexpr int64_t kMaxProbes = 64;
 
@@ -95,19 +131,22 @@ class TensorMap {
         (buffer >> 6) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k) * 0xC2B2AE3D27D4EB4Full;
     return static_cast<uint32_t>(h >> 32) & bucket_mask_;
   }
-  // Calls fn(entry, link) for every live entry that may overlap r, each at most once. `link`
-  // points at the entry's chain link (fn may unlink it and return true), or is null when the
-  // entry was found by a pool scan (fn must not unlink). Retired entries met in chains are
-  // unlinked on the way.
+  // Calls fn(entry) for every live entry that may overlap r, each at most once; fn may release
+  // the entry (the walk has already read its link). Retired entries met in chains are freed.
   template <typename Fn>
   void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
-  void release(uint32_t *link, uint32_t e);  // unlinks e (whose predecessor link is *link)
-  bool overlaps(uint32_t e, const Region &r) const {
+  void release(uint32_t e);            // unlinks e from its chain and the age list, and frees it
+  uint32_t retire(int64_t live_from);  // reclaim() without its debug-build invariant walk
+  bool file(const Region &r, bool write, int64_t task, const Period &rp);  // add(), r's filter known
+  // `rp`: r's period filter (period_of(r), computed once per look-up).
+  bool overlaps(uint32_t e, const Region &r, const Period &rp) const {
     const Entry &x = entries_[e];
     if (x.hi <= r.lo || r.hi <= x.lo) return false;  // buffer checked by the walk
-    return (x.contiguous && r.contiguous) || regions_overlap(region(e), r);
+    if (x.contiguous && r.contiguous) return true;
+    if (period_disjoint(x.filter, rp)) return false;
+    return regions_overlap(region(e), r);
   }
-  // Entry e's full region (constructed by add() when e was filed).
+  // Entry e's full region (copied in by file() when e was filed).
   const Region &region(uint32_t e) const {
     return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
   }
@@ -120,13 +159,20 @@ class TensorMap {
   };
   std::unique_ptr<RegionSlot[]> regions_;
   static_assert(std::is_trivially_destructible<Region>::value, "a slot is re-filed without destroying");
+  static_assert(std::is_trivially_copyable<Region>::value, "file() copies a region in with memcpy");
   uint32_t capacity_;
   uint32_t fresh_ = 0;
   std::vector<uint32_t> buckets_;
   uint32_t bucket_mask_;
-  uint32_t free_ = kNone;  // entries released since; taken before fresh ones
+  uint32_t free_ = kNone;                       // entries released since; taken before fresh ones
+  uint32_t oldest_ = kNone, youngest_ = kNone;  // the age list's ends
   uint32_t used_ = 0;
   uint32_t per_level_[kLevels + 1] = {};  // live entries at each level (to skip empty levels)
+  uint32_t filled_levels_ = 0;            // bit l: per_level_[l] != 0 (a look-up visits only these)
+  // Live entries at each level that span two granules. While a level has none, a look-up need
+  // not probe the granule before its own (what a straddling entry filed there would reach
+  // into): 8-byte cells and aligned tiles then cost one chain per granule, not two.
+  uint32_t straddling_[kLevels] = {};
 };
 
 }  // namespace tmr

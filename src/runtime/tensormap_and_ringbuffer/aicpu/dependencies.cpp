@@ -1,0 +1,124 @@
+// src/runtime/tensormap_and_ringbuffer/aicpu/dependencies.cpp — a task's producers: TensorMap look-ups,
+// the dependency pool, wiring into the producers' fanout lists.
+//
+// Per submit: one TensorMap walk per tracked argument (look-up and record together), then the
+// producers are made distinct and live in one pass (no sort: a live producer owns its window
+// slot alone, so a per-slot stamp tells whether this task listed it already), room for that
+// many dependency entries, and one entry per producer pushed onto its fanout list.
+#include "back_pressure.h"
+#include "core/profiling.h"
+#include "orchestrator.h"
+#include "view_region.h"
+
+namespace pto {
+namespace tmr {
+
+uint64_t DeviceOrchestrator::dep_tail() const {
+  const int64_t la = live_from();
+  return la == 0 ? 0 : dep_end_[static_cast<uint64_t>(la - 1) & (h_->window - 1)];
+}
+
+// Puts the task on the fanout list of every producer still running; a producer that already
+// finished (list closed, or retired) needs no edge.
+void DeviceOrchestrator::wire(TaskSlot &task, int64_t id) {
+  DepEntry *deps = deps_of(h_);
+  const int64_t la = live_from();
+  for (int64_t p : producers_) {
+    if (p < la) continue;
+    TaskSlot &ps = slot_of(h_, p);
+    const uint32_t e = dep_slot_;  // dep_head_ % dep_capacity, without a division per edge
+    ++dep_head_;
+    if (++dep_slot_ == h_->dep_capacity) dep_slot_ = 0;
+    deps[e].consumer = id;
+    task.fanin_remaining.fetch_add(1, std::memory_order_relaxed);  // the guard keeps it above 0
+    uint32_t head = ps.fanout_head.load(std::memory_order_acquire);
+    for (;;) {
+      if (head == kListClosed) {
+        task.fanin_remaining.fetch_sub(1, std::memory_order_relaxed);
+        break;
+      }
+      deps[e].next = head;
+      if (ps.fanout_head.compare_exchange_weak(head, e, std::memory_order_release, std::memory_order_acquire))
+        break;
+    }
+  }
+}
+
+// Each tensor access of task `id`: looked up (producers_, and edge_kinds_ when tracing) and
+// recorded in one TensorMap walk, or only recorded inside a manual scope.
+// When tracing, the walk also sees entries of producers that already retired (and does not drop
+// them): the trace then holds every inferred edge whatever the timing, not only those the task
+// had to wait for; submit_task drops retired producers from producers_ before wiring. Retired
+// entries still go when the pool is full (reclaim), so only a long-past producer can miss.
+bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing) {
+  const int64_t seen_from = tracing ? 0 : live_from();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
+    const TensorView &v = args[i].view;
+    const Region r = region_of(v);
+    const bool write = args[i].access != Access::INPUT;
+    bool recorded =
+        manual ? tmap_.insert(r, write, id, live_from())
+               : tmap_.access(r, write, id, seen_from, &producers_, tracing ? &edge_kinds_ : nullptr);
+    while (!recorded) {  // the pool is full: the walk is done, only the new entry is missing
+      if (tmap_.reclaim(live_from()) == 0 &&
+          !wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; }))
+        return false;
+      recorded = tmap_.add(r, write, id);
+    }
+  }
+  return true;
+}
+
+bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskHandle *after,
+                                        uint32_t num_after, int64_t id, uint32_t func_id,
+                                        pto_core_type core_type) {
+  // Inferred (unless a manual scope is open; the accesses are recorded either way) plus the
+  // explicit ones.
+  const bool manual = scopes_.back().manual;
+  const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
+  producers_.clear();
+  edge_kinds_.clear();
+  if (!record_accesses(args, n, id, manual, tracing)) return false;
+  for (uint32_t i = 0; i < num_after; ++i) {
+    producers_.push_back(after[i].id);
+    if (tracing) edge_kinds_.emplace_back(after[i].id, kEdgeExplicit);
+  }
+  if (tracing) record_trace(id, func_id, core_type);
+  // Each live producer once. Retired ones (looked up only for the trace, or explicit handles of
+  // finished tasks) need no edge. A live producer p (last_task_alive <= p < id) is the only
+  // task in slot p % window, so seen_ by slot holds the last consumer that listed it.
+  const int64_t la = live_from();
+  const uint64_t mask = h_->window - 1;
+  size_t kept = 0;
+  for (const int64_t p : producers_) {
+    if (p < la) continue;
+    int64_t &seen = seen_[static_cast<uint64_t>(p) & mask];
+    if (seen == id) continue;
+    seen = id;
+    producers_[kept++] = p;
+  }
+  producers_.resize(kept);
+  return true;
+}
+
+bool DeviceOrchestrator::wire_producers(TaskSlot &task, int64_t id, uint32_t func_id) {
+  const uint64_t need = producers_.size();
+  if (need > h_->dep_capacity) {
+    error(PTO_RING_CAPACITY, task_name(id, func_id) + " depends on " + std::to_string(need) +
+                                 " running tasks but the dependency pool holds " +
+                                 std::to_string(h_->dep_capacity) +
+                                 " entries; raise ChipCallConfig.dep_pool_entries");
+    return false;
+  }
+  if (!wait_until(kStallDeps, [&] { return dep_head_ + need - dep_tail() <= h_->dep_capacity; }))
+    return false;
+  wire(task, id);
+  note_use(kStallDeps, dep_head_ - dep_tail());
+  dep_end_[static_cast<uint64_t>(id) & (h_->window - 1)] = dep_head_;
+  note_use(kStallTensorMap, tmap_.used());
+  return true;
+}
+
+}  // namespace tmr
+}  // namespace pto

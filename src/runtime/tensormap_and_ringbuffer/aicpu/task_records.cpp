@@ -1,0 +1,51 @@
+// src/runtime/tensormap_and_ringbuffer/aicpu/task_records.cpp — what the orchestrator records beside a
+// task for the host: its profiling trace (submit time, inferred edges) and, with
+// enable_dump_tensor, which of its tensors to dump.
+#include <algorithm>
+
+#include "core/profiling.h"
+#include "orchestrator.h"
+
+namespace pto {
+namespace tmr {
+
+// enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
+// tensors: inputs copied before it runs, outputs after.
+void DeviceOrchestrator::select_for_dump(TaskSlot &task, int64_t id, uint32_t func_id, const Arg *args,
+                                         uint32_t n) {
+  auto *d = reinterpret_cast<DumpRegion *>(h_->dump_addr);
+  task.dump = dump_select(d, dump_tasks(d), id, func_id);
+  if (task.dump < 0) return;
+  DumpTask *t = dump_tasks(d) + task.dump;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind != PTO_ARG_TENSOR) continue;
+    const TensorView &v = args[i].view;
+    const Access a = args[i].access;
+    const uint32_t when = a == Access::INPUT                                    ? kDumpBefore
+                          : a == Access::OUTPUT || a == Access::OUTPUT_EXISTING ? kDumpAfter
+                                                                                : kDumpBefore | kDumpAfter;
+    dump_add_view(t, i, v.addr(), v.dtype, v.ndim, v.shape, v.strides, when);
+  }
+}
+
+// Profiling: the submit time and the task's incoming edges with their kinds (each distinct
+// (producer, kind) once). Written before publication, so schedulers never race with it.
+void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_type core_type) {
+  if (static_cast<uint64_t>(id) < h_->trace_capacity) {
+    // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
+    reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] = TaskTrace{
+        id, func_id, static_cast<uint16_t>(core_type), kTraceNone, -1, -1, platform_ticks(), 0, 0, 0, 0};
+  }
+  std::sort(edge_kinds_.begin(), edge_kinds_.end());
+  edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());
+  auto *edges = reinterpret_cast<EdgeTrace *>(h_->edges_addr);
+  uint64_t n = h_->edges_count.load(std::memory_order_relaxed);
+  for (const auto &[from, kind] : edge_kinds_) {
+    if (n < h_->edge_capacity) edges[n] = EdgeTrace{from, id, kind, 0};
+    ++n;
+  }
+  h_->edges_count.store(n, std::memory_order_relaxed);
+}
+
+}  // namespace tmr
+}  // namespace pto
