@@ -122,7 +122,7 @@ class Image {
     for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) {
       auto *cells = reinterpret_cast<pto::MpmcCell *>(base + queue_[q]);
       pto::MpmcQueue::format(cells, o_.window, nullptr, 0);
-      h->ready[q].attach(cells, o_.window, 0);
+      h->ready.attach(static_cast<uint32_t>(q), cells, o_.window, 0);
     }
     for (uint32_t s = 0; s < kSchedulers; ++s)
       new (base + sched_ + s * sizeof(pto::SchedulerSlot)) pto::SchedulerSlot();
@@ -150,9 +150,7 @@ struct Retirer {
   void retire_upto(int64_t end) {  // tasks [last_task_alive, end)
     int64_t la = h->last_task_alive.load(std::memory_order_relaxed);
     uint64_t v;
-    for (auto &q : h->ready) {
-      while (q.try_pop(&v)) {
-      }
+    while (h->ready.try_pop_any(h->ready.attached(), &v)) {
     }
     auto *deps = pto::tmr::deps_of(h);
     for (; la < end; ++la) {
