@@ -509,9 +509,9 @@ void SimDevice::shutdown() {
 
 pto_status Device::create(const DeviceShape &shape, int device_id, std::unique_ptr<Device> *out,
                           std::string *error) {
-  if (shape.backend != "sim") {
+  if (shape.backend != "cpu_sim") {  // the sim is the cpu_sim backend's platform
     *error = "platform " + shape.platform + " needs the " + shape.backend +
-             " backend (CANN for Ascend), which this build does not include";
+             " backend, which the simulator is not (see pto::backends())";
     return PTO_NOT_SUPPORTED;
   }
   out->reset(new SimDevice(shape, device_id));
