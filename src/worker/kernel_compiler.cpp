@@ -38,6 +38,7 @@
 #include "core/geometry.h"
 #include "pto/backend.h"
 #include "pto/error.h"
+#include "pto/kernel_list.h"
 #include "pto/runtime_builder.h"
 #include "pto_platform/files.h"
 #include "worker/paths.h"
@@ -729,7 +730,9 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
                     ").\ncommand: " + shell_quoted(argv) + "\ncompiler output:\n" +
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
-  if (!platform_elf_exports(so_tmp, entry.symbol)) {
+  // A kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) exports its table instead.
+  const bool kernel_program = entry.runtime == nullptr && platform_elf_exports(so_tmp, PTO_KERNEL_TABLE_SYMBOL);
+  if (!kernel_program && !platform_elf_exports(so_tmp, entry.symbol)) {
     const std::string hint =
         entry_point_hint(entry, [&](const char *s) { return platform_elf_exports(so_tmp, s); });
     unlink(so_tmp.c_str());
