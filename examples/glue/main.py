@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with pto.Worker(level=2, platform=options.resolved_platform, runtime="tensormap_and_ringbuffer") as worker:
         stats = worker.run(callable_, args, options.call_config(pto.ChipCallConfig(block_dim=4)))
-        trace = worker.last_trace() if opts.profile else None
+        trace = pto.Trace.from_dict(worker.last_trace()) if opts.profile else None
 
     sum_ = a + b
     expected = (sum_ * np.float32(SCALE)) * sum_

@@ -48,6 +48,7 @@ from ._native import (
     Direction,
     DType,
     KernelCompiler,
+    KernelTableRow,
     PlatformInfo,
     RunStats,
     RuntimeBinaries,
@@ -55,6 +56,7 @@ from ._native import (
     backend_for_platform,
     backends,
     get_backend,
+    read_kernel_table,
 )
 from .errors import (
     DeviceError,
@@ -102,6 +104,7 @@ __all__ = [
     "IsolatedChipWorker",
     "KernelCompileError",
     "KernelCompiler",
+    "KernelTableRow",
     "LoadError",
     "NotSupportedError",
     "Orchestrator",
@@ -125,4 +128,5 @@ __all__ = [
     "backends",
     "fuzz_schedules",
     "get_backend",
+    "read_kernel_table",
 ]
