@@ -1,4 +1,4 @@
-"""examples/glue/main.py — the thin glue: one kernel list, one kernel binary, a TaskBuilder orchestration.
+"""examples/glue/main.py — thin glue: one kernel list, one binary, a TaskBuilder orchestration.
 
 Usage: python examples/glue/main.py [-p a2a3sim|a5sim] [--tiles T] [--aicpu-threads N] [--profile]
 
@@ -34,11 +34,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     options = pto.CompileOptions(
-        target="cpu_sim", platform=opts.platform, profiling=opts.profile, aicpu_threads=opts.aicpu_threads
+        target="cpu_sim",
+        platform=opts.platform,
+        profiling=opts.profile,
+        aicpu_threads=opts.aicpu_threads,
     )
     kc = options.kernel_compiler()
     program = kc.compile_incore(HERE / "kernels.cpp", pto.CoreType.AIV)
-    callable_ = pto.ChipCallable(kc.compile_orchestration("tensormap_and_ringbuffer", HERE / "orchestration.cpp"))
+    callable_ = pto.ChipCallable(
+        kc.compile_orchestration("tensormap_and_ringbuffer", HERE / "orchestration.cpp")
+    )
     callable_.add_kernels(program)
     names = [k.name for k in pto.read_kernel_table(program)]
     print(f"kernel program: {len(names)} kernels in one binary: {', '.join(names)}")
@@ -54,9 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     args.add_scalar(opts.tiles)
     args.add_scalar_f32(SCALE)  # a float32 scalar travels as its bits
 
-    with pto.Worker(level=2, platform=options.resolved_platform, runtime="tensormap_and_ringbuffer") as worker:
+    with pto.Worker(
+        level=2, platform=options.resolved_platform, runtime="tensormap_and_ringbuffer"
+    ) as worker:
         stats = worker.run(callable_, args, options.call_config(pto.ChipCallConfig(block_dim=4)))
-        trace = pto.Trace.from_dict(worker.last_trace()) if opts.profile else None
+        raw = worker.last_trace() if opts.profile else None
+        trace = pto.Trace.from_dict(raw) if raw is not None else None
 
     sum_ = a + b
     expected = (sum_ * np.float32(SCALE)) * sum_
@@ -67,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     if trace is not None:
         used = sorted({trace.kernel_name(t.func) for t in trace.tasks})
         print(f"trace: {len(trace.tasks)} tasks, kernels {', '.join(used)}")
-    print(f"✓ SUCCESS: {N} elements of s * (a + b)^2 match NumPy ({opts.tiles} tiles, {stats.tasks_run} tasks)")
+    print(
+        f"✓ SUCCESS: {N} elements of s * (a + b)^2 match NumPy "
+        f"({opts.tiles} tiles, {stats.tasks_run} tasks)"
+    )
     return 0
 
 

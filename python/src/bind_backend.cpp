@@ -141,7 +141,13 @@ void bind_backend(nb::module_ &m) {
           "base"_a.none() = nb::none(),
           "base (or a default ChipCallConfig) with enable_profiling = profiling and, unless 0, "
           "aicpu_thread_num = aicpu_threads.")
-      .def("__eq__", [](const Options &a, const Options &b) { return options_equal(a, b); })
+      .def(
+          "__eq__",
+          [](const Options &a, nb::handle b) -> nb::object {
+            if (!nb::isinstance<Options>(b)) return nb::borrow(Py_NotImplemented);
+            return nb::bool_(options_equal(a, nb::cast<const Options &>(b)));
+          },
+          nb::sig("def __eq__(self, other: object, /) -> bool"))
       .def("__repr__", &options_repr);
 }
 

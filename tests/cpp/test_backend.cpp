@@ -128,7 +128,8 @@ TEST(RegisterBackend, RegistersOnceAndBuildsLazilyOnce) {
   pto::get_backend("test_fake");
   pto::backends();
   EXPECT_EQ(g_factory_calls, 1);
-  const pto::BackendInfo *r = row(pto::backends(), "test_fake");
+  const std::vector<pto::BackendInfo> rows = pto::backends();
+  const pto::BackendInfo *r = row(rows, "test_fake");
   ASSERT_NE(r, nullptr);
   EXPECT_TRUE(r->available);
   EXPECT_TRUE(r->platforms.empty());  // no geometry row names it

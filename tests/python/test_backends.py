@@ -15,7 +15,10 @@ def test_backends_lists_cpu_sim_available_and_the_others_with_a_reason() -> None
     assert rows["cpu_sim"].available and rows["cpu_sim"].reason == ""
     assert rows["cpu_sim"].platforms == ["a2a3sim", "a5sim"]
     assert not rows["ascend_npu"].available
-    assert "CANN toolkit (ASCEND_HOME_PATH / libascendcl) not found at build time" in rows["ascend_npu"].reason
+    assert (
+        "CANN toolkit (ASCEND_HOME_PATH / libascendcl) not found at build time"
+        in rows["ascend_npu"].reason
+    )
     assert rows["ascend_npu"].platforms == ["a2a3", "a5"]
     assert not rows["amd_aie"].available and "amd_aie" in rows["amd_aie"].reason
     assert [b.name for b in pto.backends()] == sorted(rows)
@@ -42,11 +45,18 @@ def test_cpu_sim_backend_and_platform_mapping() -> None:
 
 def test_compile_options_defaults_and_repr() -> None:
     o = pto.CompileOptions()
-    assert (o.target, o.platform, o.opt_level, o.debug, o.profiling) == ("cpu_sim", "", 2, False, False)
+    assert (o.target, o.platform, o.opt_level, o.debug, o.profiling) == (
+        "cpu_sim",
+        "",
+        2,
+        False,
+        False,
+    )
     assert o.resolved_platform == "a2a3sim"
     assert "target='cpu_sim'" in repr(o)
     assert o == pto.CompileOptions(target="cpu_sim")
     assert o != pto.CompileOptions(opt_level=3)
+    assert o != "cpu_sim"  # another type compares unequal, no TypeError
 
 
 @pytest.mark.parametrize(
@@ -80,9 +90,15 @@ def test_compile_options_drive_the_kernel_compiler_and_the_run_config() -> None:
 def test_debug_and_opt_level_reach_the_compiler() -> None:
     # Different flags, different cached binaries: the options are part of the compile.
     source = '#include "pto/kernel.h"\nPTO_KERNEL(args) { (void)args; }\n'
-    plain = pto.CompileOptions(opt_level=2).kernel_compiler().compile_incore_source(source, "k", pto.CoreType.AIV)
-    debug = pto.CompileOptions(opt_level=0, debug=True).kernel_compiler().compile_incore_source(
-        source, "k", pto.CoreType.AIV
+    plain = (
+        pto.CompileOptions(opt_level=2)
+        .kernel_compiler()
+        .compile_incore_source(source, "k", pto.CoreType.AIV)
+    )
+    debug = (
+        pto.CompileOptions(opt_level=0, debug=True)
+        .kernel_compiler()
+        .compile_incore_source(source, "k", pto.CoreType.AIV)
     )
     assert plain != debug
     assert b".debug_info" in open(debug, "rb").read()

@@ -1,4 +1,4 @@
-"""tests/python/test_example_glue.py — examples/glue/main.py: a KERNEL_LIST program and a TaskBuilder orchestration."""
+"""tests/python/test_example_glue.py — examples/glue/main.py: KERNEL_LIST program, TaskBuilder."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ def test_read_kernel_table_and_add_kernels(repo_root) -> None:
     assert c.add_kernels(program) == 3
     with pytest.raises(pto.InvalidArgumentError, match="already defined"):
         c.add_kernels(program)
-    single = kc.compile_incore_source('#include "pto/kernel.h"\nPTO_KERNEL(a) { (void)a; }\n', "one", pto.CoreType.AIV)
+    single = kc.compile_incore_source(
+        '#include "pto/kernel.h"\nPTO_KERNEL(a) { (void)a; }\n', "one", pto.CoreType.AIV
+    )
     with pytest.raises(pto.InvalidArgumentError, match="not a kernel program"):
         pto.read_kernel_table(single)
