@@ -17,7 +17,7 @@ find_package(Threads REQUIRED)
 # Its code must be visible to the programs that link it, so these libraries are built with
 # default visibility here (the wheel keeps them hidden inside _native); the runtime programs,
 # which link some of them too, keep their copies private (--exclude-libs, src/runtime).
-set(_pto_package_libs pto_hierarchical pto_worker pto_platform_device pto_core)
+set(_pto_package_libs pto_hierarchical pto_worker pto_backend pto_platform_device pto_core)
 set_target_properties(${_pto_package_libs} PROPERTIES CXX_VISIBILITY_PRESET default)
 # add_library needs a source; the code comes whole from the archives linked below.
 set(_pto_package_src "${CMAKE_CURRENT_BINARY_DIR}/pto_runtime_library.cpp")

@@ -48,6 +48,10 @@ class ChipCallable {
   void set_orchestration(std::string path) { orchestration_ = std::move(path); }
   // Throws INVALID_ARGUMENT if func_id is already defined.
   void add_kernel(uint32_t func_id, pto_core_type core_type, std::string binary_path);
+  // Adds every kernel of a kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) under its
+  // KernelId as func_id, with the core type its KERNEL_LIST gives; returns how many. Throws as
+  // read_kernel_table and add_kernel do.
+  uint32_t add_kernels(const std::string &program_path);
 
   const std::string &orchestration() const { return orchestration_; }
   struct Kernel {
@@ -61,6 +65,17 @@ class ChipCallable {
   std::string orchestration_;
   std::vector<Kernel> kernels_;
 };
+
+// One kernel of a kernel program binary.
+struct KernelTableRow {
+  uint32_t func_id;
+  std::string name;
+  pto_core_type core_type;
+};
+// The kernel table of a kernel program (pto/kernel_list.h), read by loading the binary into
+// this process — sim kernel binaries are host shared objects. LOAD_FAILED when it cannot be
+// loaded, INVALID_ARGUMENT when it is a one-kernel binary (no pto_kernel_table).
+std::vector<KernelTableRow> read_kernel_table(const std::string &program_path);
 
 // The run's arguments: host tensors (copied to the device before, and back after, as their
 // direction says) and scalars. The storage stays owned by the caller for the run.

@@ -28,6 +28,7 @@ struct CompileOptions {
   std::vector<std::string> defines;       // extra -D (NAME or NAME=VALUE)
   std::string pto_isa_root;               // optional PTO-ISA checkout: adds <root>/include
   std::string opt_level = "-O2";
+  bool debug_info = false;  // adds -g (pto::backend::CompileOptions::debug sets it)
   // false: never reuse a cached binary, always run the compiler (the result is still stored).
   // PTO_KERNEL_CACHE=0 in the environment does the same for every compiler.
   bool cache = true;

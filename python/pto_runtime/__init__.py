@@ -1,5 +1,9 @@
 """python/pto_runtime/__init__.py — PTO Runtime: task graphs on a (simulated) Ascend-like chip.
 
+Backends: ``pto.backends()`` lists cpu_sim (the simulated chips), ascend_npu and amd_aie with
+their availability; ``pto.CompileOptions(target="cpu_sim", opt_level=3)`` drives both
+``.kernel_compiler()`` and ``.call_config()``.
+
 Many chips on one host (L3): ``pto.Worker(level=3, device_ids=[0, 1], mode="process")``,
 see ``pto_runtime.l3``. Many hosts on MPI (L4): ``pto.Worker(level=4, ...)`` under ``mpirun``,
 see ``pto_runtime.l4``.
@@ -34,17 +38,25 @@ except ImportError as e:  # e.g. importing python/pto_runtime from the source tr
     ) from e
 from . import l4 as l4  # pto_runtime.l4.Orchestrator, the L4 types
 from ._native import (
+    Backend,
+    BackendInfo,
     ChipCallable,
     ChipCallConfig,
     ChipWorker,
+    CompileOptions,
     CoreType,
     Direction,
     DType,
     KernelCompiler,
+    KernelTableRow,
     PlatformInfo,
     RunStats,
     RuntimeBinaries,
     RuntimeBuilder,
+    backend_for_platform,
+    backends,
+    get_backend,
+    read_kernel_table,
 )
 from .errors import (
     DeviceError,
@@ -74,10 +86,13 @@ _native.set_error_factory(error_from_code)
 __version__: str = _native.VERSION
 
 __all__ = [
+    "Backend",
+    "BackendInfo",
     "ChipCallConfig",
     "ChipCallable",
     "ChipStorageTaskArgs",
     "ChipWorker",
+    "CompileOptions",
     "CoreType",
     "DType",
     "DeviceError",
@@ -89,6 +104,7 @@ __all__ = [
     "IsolatedChipWorker",
     "KernelCompileError",
     "KernelCompiler",
+    "KernelTableRow",
     "LoadError",
     "NotSupportedError",
     "Orchestrator",
@@ -108,5 +124,9 @@ __all__ = [
     "Worker",
     "WorkerRunStats",
     "__version__",
+    "backend_for_platform",
+    "backends",
     "fuzz_schedules",
+    "get_backend",
+    "read_kernel_table",
 ]

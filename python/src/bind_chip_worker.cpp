@@ -64,6 +64,12 @@ void bind_callable(nb::module_ &m) {
           },
           "func_id"_a, "core_type"_a, "binary_path"_a,
           "Adds a compiled kernel; raises InvalidArgumentError if func_id is already defined.")
+      .def(
+          "add_kernels",
+          [](ChipCallable &c, const fs::path &path) { return c.add_kernels(path.string()); },
+          "program_path"_a,
+          "Adds every kernel of a kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) under its "
+          "KernelId as func_id and its KERNEL_LIST core type; returns how many. All or nothing.")
       .def_prop_rw(
           "orchestration", [](const ChipCallable &c) { return c.orchestration(); },
           [](ChipCallable &c, const fs::path &p) { c.set_orchestration(p.string()); },
@@ -403,10 +409,27 @@ void bind_worker(nb::module_ &m) {
       });
 }
 
+void bind_kernel_table(nb::module_ &m) {
+  nb::class_<pto::KernelTableRow>(m, "KernelTableRow", "One kernel of a kernel program: func_id, name, core_type.")
+      .def_ro("func_id", &pto::KernelTableRow::func_id)
+      .def_ro("name", &pto::KernelTableRow::name)
+      .def_ro("core_type", &pto::KernelTableRow::core_type)
+      .def("__repr__", [](const pto::KernelTableRow &r) {
+        return "KernelTableRow(func_id=" + std::to_string(r.func_id) + ", name=" + py_quote(r.name) +
+               ", core_type=" + std::to_string(static_cast<int>(r.core_type)) + ")";
+      });
+  m.def(
+      "read_kernel_table", [](const fs::path &path) { return pto::read_kernel_table(path.string()); },
+      "program_path"_a,
+      "The kernels of a kernel program binary (pto/kernel_list.h), in func_id order. LoadError if "
+      "it cannot be loaded, InvalidArgumentError for a one-kernel binary.");
+}
+
 }  // namespace
 
 void bind_chip_worker(nb::module_ &m) {
   bind_callable(m);
+  bind_kernel_table(m);
   bind_task_args(m);
   bind_worker(m);
 }

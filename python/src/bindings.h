@@ -29,6 +29,8 @@ void bind_run_values(nb::module_ &m);
 void bind_chip_worker(nb::module_ &m);
 // KernelCompiler, RuntimeBuilder, RuntimeBinaries.
 void bind_build(nb::module_ &m);
+// backends, get_backend, backend_for_platform, Backend, BackendInfo, CompileOptions.
+void bind_backend(nb::module_ &m);
 // L3Worker, L3Orchestrator, L3RunHandle, WorkerRunStats, SubContext, Event (bind_l3.cpp).
 void bind_l3(nb::module_ &m);
 

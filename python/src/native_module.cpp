@@ -17,5 +17,6 @@ NB_MODULE(_native, m) {
   pto_py::bind_run_values(m);
   pto_py::bind_chip_worker(m);
   pto_py::bind_build(m);
+  pto_py::bind_backend(m);
   pto_py::bind_l3(m);
 }

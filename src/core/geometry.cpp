@@ -7,10 +7,10 @@
 namespace pto {
 namespace {
 constexpr ChipGeometry kGeometries[] = {
-    {"a2a3sim", "sim", "a2a3", 24, 1, 2, 4, 16},
-    {"a5sim", "sim", "a5", 18, 1, 2, 7, 16},
-    {"a2a3", "ascend", "a2a3", 24, 1, 2, 4, 16},
-    {"a5", "ascend", "a5", 18, 1, 2, 7, 16},
+    {"a2a3sim", "cpu_sim", "a2a3", 24, 1, 2, 4, 16},
+    {"a5sim", "cpu_sim", "a5", 18, 1, 2, 7, 16},
+    {"a2a3", "ascend_npu", "a2a3", 24, 1, 2, 4, 16},
+    {"a5", "ascend_npu", "a5", 18, 1, 2, 7, 16},
 };
 }  // namespace
 

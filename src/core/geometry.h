@@ -8,7 +8,10 @@ namespace pto {
 
 struct ChipGeometry {
   const char *platform;  // user-facing name: "a2a3sim", "a5sim", "a2a3", "a5"
-  const char *backend;   // platform backend folder: "sim" or "ascend"
+  // The backend it runs on, a name of the backend registry (include/pto/backend.h):
+  // "cpu_sim" or "ascend_npu". The registry says what that backend is (program folder,
+  // availability); this row only names it.
+  const char *backend;
   const char *arch;      // chip generation: "a2a3" or "a5"
   int32_t num_clusters;  // a cluster is aic_per_cluster AIC + aiv_per_cluster AIV cores
   int32_t aic_per_cluster;

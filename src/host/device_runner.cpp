@@ -322,8 +322,14 @@ pto_status DeviceRunner::load_kernels(const pto_callable_desc &callable, RunInpu
     e.core_type = static_cast<pto_core_type>(k.core_type);
     e.path = k.binary_path;
     std::string err;
-    pto_status rc = device_->load_kernel(e.path, &e.loaded, &err);
+    pto_status rc = device_->load_kernel(e.path, e.func_id, &e.loaded, &err);
     if (rc != PTO_OK) return fail(rc, "kernel " + std::to_string(k.func_id) + ": " + err);
+    if (e.loaded.core_type >= 0 && e.loaded.core_type != static_cast<int32_t>(e.core_type)) {
+      return fail(PTO_INVALID_ARGUMENT, "kernel " + std::to_string(k.func_id) + " ('" + e.loaded.name +
+                                            "' of kernel program " + e.path + ") is declared for core type " +
+                                            std::to_string(e.loaded.core_type) + " in its KERNEL_LIST, but added as " +
+                                            std::to_string(k.core_type));
+    }
     in->kernels.emplace(k.func_id, e);
   }
   return PTO_OK;

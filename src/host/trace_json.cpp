@@ -150,7 +150,7 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
   first = true;
   for (const auto &kv : in.kernels) {
     j += std::string(first ? "" : ", ") + "\"" + std::to_string(kv.first) +
-         "\": " + quoted(kernel_name(kv.second.path));
+         "\": " + quoted(kv.second.loaded.name.empty() ? kernel_name(kv.second.path) : kv.second.loaded.name);
     first = false;
   }
   j += "}";

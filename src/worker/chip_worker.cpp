@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include "pto/kernel_list.h"
+
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -11,6 +13,41 @@
 #include <utility>
 
 namespace pto {
+
+std::vector<KernelTableRow> read_kernel_table(const std::string &program_path) {
+  void *lib = dlopen(program_path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char *why = dlerror();
+    throw Error(PTO_LOAD_FAILED, "cannot load kernel program " + program_path + ": " + (why ? why : "dlopen failed"));
+  }
+  const auto *table = static_cast<const pto_kernel_table_t *>(dlsym(lib, PTO_KERNEL_TABLE_SYMBOL));
+  if (table == nullptr) {
+    dlclose(lib);
+    throw Error(PTO_INVALID_ARGUMENT, program_path + " is not a kernel program (no " PTO_KERNEL_TABLE_SYMBOL
+                                      "; define it with PTO_KERNEL_PROGRAM from pto/kernel_list.h), so "
+                                      "add its one kernel with add_kernel");
+  }
+  std::vector<KernelTableRow> rows;
+  for (uint32_t i = 0; i < table->num_kernels; ++i) {
+    const pto_kernel_table_entry &k = table->kernels[i];
+    rows.push_back(KernelTableRow{i, k.name != nullptr ? k.name : "", static_cast<pto_core_type>(k.core_type)});
+  }
+  dlclose(lib);
+  return rows;
+}
+
+uint32_t ChipCallable::add_kernels(const std::string &program_path) {
+  const std::vector<KernelTableRow> rows = read_kernel_table(program_path);
+  for (const Kernel &k : kernels_) {  // all or nothing: check before adding any
+    if (k.func_id < rows.size()) {
+      throw Error(PTO_INVALID_ARGUMENT, "ChipCallable.add_kernels: func_id " + std::to_string(k.func_id) + " ('" +
+                                            rows[k.func_id].name + "' of " + program_path +
+                                            ") is already defined (" + k.binary_path + ")");
+    }
+  }
+  for (const KernelTableRow &r : rows) add_kernel(r.func_id, r.core_type, program_path);
+  return static_cast<uint32_t>(rows.size());
+}
 
 void ChipCallable::add_kernel(uint32_t func_id, pto_core_type core_type, std::string binary_path) {
   for (const Kernel &k : kernels_) {

@@ -36,7 +36,9 @@
 
 #include "core/entry_points.h"
 #include "core/geometry.h"
+#include "pto/backend.h"
 #include "pto/error.h"
+#include "pto/kernel_list.h"
 #include "pto/runtime_builder.h"
 #include "pto_platform/files.h"
 #include "worker/paths.h"
@@ -536,10 +538,19 @@ KernelCompiler::KernelCompiler(std::string platform, CompileOptions options)
     throw Error(PTO_INVALID_ARGUMENT, "unknown platform '" + platform_ +
                                           "'; use one of: " + joined(RuntimeBuilder::platforms(), ", "));
   }
-  if (strcmp(geometry->backend, "sim") != 0) {
-    throw Error(PTO_NOT_SUPPORTED,
-                "compiling kernels for platform '" + platform_ + "' needs the CANN toolkit " +
-                    "(ccec), which is not installed; use the simulated platform '" + geometry->arch + "sim'");
+  const Backend *backend = nullptr;
+  try {
+    backend = &get_backend(geometry->backend);
+  } catch (const Error &e) {
+    if (e.code() != PTO_NOT_SUPPORTED) throw;
+    throw Error(PTO_NOT_SUPPORTED, "compiling kernels for platform '" + platform_ + "' needs backend '" +
+                                       geometry->backend + "' and its kernel compiler (ccec): " + e.what());
+  }
+  if (!backend->host_compiled_kernels()) {
+    throw Error(PTO_NOT_SUPPORTED, "compiling kernels for platform '" + platform_ + "' (backend '" +
+                                       backend->name() + "') needs its device toolchain (ccec), which "
+                                       "KernelCompiler does not drive yet; use the simulated platform '" +
+                                       geometry->arch + "sim'");
   }
   if (!options_.pto_isa_root.empty() &&
       !worker::is_directory(worker::join_path(options_.pto_isa_root, "include"))) {
@@ -640,6 +651,7 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
 
   std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-shared"};
   if (!options_.opt_level.empty()) flags.push_back(options_.opt_level);
+  if (options_.debug_info) flags.push_back("-g");
   flags.push_back("-I" + include_dir);
   for (const std::string &dir : options_.include_dirs) flags.push_back("-I" + dir);
   if (!options_.pto_isa_root.empty()) {
@@ -718,7 +730,9 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
                     ").\ncommand: " + shell_quoted(argv) + "\ncompiler output:\n" +
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
-  if (!platform_elf_exports(so_tmp, entry.symbol)) {
+  // A kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) exports its table instead.
+  const bool kernel_program = entry.runtime == nullptr && platform_elf_exports(so_tmp, PTO_KERNEL_TABLE_SYMBOL);
+  if (!kernel_program && !platform_elf_exports(so_tmp, entry.symbol)) {
     const std::string hint =
         entry_point_hint(entry, [&](const char *s) { return platform_elf_exports(so_tmp, s); });
     unlink(so_tmp.c_str());

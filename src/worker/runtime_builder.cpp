@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/geometry.h"
+#include "pto/backend.h"
 #include "pto/error.h"
 #include "worker/paths.h"
 
@@ -76,12 +77,9 @@ RuntimeBinaries RuntimeBuilder::get_binaries(const std::string &runtime) const {
   if (!runtime_known) {
     throw Error(PTO_INVALID_ARGUMENT, "unknown runtime '" + runtime + "'; use one of: " + joined(known));
   }
-  const std::string backend = geometry->backend;
-  if (backend != "sim") {
-    throw Error(PTO_NOT_SUPPORTED, "platform '" + platform_ + "' runs on Ascend hardware, whose " +
-                                       "runtime programs need the CANN toolkit, which is not " +
-                                       "installed; use the simulated platform '" + geometry->arch + "sim'");
-  }
+  // The registry decides where the backend's programs live, or raises NOT_SUPPORTED with the
+  // reason it is unavailable here (ascend_npu without CANN).
+  const std::string backend = get_backend(geometry->backend).program_dir();
 
   const std::pair<std::string, const char *> root = find_lib_root();
   const std::string dir = worker::join_path(worker::join_path(root.first, backend), runtime);

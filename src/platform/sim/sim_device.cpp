@@ -28,6 +28,7 @@
 #include "fiber_pool.h"
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
+#include "pto/kernel_list.h"
 #include "sim_exec.h"
 
 namespace pto {
@@ -103,7 +104,8 @@ class SimDevice final : public Device {
 
   pto_status load_programs(const std::string &aicpu_path, const std::string &aicore_path,
                            const CoreProgram &cores, std::string *error) override;
-  pto_status load_kernel(const std::string &path, LoadedKernel *out, std::string *error) override;
+  pto_status load_kernel(const std::string &path, uint32_t func_id, LoadedKernel *out,
+                         std::string *error) override;
   pto_status load_symbol(const std::string &path, const char *symbol, uint64_t *addr,
                          std::string *error) override;
   void *device_log(int32_t level) override { return log_.for_run(level); }
@@ -272,15 +274,33 @@ void *SimDevice::library(const std::string &path, std::string *error) {
   return lib;
 }
 
-pto_status SimDevice::load_kernel(const std::string &path, LoadedKernel *out, std::string *error) {
+pto_status SimDevice::load_kernel(const std::string &path, uint32_t func_id, LoadedKernel *out,
+                                  std::string *error) {
   std::lock_guard<std::mutex> lock(libs_mu_);
   void *lib = library(path, error);
   if (!lib) return PTO_LOAD_FAILED;
+  // A kernel program: the table's entry for func_id, which runs the program's dispatch switch.
+  if (const auto *table = static_cast<const pto_kernel_table_t *>(dlsym(lib, PTO_KERNEL_TABLE_SYMBOL))) {
+    if (func_id >= table->num_kernels) {
+      *error = "kernel program " + path + " has " + std::to_string(table->num_kernels) +
+               " kernels (func_id 0.." + std::to_string(table->num_kernels) + "), not func_id " +
+               std::to_string(func_id);
+      return PTO_INVALID_ARGUMENT;
+    }
+    const pto_kernel_table_entry &k = table->kernels[func_id];
+    out->entry_addr = reinterpret_cast<uint64_t>(k.entry);
+    out->name = k.name != nullptr ? k.name : "";
+    out->core_type = static_cast<int32_t>(k.core_type);
+    out->signature = nullptr;  // one PTO_KERNEL_SIGNATURE per binary cannot describe several kernels
+    crash_report_name_kernel(out->entry_addr, out->name);
+    return PTO_OK;
+  }
   void *entry = dlsym(lib, PTO_KERNEL_ENTRY_SYMBOL);
   if (!entry) {
     *error = "kernel binary " + path +
              " has no " PTO_KERNEL_ENTRY_SYMBOL
-             " (define the kernel with PTO_KERNEL(args) from pto/kernel.h)";
+             " (define the kernel with PTO_KERNEL(args) from pto/kernel.h, or several with "
+             "PTO_KERNEL_PROGRAM from pto/kernel_list.h)";
     return PTO_LOAD_FAILED;
   }
   out->entry_addr = reinterpret_cast<uint64_t>(entry);
@@ -509,9 +529,9 @@ void SimDevice::shutdown() {
 
 pto_status Device::create(const DeviceShape &shape, int device_id, std::unique_ptr<Device> *out,
                           std::string *error) {
-  if (shape.backend != "sim") {
+  if (shape.backend != "cpu_sim") {  // the sim is the cpu_sim backend's platform
     *error = "platform " + shape.platform + " needs the " + shape.backend +
-             " backend (CANN for Ascend), which this build does not include";
+             " backend, which the simulator is not (see pto::backends())";
     return PTO_NOT_SUPPORTED;
   }
   out->reset(new SimDevice(shape, device_id));

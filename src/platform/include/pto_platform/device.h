@@ -106,6 +106,10 @@ struct LaunchSpec {
 struct LoadedKernel {
   uint64_t entry_addr = 0;                            // what the core calls
   const pto_kernel_signature_t *signature = nullptr;  // may be null (no declaration)
+  // A kernel program (pto/kernel_list.h, several kernels in one binary): the name and core
+  // type its table gives func_id; "" and -1 for a one-kernel binary.
+  std::string name;
+  int32_t core_type = -1;
 };
 
 class Device {
@@ -129,8 +133,11 @@ class Device {
   // The device's log (pto/device_log.h), its threshold set to `level` for the next run: its
   // device address, for the runtime to hand to kernels and AICPU code. Lives with the device.
   virtual void *device_log(int32_t level) = 0;
-  // Loads (once per path) a kernel binary and returns its entry address and signature.
-  virtual pto_status load_kernel(const std::string &path, LoadedKernel *out, std::string *error) = 0;
+  // Loads (once per path) a kernel binary and returns the entry of kernel `func_id` and its
+  // signature: PTO_KERNEL's entry, or the func_id-th entry of a kernel program's table
+  // (pto/kernel_list.h; INVALID_ARGUMENT when the table has no such kernel).
+  virtual pto_status load_kernel(const std::string &path, uint32_t func_id, LoadedKernel *out,
+                                 std::string *error) = 0;
   // Loads (once per path) a device-side binary and returns the address of `symbol` in it
   // (the tensormap runtime's orchestration, run by the AICPU program).
   virtual pto_status load_symbol(const std::string &path, const char *symbol, uint64_t *addr,

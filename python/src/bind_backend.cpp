@@ -1,0 +1,154 @@
+// python/src/bind_backend.cpp — backends(), get_backend(), Backend, BackendInfo, CompileOptions (include/pto/backend.h).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "pto/backend.h"
+#include "pto/compile_options.h"
+
+namespace pto_py {
+namespace {
+
+using nb::literals::operator""_a;
+namespace fs = std::filesystem;
+using Options = pto::backend::CompileOptions;
+
+const char *py_bool(bool b) {
+  return b ? "True" : "False";
+}
+
+std::string names_repr(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names) out += (out.empty() ? "" : ", ") + py_quote(n);
+  return "[" + out + "]";
+}
+
+std::string options_repr(const Options &o) {
+  return "CompileOptions(target=" + py_quote(o.target) + ", platform=" + py_quote(o.platform) +
+         ", opt_level=" + std::to_string(o.opt_level) + ", debug=" + py_bool(o.debug) +
+         ", profiling=" + py_bool(o.profiling) + ", host_threads=" + std::to_string(o.host_threads) +
+         ", aicpu_threads=" + std::to_string(o.aicpu_threads) + ")";
+}
+
+bool options_equal(const Options &a, const Options &b) {
+  return a.target == b.target && a.platform == b.platform && a.opt_level == b.opt_level && a.debug == b.debug &&
+         a.profiling == b.profiling && a.host_threads == b.host_threads && a.aicpu_threads == b.aicpu_threads;
+}
+
+void check(const Options &o) {
+  pto::get_backend(o.target).check(o);
+}
+
+}  // namespace
+
+void bind_backend(nb::module_ &m) {
+  nb::class_<pto::BackendInfo>(m, "BackendInfo",
+                               "One row of backends(): name, available, reason (why not; '' when "
+                               "available) and the platform names that run on it.")
+      .def_ro("name", &pto::BackendInfo::name)
+      .def_ro("available", &pto::BackendInfo::available)
+      .def_ro("reason", &pto::BackendInfo::reason)
+      .def_ro("platforms", &pto::BackendInfo::platforms)
+      .def("__repr__", [](const pto::BackendInfo &b) {
+        return "BackendInfo(name=" + py_quote(b.name) + ", available=" + py_bool(b.available) +
+               ", reason=" + py_quote(b.reason) + ", platforms=" + names_repr(b.platforms) + ")";
+      });
+
+  nb::class_<pto::Backend>(m, "Backend", "An available backend (get_backend); owned by the registry.")
+      .def_prop_ro("name", [](const pto::Backend &b) { return std::string(b.name()); })
+      .def_prop_ro("program_dir", [](const pto::Backend &b) { return std::string(b.program_dir()); },
+                   "Folder of its runtime programs under RuntimeBuilder.lib_root().")
+      .def_prop_ro("host_compiled_kernels", &pto::Backend::host_compiled_kernels,
+                   "Whether KernelCompiler builds its kernels with the host compiler.")
+      .def_prop_ro("platforms", &pto::Backend::platforms, "The platform names that run on it.")
+      .def("check", &pto::Backend::check, "options"_a,
+           "Raises InvalidArgumentError (or NotSupportedError) naming the first field of options "
+           "this backend cannot take.")
+      .def("__repr__", [](const pto::Backend &b) { return "Backend(" + py_quote(b.name()) + ")"; });
+
+  m.def("backends", &pto::backends,
+        "Every registered backend with its availability, sorted by name: cpu_sim (available), "
+        "ascend_npu (needs CANN at build time), amd_aie (not implemented).");
+  m.def("get_backend", &pto::get_backend, "name"_a, nb::rv_policy::reference,
+        "The backend `name`. InvalidArgumentError for an unknown name, NotSupportedError with the "
+        "reason for one that is unavailable here.");
+  m.def(
+      "backend_for_platform",
+      [](const std::string &platform) -> const pto::Backend & { return pto::backend_for_platform(platform); },
+      "platform"_a, nb::rv_policy::reference, "The backend a platform name (e.g. 'a2a3sim') runs on.");
+
+  nb::class_<Options>(
+      m, "CompileOptions",
+      "What a compile for a backend is asked to do: target (backend name), platform ('' = the "
+      "backend's first), opt_level 0..3, debug (-g), profiling (runs record a trace), host_threads "
+      "(0 = the backend's default), aicpu_threads (0 = the default). Checked when made and again "
+      "by every method; kernel_compiler() and call_config() apply it. The lowered schedule "
+      "configuration of seed 004 is not an option yet.")
+      .def(
+          "__init__",
+          [](Options *self, std::string target, std::string platform, int opt_level, bool debug, bool profiling,
+             int host_threads, int aicpu_threads) {
+            Options o;
+            o.target = std::move(target);
+            o.platform = std::move(platform);
+            o.opt_level = opt_level;
+            o.debug = debug;
+            o.profiling = profiling;
+            o.host_threads = host_threads;
+            o.aicpu_threads = aicpu_threads;
+            check(o);  // a typo or an unavailable target is reported where it was written
+            new (self) Options(std::move(o));
+          },
+          nb::kw_only(), "target"_a = Options{}.target, "platform"_a = "", "opt_level"_a = Options{}.opt_level,
+          "debug"_a = false, "profiling"_a = false, "host_threads"_a = 0, "aicpu_threads"_a = 0)
+      .def_rw("target", &Options::target)
+      .def_rw("platform", &Options::platform)
+      .def_rw("opt_level", &Options::opt_level)
+      .def_rw("debug", &Options::debug)
+      .def_rw("profiling", &Options::profiling)
+      .def_rw("host_threads", &Options::host_threads)
+      .def_rw("aicpu_threads", &Options::aicpu_threads)
+      .def("check", &check, "Raises what get_backend(target).check(self) raises.")
+      .def_prop_ro("resolved_platform", &pto::platform_of,
+                   "platform, or the first platform of the target backend when platform is ''.")
+      .def(
+          "kernel_compiler",
+          [](const Options &o, const std::vector<fs::path> &include_dirs, const std::vector<std::string> &defines,
+             std::optional<fs::path> pto_isa_root, bool cache) {
+            pto::CompileOptions base;
+            for (const auto &d : include_dirs) base.include_dirs.push_back(d.string());
+            base.defines = defines;
+            if (pto_isa_root) base.pto_isa_root = pto_isa_root->string();
+            base.cache = cache;
+            return pto::make_kernel_compiler(o, std::move(base));
+          },
+          "include_dirs"_a = nb::make_tuple(), "defines"_a = nb::make_tuple(), "pto_isa_root"_a.none() = nb::none(),
+          nb::kw_only(), "cache"_a = true,
+          "A KernelCompiler for resolved_platform with -O<opt_level> (and -g with debug); the "
+          "other arguments as KernelCompiler's.")
+      .def(
+          "call_config",
+          [](const Options &o, std::optional<pto::ChipCallConfig> base) {
+            return pto::make_call_config(o, base ? *base : pto::ChipCallConfig{});
+          },
+          "base"_a.none() = nb::none(),
+          "base (or a default ChipCallConfig) with enable_profiling = profiling and, unless 0, "
+          "aicpu_thread_num = aicpu_threads.")
+      .def(
+          "__eq__",
+          [](const Options &a, nb::handle b) -> nb::object {
+            if (!nb::isinstance<Options>(b)) return nb::borrow(Py_NotImplemented);
+            return nb::bool_(options_equal(a, nb::cast<const Options &>(b)));
+          },
+          nb::sig("def __eq__(self, other: object, /) -> bool"))
+      .def("__repr__", &options_repr);
+}
+
+}  // namespace pto_py
