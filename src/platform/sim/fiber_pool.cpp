@@ -69,6 +69,7 @@ void __tsan_set_fiber_name(void *fiber, const char *name);
 }
 #endif
 #if PTO_FIBER_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
 #endif
@@ -499,6 +500,10 @@ void FiberPool::spawn(FiberGroup &group, std::string name, std::function<void()>
   f->stack_bottom = static_cast<char *>(f->stack.sp) - f->stack.size;
   f->stack_size = f->stack.size;
 #if PTO_FIBER_ASAN
+  // The mapping may reuse the addresses of a stack that was unmapped with the redzones of its
+  // last frames still poisoned (a fiber never returns from its entry frame): clear them, or the
+  // new fiber's first large local reads as an overflow into a stale frame.
+  __asan_unpoison_memory_region(f->stack_bottom, f->stack_size);
   // A suspended fiber's stack is live memory LeakSanitizer does not know of: what only it
   // points to (a parked scheduler's objects; all of an abandoned device's) would read as leaked.
   __lsan_register_root_region(f->stack_bottom, f->stack_size);
@@ -668,6 +673,7 @@ void FiberPool::Impl::finish(Fiber *f) {
   // The fiber returned and switched away for good: its stack and record go now.
 #if PTO_FIBER_ASAN
   __lsan_unregister_root_region(f->stack_bottom, f->stack_size);
+  __asan_unpoison_memory_region(f->stack_bottom, f->stack_size);  // see spawn
 #endif
   ctx::protected_fixedsize_stack(f->stack.size).deallocate(f->stack);
 #if PTO_FIBER_TSAN
