@@ -15,7 +15,9 @@
 extern "C" {
 #endif
 
-#define PTO_C_API_VERSION 3
+/* 4: pto_call_config has task_window_overflow, pipeline_depth, pipeline_scope after task_window;
+ * pto_run_stats ends with pipeline_deferred, pipeline_max_in_flight, window_overflow. */
+#define PTO_C_API_VERSION 4
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
