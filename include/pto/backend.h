@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "pto/schedule_config.h"
+
 namespace pto {
 
 namespace backend {
@@ -31,9 +33,10 @@ namespace backend {
 // pto/compile_options.h. (pto::CompileOptions, without `backend::`, is the older struct of
 // KernelCompiler's flags: include directories, defines, cache.) Python: pto_runtime.CompileOptions.
 //
-// Reserved: seed 004's lowered schedule configuration (`sched`: dispatch_threshold,
-// pipeline_depth, task_window, batch_deps) is not a field yet. The change that implements
-// those primitives adds it here; until then no option can ask for them.
+// `sched` is seed 004's lowered schedule configuration (pto/schedule_config.h): task_window
+// with its overflow mode and pipeline_depth with its scope. make_call_config copies it into the
+// ChipCallConfig fields both runtimes read. dispatch_threshold and batch_deps are not
+// implemented: they have no field yet.
 struct CompileOptions {
   std::string target = "cpu_sim";  // a registered backend name (pto::backends())
   std::string platform;            // a platform of that backend; "" = its first one
@@ -44,6 +47,8 @@ struct CompileOptions {
   int host_threads = 0;
   // AICPU scheduler threads per run (ChipCallConfig.aicpu_thread_num). 0 = the default (1).
   int aicpu_threads = 0;
+  // The schedule primitives; the default asks for none (task_window 0 keeps the call config's).
+  ScheduleConfig sched;
 };
 
 }  // namespace backend

@@ -15,7 +15,9 @@
 extern "C" {
 #endif
 
-#define PTO_C_API_VERSION 3
+/* 4: pto_call_config has task_window_overflow, pipeline_depth, pipeline_scope after task_window;
+ * pto_run_stats ends with pipeline_deferred, pipeline_max_in_flight, window_overflow. */
+#define PTO_C_API_VERSION 4
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -51,21 +53,24 @@ typedef struct pto_call_config {
   int32_t enable_pmu;
   uint32_t max_tasks; /* graph capacity */
   uint32_t max_args_per_task;
-  uint32_t max_successors;    /* per task */
-  uint32_t timeout_ms;        /* 0 = no limit */
-  uint32_t task_window;       /* tensormap_and_ringbuffer: task ring slots */
-  uint64_t heap_bytes;        /* tensormap_and_ringbuffer: heap ring size */
-  uint32_t dep_pool_entries;  /* tensormap_and_ringbuffer: dependency-list pool */
-  uint32_t tensormap_entries; /* tensormap_and_ringbuffer: TensorMap pool */
-  uint32_t trace_tasks;       /* tensormap_and_ringbuffer with profiling: tasks traced */
-  int32_t log_level;          /* device logs: pto_log_level threshold (pto/device_log.h) */
-  int32_t dump_kernel;        /* enable_dump_tensor: dump tasks of this func_id only; -1 = all */
-  uint32_t dump_first_task;   /* enable_dump_tensor: first task id dumped */
-  uint32_t dump_max_tasks;    /* enable_dump_tensor: tasks dumped at most */
-  uint64_t dump_bytes;        /* enable_dump_tensor: device memory for the copies */
-  int64_t sim_seed;           /* sim: >= 0 a reproducible (seeded) schedule; -1 = PTO_SIM_SEED or off */
-  int32_t sim_timing;          /* sim, seeded runs: in virtual time (docs/sim_execution.md) */
-  int32_t sim_kernel_time_pct; /* sim_timing: uncosted kernels take host time x this / 100 */
+  uint32_t max_successors;       /* per task */
+  uint32_t timeout_ms;           /* 0 = no limit */
+  uint32_t task_window;          /* tensormap_and_ringbuffer: task ring slots */
+  uint32_t task_window_overflow; /* pto::WindowOverflow: 0 stall, 1 evict_completed, 2 error */
+  uint32_t pipeline_depth;       /* tasks in flight per pipeline gate; 0 = no gates */
+  uint32_t pipeline_scope;       /* pto::PipelineScope: 0 global, 1 per_stream, 2 per_pool, 3 per_target */
+  uint64_t heap_bytes;           /* tensormap_and_ringbuffer: heap ring size */
+  uint32_t dep_pool_entries;     /* tensormap_and_ringbuffer: dependency-list pool */
+  uint32_t tensormap_entries;    /* tensormap_and_ringbuffer: TensorMap pool */
+  uint32_t trace_tasks;          /* tensormap_and_ringbuffer with profiling: tasks traced */
+  int32_t log_level;             /* device logs: pto_log_level threshold (pto/device_log.h) */
+  int32_t dump_kernel;           /* enable_dump_tensor: dump tasks of this func_id only; -1 = all */
+  uint32_t dump_first_task;      /* enable_dump_tensor: first task id dumped */
+  uint32_t dump_max_tasks;       /* enable_dump_tensor: tasks dumped at most */
+  uint64_t dump_bytes;           /* enable_dump_tensor: device memory for the copies */
+  int64_t sim_seed;              /* sim: >= 0 a reproducible (seeded) schedule; -1 = PTO_SIM_SEED or off */
+  int32_t sim_timing;            /* sim, seeded runs: in virtual time (docs/sim_execution.md) */
+  int32_t sim_kernel_time_pct;   /* sim_timing: uncosted kernels take host time x this / 100 */
 } pto_call_config;
 
 #define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */
@@ -91,9 +96,14 @@ typedef struct pto_run_stats {
   uint32_t block_dim;     /* clusters 0..block_dim-1 were used */
   uint64_t core_busy_ns[PTO_STATS_MAX_CORES]; /* time running kernels */
   uint32_t core_tasks[PTO_STATS_MAX_CORES];   /* kernels run */
-  char pmu_note[320]; /* enable_pmu: counters that could not be counted and why ("" if none) */
-  char dump_dir[512]; /* enable_dump_tensor: where this run's .npy files and index.json are */
+  char pmu_note[320];             /* enable_pmu: counters that could not be counted and why ("" if none) */
+  char dump_dir[512];             /* enable_dump_tensor: where this run's .npy files and index.json are */
   uint64_t predicted_makespan_ns; /* sim_timing: the device makespan in virtual time; 0 otherwise */
+  /* Schedule primitives (pto/schedule_config.h): pipeline_depth's gates -- tasks that waited
+   * for a token (deferred), the most in flight in any one gate; the task window's mode. */
+  uint64_t pipeline_deferred;
+  uint32_t pipeline_max_in_flight;
+  uint32_t window_overflow;
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -25,6 +25,11 @@
   X(uint32_t, max_successors, 1024, 1, UINT32_MAX, "host_build_graph: successors per task")                \
   X(uint32_t, timeout_ms, 60000, 0, UINT32_MAX, "run time limit in ms; 0 = no limit")                      \
   X(uint32_t, task_window, 1024, 1, 1u << 24, "tensormap_and_ringbuffer: task ring slots (live tasks)")    \
+  X(uint32_t, task_window_overflow, 0, 0, 2,                                                               \
+    "a full task window: 0 stall, 1 evict_completed, 2 error (pto/schedule_config.h)")                     \
+  X(uint32_t, pipeline_depth, 0, 0, 65535, "tasks in flight per pipeline gate; 0 = no gates")              \
+  X(uint32_t, pipeline_scope, 0, 0, 3,                                                                     \
+    "pipeline_depth's gates: 0 global, 1 per_stream, 2 per_pool, 3 per_target")                            \
   X(uint64_t, heap_bytes, 64ull << 20, 64, UINT64_MAX,                                                     \
     "tensormap_and_ringbuffer: heap ring bytes for alloc_tensor")                                          \
   X(uint32_t, dep_pool_entries, 16384, 1, UINT32_MAX,                                                      \

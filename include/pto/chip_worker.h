@@ -132,6 +132,10 @@ struct RunStats {
   std::string pmu_note;
   // enable_dump_tensor: the directory of this run's .npy files and index.json.
   std::string dump_dir;
+  // Schedule primitives (pto/schedule_config.h), both runtimes:
+  std::string window_overflow = "stall";  // the task window's overflow mode the run used
+  uint64_t pipeline_deferred = 0;         // pipeline_depth: tasks that waited for a token
+  uint32_t pipeline_max_in_flight = 0;    // pipeline_depth: the most in flight in one gate
 
   // A short printable table of everything above.
   std::string table() const;

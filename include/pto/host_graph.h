@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "pto/kernel.h"
+#include "pto/schedule_config.h"
 #include "pto/types.h"
 
 namespace pto {
@@ -72,6 +73,11 @@ class GraphBuilder {
   // Adds a task running kernel `func_id` on a core of `core_type`; returns its id (0, 1, ...).
   virtual TaskId add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args,
                           uint32_t num_args) = 0;
+  // The tasks added from now on run on stream `stream` (0 .. kMaxStreams - 1; 0 until set) with
+  // target affinity `target` (0 .. kMaxTargets - 1, or kNoTarget). Streams and targets only
+  // choose pipeline_depth's per_stream / per_target gates (pto/schedule_config.h); they add no
+  // ordering. Out of range: INVALID_ARGUMENT naming the value.
+  virtual void set_stream(uint32_t stream, uint32_t target = kNoTarget) = 0;
   // `consumer` runs only after `producer` has completed.
   virtual void add_dependency(TaskId producer, TaskId consumer) = 0;
   // A device tensor for intermediates, freed after the run.

@@ -19,6 +19,7 @@
 
 #include "pto/device_log.h"
 #include "pto/kernel.h"
+#include "pto/schedule_config.h"
 #include "pto/types.h"
 
 namespace pto {
@@ -122,6 +123,12 @@ class Orchestrator {
   virtual TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                  uint32_t num_args, const TaskHandle *after = nullptr,
                                  uint32_t num_after = 0) = 0;
+  // The tasks submitted from now on run on stream `stream` (0 .. kMaxStreams - 1; 0 until set)
+  // with target affinity `target` (0 .. kMaxTargets - 1, or kNoTarget). Streams and targets
+  // only choose pipeline_depth's per_stream / per_target gates (pto/schedule_config.h); they
+  // add no ordering (dependencies are still inferred across streams). Out of range: the
+  // orchestration fails with INVALID_ARGUMENT naming the value.
+  virtual void set_stream(uint32_t stream, uint32_t target = kNoTarget) = 0;
   // A contiguous tensor from the heap ring, alive until the innermost open scope has ended
   // and every task that uses it has finished.
   virtual TensorView alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) = 0;

@@ -1,4 +1,5 @@
-// python/src/bind_backend.cpp — backends(), get_backend(), Backend, BackendInfo, CompileOptions (include/pto/backend.h).
+// python/src/bind_backend.cpp — backends(), get_backend(), Backend, BackendInfo, CompileOptions
+// (include/pto/backend.h).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -34,12 +35,34 @@ std::string options_repr(const Options &o) {
   return "CompileOptions(target=" + py_quote(o.target) + ", platform=" + py_quote(o.platform) +
          ", opt_level=" + std::to_string(o.opt_level) + ", debug=" + py_bool(o.debug) +
          ", profiling=" + py_bool(o.profiling) + ", host_threads=" + std::to_string(o.host_threads) +
-         ", aicpu_threads=" + std::to_string(o.aicpu_threads) + ")";
+         ", aicpu_threads=" + std::to_string(o.aicpu_threads) +
+         ", task_window=" + std::to_string(o.sched.task_window) +
+         ", window_overflow=" + py_quote(pto::window_overflow_name(o.sched.window_overflow)) +
+         ", pipeline_depth=" + std::to_string(o.sched.pipeline_depth) +
+         ", pipeline_scope=" + py_quote(pto::pipeline_scope_name(o.sched.pipeline_scope)) + ")";
 }
 
 bool options_equal(const Options &a, const Options &b) {
-  return a.target == b.target && a.platform == b.platform && a.opt_level == b.opt_level && a.debug == b.debug &&
-         a.profiling == b.profiling && a.host_threads == b.host_threads && a.aicpu_threads == b.aicpu_threads;
+  return a.target == b.target && a.platform == b.platform && a.opt_level == b.opt_level &&
+         a.debug == b.debug && a.profiling == b.profiling && a.host_threads == b.host_threads &&
+         a.aicpu_threads == b.aicpu_threads && a.sched == b.sched;
+}
+
+// The schedule primitives' modes by name, as Python spells them: "stall", "per_stream", ...
+pto::WindowOverflow overflow_of(const std::string &name) {
+  pto::WindowOverflow o;
+  if (!pto::parse_window_overflow(name.c_str(), &o))
+    throw pto::Error(PTO_INVALID_ARGUMENT, "CompileOptions.window_overflow=" + py_quote(name) +
+                                               " is not one of 'stall', 'evict_completed', 'error'");
+  return o;
+}
+pto::PipelineScope scope_of(const std::string &name) {
+  pto::PipelineScope s;
+  if (!pto::parse_pipeline_scope(name.c_str(), &s))
+    throw pto::Error(PTO_INVALID_ARGUMENT,
+                     "CompileOptions.pipeline_scope=" + py_quote(name) +
+                         " is not one of 'global', 'per_stream', 'per_pool', 'per_target'");
+  return s;
 }
 
 void check(const Options &o) {
@@ -63,8 +86,9 @@ void bind_backend(nb::module_ &m) {
 
   nb::class_<pto::Backend>(m, "Backend", "An available backend (get_backend); owned by the registry.")
       .def_prop_ro("name", [](const pto::Backend &b) { return std::string(b.name()); })
-      .def_prop_ro("program_dir", [](const pto::Backend &b) { return std::string(b.program_dir()); },
-                   "Folder of its runtime programs under RuntimeBuilder.lib_root().")
+      .def_prop_ro(
+          "program_dir", [](const pto::Backend &b) { return std::string(b.program_dir()); },
+          "Folder of its runtime programs under RuntimeBuilder.lib_root().")
       .def_prop_ro("host_compiled_kernels", &pto::Backend::host_compiled_kernels,
                    "Whether KernelCompiler builds its kernels with the host compiler.")
       .def_prop_ro("platforms", &pto::Backend::platforms, "The platform names that run on it.")
@@ -88,13 +112,16 @@ void bind_backend(nb::module_ &m) {
       m, "CompileOptions",
       "What a compile for a backend is asked to do: target (backend name), platform ('' = the "
       "backend's first), opt_level 0..3, debug (-g), profiling (runs record a trace), host_threads "
-      "(0 = the backend's default), aicpu_threads (0 = the default). Checked when made and again "
-      "by every method; kernel_compiler() and call_config() apply it. The lowered schedule "
-      "configuration of seed 004 is not an option yet.")
+      "(0 = the backend's default), aicpu_threads (0 = the default), and the schedule primitives: "
+      "task_window (0 = the call config's) with window_overflow ('stall', 'evict_completed', "
+      "'error'), pipeline_depth (0 = off) with pipeline_scope ('global', 'per_stream', 'per_pool', "
+      "'per_target'). Checked when made and again by every method; kernel_compiler() and "
+      "call_config() apply it.")
       .def(
           "__init__",
-          [](Options *self, std::string target, std::string platform, int opt_level, bool debug, bool profiling,
-             int host_threads, int aicpu_threads) {
+          [](Options *self, std::string target, std::string platform, int opt_level, bool debug,
+             bool profiling, int host_threads, int aicpu_threads, uint32_t task_window,
+             const std::string &window_overflow, uint32_t pipeline_depth, const std::string &pipeline_scope) {
             Options o;
             o.target = std::move(target);
             o.platform = std::move(platform);
@@ -103,11 +130,17 @@ void bind_backend(nb::module_ &m) {
             o.profiling = profiling;
             o.host_threads = host_threads;
             o.aicpu_threads = aicpu_threads;
+            o.sched.task_window = task_window;
+            o.sched.window_overflow = overflow_of(window_overflow);
+            o.sched.pipeline_depth = pipeline_depth;
+            o.sched.pipeline_scope = scope_of(pipeline_scope);
             check(o);  // a typo or an unavailable target is reported where it was written
             new (self) Options(std::move(o));
           },
-          nb::kw_only(), "target"_a = Options{}.target, "platform"_a = "", "opt_level"_a = Options{}.opt_level,
-          "debug"_a = false, "profiling"_a = false, "host_threads"_a = 0, "aicpu_threads"_a = 0)
+          nb::kw_only(), "target"_a = Options{}.target, "platform"_a = "",
+          "opt_level"_a = Options{}.opt_level, "debug"_a = false, "profiling"_a = false, "host_threads"_a = 0,
+          "aicpu_threads"_a = 0, "task_window"_a = 0u, "window_overflow"_a = "stall", "pipeline_depth"_a = 0u,
+          "pipeline_scope"_a = "global")
       .def_rw("target", &Options::target)
       .def_rw("platform", &Options::platform)
       .def_rw("opt_level", &Options::opt_level)
@@ -115,13 +148,27 @@ void bind_backend(nb::module_ &m) {
       .def_rw("profiling", &Options::profiling)
       .def_rw("host_threads", &Options::host_threads)
       .def_rw("aicpu_threads", &Options::aicpu_threads)
+      .def_prop_rw(
+          "task_window", [](const Options &o) { return o.sched.task_window; },
+          [](Options &o, uint32_t v) { o.sched.task_window = v; })
+      .def_prop_rw(
+          "window_overflow",
+          [](const Options &o) { return std::string(pto::window_overflow_name(o.sched.window_overflow)); },
+          [](Options &o, const std::string &v) { o.sched.window_overflow = overflow_of(v); })
+      .def_prop_rw(
+          "pipeline_depth", [](const Options &o) { return o.sched.pipeline_depth; },
+          [](Options &o, uint32_t v) { o.sched.pipeline_depth = v; })
+      .def_prop_rw(
+          "pipeline_scope",
+          [](const Options &o) { return std::string(pto::pipeline_scope_name(o.sched.pipeline_scope)); },
+          [](Options &o, const std::string &v) { o.sched.pipeline_scope = scope_of(v); })
       .def("check", &check, "Raises what get_backend(target).check(self) raises.")
       .def_prop_ro("resolved_platform", &pto::platform_of,
                    "platform, or the first platform of the target backend when platform is ''.")
       .def(
           "kernel_compiler",
-          [](const Options &o, const std::vector<fs::path> &include_dirs, const std::vector<std::string> &defines,
-             std::optional<fs::path> pto_isa_root, bool cache) {
+          [](const Options &o, const std::vector<fs::path> &include_dirs,
+             const std::vector<std::string> &defines, std::optional<fs::path> pto_isa_root, bool cache) {
             pto::CompileOptions base;
             for (const auto &d : include_dirs) base.include_dirs.push_back(d.string());
             base.defines = defines;
@@ -129,8 +176,8 @@ void bind_backend(nb::module_ &m) {
             base.cache = cache;
             return pto::make_kernel_compiler(o, std::move(base));
           },
-          "include_dirs"_a = nb::make_tuple(), "defines"_a = nb::make_tuple(), "pto_isa_root"_a.none() = nb::none(),
-          nb::kw_only(), "cache"_a = true,
+          "include_dirs"_a = nb::make_tuple(), "defines"_a = nb::make_tuple(),
+          "pto_isa_root"_a.none() = nb::none(), nb::kw_only(), "cache"_a = true,
           "A KernelCompiler for resolved_platform with -O<opt_level> (and -g with debug); the "
           "other arguments as KernelCompiler's.")
       .def(
@@ -139,8 +186,9 @@ void bind_backend(nb::module_ &m) {
             return pto::make_call_config(o, base ? *base : pto::ChipCallConfig{});
           },
           "base"_a.none() = nb::none(),
-          "base (or a default ChipCallConfig) with enable_profiling = profiling and, unless 0, "
-          "aicpu_thread_num = aicpu_threads.")
+          "base (or a default ChipCallConfig) with enable_profiling = profiling, aicpu_thread_num = "
+          "aicpu_threads and task_window = task_window unless 0, and task_window_overflow, "
+          "pipeline_depth, pipeline_scope as numbers.")
       .def(
           "__eq__",
           [](const Options &a, nb::handle b) -> nb::object {

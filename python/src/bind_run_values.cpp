@@ -235,6 +235,12 @@ void bind_run_stats(nb::module_ &m) {
               "(0 otherwise)")
       .def_ro("dump_dir", &RunStats::dump_dir,
               "enable_dump_tensor: the directory of this run's .npy files and index.json ('' when off)")
+      .def_ro("window_overflow", &RunStats::window_overflow,
+              "the task window's overflow mode the run used: 'stall', 'evict_completed' or 'error'")
+      .def_ro("pipeline_deferred", &RunStats::pipeline_deferred,
+              "pipeline_depth: tasks that found no token at their gate and waited (0 without gates)")
+      .def_ro("pipeline_max_in_flight", &RunStats::pipeline_max_in_flight,
+              "pipeline_depth: the most tasks in flight in any one gate (0 without gates)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

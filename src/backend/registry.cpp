@@ -86,6 +86,30 @@ std::vector<std::string> platforms_of(const std::string &backend) {
   return out;
 }
 
+// CompileOptions.sched: each field against what it may hold (ChipCallConfig's ranges, pto/call_config.h).
+void check_schedule(const ScheduleConfig &s) {
+  if (s.task_window > (1u << 24)) {
+    throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.sched.task_window=" + std::to_string(s.task_window) +
+                                          " is outside 0..16777216 (0 keeps ChipCallConfig.task_window)");
+  }
+  if (static_cast<uint32_t>(s.window_overflow) >= kWindowOverflowCount) {
+    throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.sched.window_overflow=" +
+                                          std::to_string(static_cast<uint32_t>(s.window_overflow)) +
+                                          " is not one of stall (0), evict_completed (1), error (2)");
+  }
+  if (s.pipeline_depth > kMaxPipelineDepth) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "CompileOptions.sched.pipeline_depth=" + std::to_string(s.pipeline_depth) +
+                    " is outside 0..65535 (0 = no gates)");
+  }
+  if (static_cast<uint32_t>(s.pipeline_scope) >= kPipelineScopeCount) {
+    throw Error(
+        PTO_INVALID_ARGUMENT,
+        "CompileOptions.sched.pipeline_scope=" + std::to_string(static_cast<uint32_t>(s.pipeline_scope)) +
+            " is not one of global (0), per_stream (1), per_pool (2), per_target (3)");
+  }
+}
+
 }  // namespace
 
 void register_backend(const std::string &name, BackendFactory factory) {
@@ -175,6 +199,7 @@ void Backend::check(const backend::CompileOptions &o) const {
     throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.aicpu_threads " + std::to_string(o.aicpu_threads) +
                                           " is negative; use 0 (the default) or more");
   }
+  check_schedule(o.sched);
   const std::string platform = platform_for(o);
   const std::vector<std::string> mine = platforms();
   bool ours = false;

@@ -13,16 +13,18 @@
 
 namespace pto {
 
-enum TraceStatus : uint16_t { kTraceNone = 0, kTraceDone = 1, kTraceFailed = 2, kTraceSkipped = 3 };
+enum TraceStatus : uint8_t { kTraceNone = 0, kTraceDone = 1, kTraceFailed = 2, kTraceSkipped = 3 };
 enum TraceEdgeKind : uint32_t { kEdgeRaw = 0, kEdgeWaw = 1, kEdgeWar = 2, kEdgeExplicit = 3 };
 
 struct TaskTrace {
   int64_t id;
   uint32_t func;
-  uint16_t shape;     // pto_core_type: AIC, AIV or MIX
-  uint16_t status;    // TraceStatus; kTraceNone until the record is written
+  uint8_t shape;      // pto_core_type: AIC, AIV or MIX
+  uint8_t status;     // TraceStatus; kTraceNone until the record is written
+  uint16_t stream;    // the stream it was submitted on (0 unless set_stream)
   int32_t core;       // handshake slot (a MIX task: its cluster's AIC slot)
-  int32_t thread;     // AICPU thread that dispatched it
+  int16_t thread;     // AICPU thread that dispatched it
+  uint16_t target;    // its target affinity (kNoTarget = none, pto/schedule_config.h)
   uint64_t submit;    // orchestrator (tensormap runtime), 0 otherwise
   uint64_t dispatch;  // scheduler, when it handed the task to a core
   uint64_t start;     // core, just before the kernel

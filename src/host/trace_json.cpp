@@ -7,6 +7,7 @@
 #include <memory>
 #include <tuple>
 
+#include "pto/schedule_config.h"
 #include "pto_platform/pmu.h"
 
 namespace pto {
@@ -108,6 +109,13 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
          ", \"end\": " + (ran ? rel(clk.ns(t.end), t0) : "null") + ", \"status\": \"" +
          kStatusNames[t.status < 4 ? t.status : 0] + "\"";
     if (t.submit) j += ", \"submit\": " + rel(clk.ns(t.submit), t0);
+    // In flight from dispatch to complete: what pipeline_depth bounds (docs/profiling.md).
+    if (ran) {
+      j +=
+          ", \"dispatch\": " + rel(clk.ns(t.dispatch), t0) + ", \"complete\": " + rel(clk.ns(t.complete), t0);
+    }
+    j += ", \"stream\": " + std::to_string(t.stream);
+    if (t.target != kNoTarget) j += ", \"target\": " + std::to_string(t.target);
     if (meta.pmu && ran) {
       const PmuTrace &p = meta.pmu[i];
       auto counter = [&p](uint32_t bit, uint64_t v) { return (p.valid & bit) ? std::to_string(v) : "null"; };

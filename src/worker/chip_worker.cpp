@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include "pto/kernel_list.h"
+#include "pto/schedule_config.h"
 
 #include <cstdio>
 #include <cstring>
@@ -18,19 +19,22 @@ std::vector<KernelTableRow> read_kernel_table(const std::string &program_path) {
   void *lib = dlopen(program_path.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (lib == nullptr) {
     const char *why = dlerror();
-    throw Error(PTO_LOAD_FAILED, "cannot load kernel program " + program_path + ": " + (why ? why : "dlopen failed"));
+    throw Error(PTO_LOAD_FAILED,
+                "cannot load kernel program " + program_path + ": " + (why ? why : "dlopen failed"));
   }
   const auto *table = static_cast<const pto_kernel_table_t *>(dlsym(lib, PTO_KERNEL_TABLE_SYMBOL));
   if (table == nullptr) {
     dlclose(lib);
-    throw Error(PTO_INVALID_ARGUMENT, program_path + " is not a kernel program (no " PTO_KERNEL_TABLE_SYMBOL
-                                      "; define it with PTO_KERNEL_PROGRAM from pto/kernel_list.h), so "
-                                      "add its one kernel with add_kernel");
+    throw Error(PTO_INVALID_ARGUMENT, program_path +
+                                          " is not a kernel program (no " PTO_KERNEL_TABLE_SYMBOL
+                                          "; define it with PTO_KERNEL_PROGRAM from pto/kernel_list.h), so "
+                                          "add its one kernel with add_kernel");
   }
   std::vector<KernelTableRow> rows;
   for (uint32_t i = 0; i < table->num_kernels; ++i) {
     const pto_kernel_table_entry &k = table->kernels[i];
-    rows.push_back(KernelTableRow{i, k.name != nullptr ? k.name : "", static_cast<pto_core_type>(k.core_type)});
+    rows.push_back(
+        KernelTableRow{i, k.name != nullptr ? k.name : "", static_cast<pto_core_type>(k.core_type)});
   }
   dlclose(lib);
   return rows;
@@ -40,8 +44,8 @@ uint32_t ChipCallable::add_kernels(const std::string &program_path) {
   const std::vector<KernelTableRow> rows = read_kernel_table(program_path);
   for (const Kernel &k : kernels_) {  // all or nothing: check before adding any
     if (k.func_id < rows.size()) {
-      throw Error(PTO_INVALID_ARGUMENT, "ChipCallable.add_kernels: func_id " + std::to_string(k.func_id) + " ('" +
-                                            rows[k.func_id].name + "' of " + program_path +
+      throw Error(PTO_INVALID_ARGUMENT, "ChipCallable.add_kernels: func_id " + std::to_string(k.func_id) +
+                                            " ('" + rows[k.func_id].name + "' of " + program_path +
                                             ") is already defined (" + k.binary_path + ")");
     }
   }
@@ -103,6 +107,11 @@ std::string RunStats::table() const {
     std::snprintf(buf, sizeof buf,
                   "predicted        %.1f us (sim_timing: the device makespan in virtual time)\n",
                   predicted_makespan_us);
+    t += buf;
+  }
+  if (pipeline_max_in_flight > 0) {
+    std::snprintf(buf, sizeof buf, "pipeline         at most %u in flight per gate, %llu task(s) deferred\n",
+                  pipeline_max_in_flight, static_cast<unsigned long long>(pipeline_deferred));
     t += buf;
   }
   const char *names[4] = {"task window", "heap (bytes)", "dep pool", "TensorMap"};
@@ -311,6 +320,11 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.dump_dir = std::string(s.dump_dir, strnlen(s.dump_dir, sizeof s.dump_dir));
   out.scheduling_us = static_cast<double>(s.scheduling_ns) / 1e3;
   out.predicted_makespan_us = static_cast<double>(s.predicted_makespan_ns) / 1e3;
+  out.window_overflow = s.window_overflow < kWindowOverflowCount
+                            ? window_overflow_name(static_cast<WindowOverflow>(s.window_overflow))
+                            : "?";
+  out.pipeline_deferred = s.pipeline_deferred;
+  out.pipeline_max_in_flight = s.pipeline_max_in_flight;
   const uint32_t C = s.num_clusters;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {

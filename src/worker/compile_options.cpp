@@ -1,4 +1,5 @@
-// src/worker/compile_options.cpp — turns a backend::CompileOptions into KernelCompiler options and a ChipCallConfig.
+// src/worker/compile_options.cpp — turns a backend::CompileOptions into KernelCompiler options and a
+// ChipCallConfig.
 #include "pto/compile_options.h"
 
 #include <utility>
@@ -33,6 +34,11 @@ ChipCallConfig make_call_config(const backend::CompileOptions &o, ChipCallConfig
   checked(o);
   base.enable_profiling = o.profiling;
   if (o.aicpu_threads != 0) base.aicpu_thread_num = o.aicpu_threads;
+  // The schedule primitives: one field each, read alike by both runtimes (pto/schedule_config.h).
+  if (o.sched.task_window != 0) base.task_window = o.sched.task_window;
+  base.task_window_overflow = static_cast<uint32_t>(o.sched.window_overflow);
+  base.pipeline_depth = o.sched.pipeline_depth;
+  base.pipeline_scope = static_cast<uint32_t>(o.sched.pipeline_scope);
   return base;
 }
 

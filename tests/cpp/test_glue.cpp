@@ -1,4 +1,5 @@
-// tests/cpp/test_glue.cpp — the thin glue: KERNEL_LIST programs (pto/kernel_list.h) and TaskBuilder (pto/task_builder.h).
+// tests/cpp/test_glue.cpp — the thin glue: KERNEL_LIST programs (pto/kernel_list.h) and TaskBuilder
+// (pto/task_builder.h).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -71,14 +72,15 @@ class RecordingOrchestrator final : public pto::Orchestrator {
   uint32_t num_scalars() const override { return 0; }
   pto::TensorView tensor(uint32_t) const override { return {}; }
   int64_t scalar(uint32_t) const override { return 0; }
-  pto::TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const pto::Arg *args, uint32_t num_args,
-                              const pto::TaskHandle *after, uint32_t num_after) override {
+  pto::TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const pto::Arg *args,
+                              uint32_t num_args, const pto::TaskHandle *after, uint32_t num_after) override {
     Submit s{func_id, core_type, std::vector<pto::Arg>(args, args + num_args), {}};
     for (uint32_t i = 0; i < num_after; ++i) s.after.push_back(after[i].id);
     submits.push_back(s);
     return pto::TaskHandle{static_cast<int64_t>(submits.size() - 1)};
   }
   pto::TensorView alloc_tensor(pto_dtype, uint32_t, const int64_t *) override { return {}; }
+  void set_stream(uint32_t, uint32_t) override {}
   void scope_begin(bool) override {}
   void scope_end() override {}
   void fail(const char *message) override {
@@ -102,8 +104,11 @@ pto::TensorView view(uint64_t buffer) {
 TEST(TaskBuilder, SubmitsTheArgumentsInOrderWithTheListsCoreType) {
   RecordingOrchestrator o;
   pto::TaskBuilder b(o);
-  const pto::TaskHandle first =
-      b.alloc_task(KernelId::vscale).add_input(view(0x100)).add_scalar_f32(2.0f).add_output(view(0x200)).submit();
+  const pto::TaskHandle first = b.alloc_task(KernelId::vscale)
+                                    .add_input(view(0x100))
+                                    .add_scalar_f32(2.0f)
+                                    .add_output(view(0x200))
+                                    .submit();
   b.alloc_task(7, PTO_CORE_AIC).add_inout(view(0x300)).add_scalar(5).add_dep(first).submit();
   ASSERT_TRUE(o.ok()) << o.error;
   ASSERT_EQ(o.submits.size(), 2u);
@@ -251,8 +256,8 @@ TEST_F(GlueRun, AddKernelsIsAllOrNothingAndRefusesAOneKernelBinary) {
   c.add_kernel(1, PTO_CORE_AIV, program_);
   EXPECT_THROW(c.add_kernels(program_), pto::Error);
   EXPECT_EQ(c.kernels().size(), 1u);
-  const std::string single = kc_->compile_incore_source("#include \"pto/kernel.h\"\nPTO_KERNEL(a) { (void)a; }\n",
-                                                        "glue_single", PTO_CORE_AIV);
+  const std::string single = kc_->compile_incore_source(
+      "#include \"pto/kernel.h\"\nPTO_KERNEL(a) { (void)a; }\n", "glue_single", PTO_CORE_AIV);
   try {
     pto::read_kernel_table(single);
     FAIL() << "expected INVALID_ARGUMENT";

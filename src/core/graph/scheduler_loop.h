@@ -15,6 +15,11 @@
 // started on release; a released task waits in its queue. The loop ends when the policy says
 // the run is done, or once aborting with none of its cores busy.
 //
+// pipeline_depth (core/graph/pipeline_gates.h): when the run has token gates, a task takes a
+// token just before it is dispatched (start / start_mix), or is deferred at its gate; a
+// completion returns the token and releases the gate's oldest deferred task. Without gates
+// each of the two costs one predictable branch.
+//
 // What is runtime-specific is a Policy (static: every hook inlines into the loop):
 //   TaskRecord &task(int64_t id)                 the record of a task id
 //   template <F> void for_each_consumer(id, F)   walk id's fan-out (once, when id finishes)
@@ -35,6 +40,7 @@
 #include <cstdint>
 
 #include "core/core_pool.h"
+#include "core/graph/pipeline_gates.h"
 #include "core/graph/ready_queue_set.h"
 #include "core/graph/task_record.h"
 #include "core/run_counters.h"
@@ -67,6 +73,7 @@ struct SchedulerEnv {
   MixSync *mix;      // MixSync[block_dim] when the runtime has MIX tasks, else null
   ReadyQueueSet *ready;
   const std::atomic<uint32_t> *abort;  // host-written: stop starting work, drain, quit
+  PipelineGates gates;                 // pipeline_depth's token gates; off (null) by default
 };
 
 // The fields every runtime's run header names alike (handshakes_addr, sched_addr, ...); the
@@ -92,6 +99,8 @@ SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter
   e.mix = mix;
   e.ready = &h->ready;
   e.abort = &h->abort;
+  e.gates = PipelineGates(reinterpret_cast<PipelineGate *>(h->gates_addr), h->sched.pipeline_depth,
+                          h->sched.pipeline_scope);
   return e;
 }
 
@@ -164,6 +173,13 @@ class SchedulerLoop {
   void completed(int64_t id, const CoreTiming &timing) {
     const int32_t status = policy_.status_of(id);
     TaskRecord &t = policy_.task(id);
+    // pipeline_depth: its token back (before retire() may free the record), and the oldest
+    // task deferred at its gate goes the way of a released one.
+    if (env_.gates.on()) {
+      const int64_t next =
+          env_.gates.release(t, [this](int64_t i) -> TaskRecord & { return policy_.task(i); });
+      if (next >= 0) release(next);
+    }
     if (status != 0) {
       DEV_ERROR(env_.log, "task %lld (kernel %u) failed with status %d", static_cast<long long>(id),
                 t.func_id, status);
@@ -195,14 +211,24 @@ class SchedulerLoop {
     const int32_t core =
         t.poisoned.load(std::memory_order_relaxed) != 0 || aborting() ? -1 : cores_.core_for(t.core_type);
     if (core >= 0) {
-      start(id, static_cast<uint32_t>(core));
+      (void)start(id, static_cast<uint32_t>(core));  // false: deferred at its gate, promoted later
     } else {
       make_ready(t, *env_.ready, id);
     }
   }
 
-  void start(int64_t id, uint32_t core) {
+  // pipeline_depth: takes a token for the task, or defers it at its gate (false: not started).
+  bool admit(TaskRecord &t, int64_t id) {
+    if (!env_.gates.on()) return true;
+    if (env_.gates.acquire(t, id, [this](int64_t i) -> TaskRecord & { return policy_.task(i); })) return true;
+    t.state.store(kReady, std::memory_order_relaxed);  // reports: ready, waiting for a token
+    return false;
+  }
+
+  // Starts the task on core `core`, unless pipeline_depth defers it (false).
+  bool start(int64_t id, uint32_t core) {
     TaskRecord &t = policy_.task(id);
+    if (!admit(t, id)) return false;
     t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);  // its inputs
@@ -210,16 +236,19 @@ class SchedulerLoop {
     if (kProfilingBuilt && env_.trace_addr && static_cast<uint64_t>(id) < env_.trace_capacity)
       __builtin_prefetch(reinterpret_cast<TaskTrace *>(env_.trace_addr) + id, 1);
     cores_.dispatch(core, id, &t.payload);
+    return true;
   }
 
-  void start_mix(int64_t id, uint32_t cluster) {
+  bool start_mix(int64_t id, uint32_t cluster) {
     TaskRecord &t = policy_.task(id);
+    if (!admit(t, id)) return false;
     t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);
     const DispatchPayload *parts[3];
     policy_.mix_parts(id, parts);
     cores_.dispatch_mix(cluster, id, parts);
+    return true;
   }
 
   // A popped task whose producer failed is finished unrun (false: the place takes the next).
@@ -235,14 +264,12 @@ class SchedulerLoop {
         *env_.ready,
         [this](int64_t id, uint32_t core) {
           if (skip_if_poisoned(id)) return false;
-          start(id, core);
-          return true;
+          return start(id, core);
         },
         [this](int64_t id, uint32_t cluster) {
           if constexpr (Policy::kHasMix) {
             if (skip_if_poisoned(id)) return false;
-            start_mix(id, cluster);
-            return true;
+            return start_mix(id, cluster);
           } else {
             (void)id;
             (void)cluster;
@@ -262,10 +289,12 @@ class SchedulerLoop {
     const TaskRecord &t = policy_.task(id);
     r.id = id;
     r.func = t.func_id;
-    r.shape = static_cast<uint16_t>(t.core_type);
-    r.status = status;
+    r.shape = static_cast<uint8_t>(t.core_type);
+    r.status = static_cast<uint8_t>(status);
+    r.stream = t.stream;
+    r.target = t.target;
     r.core = timing.core;
-    r.thread = status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_);
+    r.thread = static_cast<int16_t>(status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_));
     if (Policy::kZeroSubmit) r.submit = 0;
     r.dispatch = timing.dispatch;
     r.start = timing.start;

@@ -55,6 +55,13 @@ struct TaskRecord {
   // The dispatching scheduler thread (relaxed): the core's handshake slot, for reports.
   std::atomic<int32_t> core;
   int32_t dump;  // builder-written: its DumpTask index (enable_dump_tensor), else -1
+  // Builder-written: the stream and target affinity it was submitted with (pipeline_depth's
+  // per_stream / per_target gates, core/graph/pipeline_gates.h; kNoTarget = none).
+  uint16_t stream;
+  uint16_t target;
+  // pipeline_depth only: the next task deferred at the same gate, written and read under that
+  // gate's lock (core/graph/pipeline_gates.h).
+  int64_t next_deferred;
 };
 
 // One finished producer of `consumer`: poisons it when the producer did not succeed and counts

@@ -4,8 +4,9 @@
 // cache-line aligned: the RuntimeHeader, Task[num_tasks], the successor array (task indices;
 // task i's are its FanoutRange: core/graph/task_record.h), one pto_kernel_call block per task
 // (sized by its argument count), the cells of the cube and vector pools of the ReadyQueueSet
-// (core/graph/ready_queue_set.h; each a power of two at least that type's task count), the run counters and
-// the dump region (enable_dump_tensor). The host builds all of that as one image and copies it in before
+// (core/graph/ready_queue_set.h; each a power of two at least that type's task count), the run counters,
+// the dump region (enable_dump_tensor) and, with pipeline_depth, the token gates
+// (core/graph/pipeline_gates.h). The host builds all of that as one image and copies it in before
 // launch. After the image, with enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu
 // PmuTrace[num_tasks]; schedulers write every record whole, so these are not copied in.
 // Not in the allocation: the cores' Handshake slots and the scheduler threads' SchedulerSlot
@@ -27,6 +28,7 @@
 #include "core/scheduler_bell.h"
 #include "core/tensor_dump.h"
 #include "core/trace.h"
+#include "pto/schedule_config.h"
 #include "pto/types.h"
 
 namespace pto {
@@ -60,6 +62,8 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t counters_addr;    // the run counters (core/run_counters.h), always
   uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
   uint64_t dump_addr;        // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
+  uint64_t gates_addr;       // pipeline_depth: PipelineGate[kPipelineGates], else 0
+  ScheduleConfig sched;      // the lowered schedule primitives (pto/schedule_config.h)
 
   // --- Ready queues, cube and vector pools: writers are scheduler threads (and the host,
   //     pre-filling). ---

@@ -42,6 +42,7 @@
 #include "core/trace.h"
 #include "pto/kernel.h"
 #include "pto/orchestration.h"
+#include "pto/schedule_config.h"
 #include "pto/types.h"
 
 namespace pto {
@@ -113,6 +114,9 @@ struct alignas(kCacheLine) Header {
   uint64_t dump_addr;      // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
   uint64_t mix_addr;       // MixSync[block_dim] (core/mix_sync.h)
   uint32_t trace_capacity, edge_capacity;
+  uint64_t gates_addr;   // pipeline_depth: PipelineGate[kPipelineGates] (core/graph/pipeline_gates.h), else 0
+  ScheduleConfig sched;  // the lowered schedule primitives (pto/schedule_config.h)
+  uint32_t task_limit;   // task_window as configured (window is it rounded up): overflow=error's capacity
   // Cube, vector and mix pools (core/graph/ready_queue_set.h), capacity `window` each;
   // pushers: orchestrator, schedulers.
   graph::ReadyQueueSet ready;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/schedule_messages.h"
+
 namespace pto {
 namespace hbg {
 namespace {
@@ -117,6 +119,11 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
                                      " tasks; raise ChipCallConfig.max_tasks");
     return kInvalidTask;
   }
+  if (in_.cfg.task_window_overflow == static_cast<uint32_t>(WindowOverflow::kError) &&
+      tasks_.size() >= in_.cfg.task_window) {
+    error(PTO_CAPACITY_EXCEEDED, window_overflow_message("host_build_graph", id, in_.cfg.task_window));
+    return kInvalidTask;
+  }
   if (num_args > in_.cfg.max_args_per_task) {
     error(PTO_TOO_MANY_ARGS, task_name(id, func_id) + " has " + std::to_string(num_args) +
                                  " arguments; max_args_per_task is " +
@@ -142,8 +149,21 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
       dump_.push_back(DumpTensor{i, args[i].tensor});
   }
   t.num_dump = static_cast<uint32_t>(dump_.size()) - t.dump_begin;
+  t.stream = stream_;
+  t.target = target_;
   tasks_.push_back(t);
   return id;
+}
+
+void HostGraphBuilder::set_stream(uint32_t stream, uint32_t target) {
+  if (!ok()) return;
+  const std::string bad = stream_error(stream, target);
+  if (!bad.empty()) {
+    error(PTO_INVALID_ARGUMENT, bad);
+    return;
+  }
+  stream_ = static_cast<uint16_t>(stream);
+  target_ = static_cast<uint16_t>(target);
 }
 
 void HostGraphBuilder::add_dependency(TaskId producer, TaskId consumer) {

@@ -25,6 +25,8 @@ struct HostTask {
   uint32_t succ_begin = 0;  // into HostGraphBuilder::successors(), once finish() succeeded
   uint32_t dump_begin = 0;  // into dump_tensors() (enable_dump_tensor only)
   uint32_t num_dump = 0;
+  uint16_t stream = 0;          // set_stream at add_task
+  uint16_t target = kNoTarget;  // set_stream at add_task
 };
 
 // enable_dump_tensor: a tensor argument of a task, kept for the dump description.
@@ -40,6 +42,7 @@ class HostGraphBuilder final : public GraphBuilder {
   HostGraphBuilder(DeviceRunner &runner, RunInputs &in) : runner_(runner), in_(in) {}
 
   TaskId add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args, uint32_t num_args) override;
+  void set_stream(uint32_t stream, uint32_t target) override;
   void add_dependency(TaskId producer, TaskId consumer) override;
   Tensor alloc_tensor(pto_dtype dtype, uint64_t nelems) override;
   void fail(const char *message) override;
@@ -75,7 +78,8 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> succ_;  // by producer (finish)
   std::vector<DumpTensor> dump_;
-  uint64_t live_lo_ = 0, live_hi_ = 0;  // live_tensor's last allocation
+  uint64_t live_lo_ = 0, live_hi_ = 0;        // live_tensor's last allocation
+  uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what add_task gives the next tasks
   pto_status code_ = PTO_OK;
   std::string message_;
 };

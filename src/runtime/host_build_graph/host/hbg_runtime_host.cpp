@@ -12,6 +12,7 @@
 #include "host/device_runner.h"
 #include "host/graph_builder.h"
 #include "host/run_wait.h"
+#include "host/schedule_host.h"
 #include "host/tensor_dump_files.h"
 #include "host/trace_json.h"
 #include "pto_platform/doorbell.h"
@@ -24,7 +25,7 @@ using hbg::RuntimeHeader;
 
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
-  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], counters, dump = 0,
+  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], counters, dump = 0, gates = 0,
            image,  // bytes the host builds and copies in; the trace regions follow
       trace = 0, pmu = 0, total;
   uint64_t queue_cap[PTO_CORE_TYPE_COUNT];
@@ -56,6 +57,10 @@ struct Layout {
     off += run_counters_bytes(threads, cores);
     if (const uint64_t bytes = dump_region_bytes(cfg)) {
       dump = off = align_up(off, kCacheLine);
+      off += bytes;
+    }
+    if (const uint64_t bytes = pipeline_gates_bytes(cfg)) {
+      gates = off = align_up(off, kCacheLine);
       off += bytes;
     }
     image = off;
@@ -94,6 +99,11 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   h->counters_addr = dev + L.counters;
   h->log_addr = in.device_log;
   h->dump_addr = L.dump ? dev + L.dump : 0;
+  h->gates_addr = L.gates ? dev + L.gates : 0;
+  h->sched = schedule_config_of(in.cfg);
+  if (L.gates)
+    graph::pipeline_gates_init(reinterpret_cast<graph::PipelineGate *>(base + L.gates),
+                               graph::kPipelineGates);
   DumpRegion *dump = nullptr;
   DumpTask *dump_tasks_image = nullptr;  // the region's DumpTask array, in the image
   if (L.dump) {
@@ -113,6 +123,9 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     t->payload.call_addr = dev + L.call_off[i];
     t->func_id = ht.func_id;
     t->core_type = ht.core_type;
+    t->stream = ht.stream;
+    t->target = ht.target;
+    t->next_deferred = -1;
     const bool fits = fanout.append(b.successors(ht), ht.num_succs, &t->succ);
     PTO_CHECK(fits, "the successor array is sized by the graph's edge count");
     t->fanin_remaining.store(static_cast<int32_t>(ht.num_preds), std::memory_order_relaxed);
@@ -223,6 +236,14 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGrap
 pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *stats, std::string *error,
                            LaunchedRun *run) {
   using OrchFn = void (*)(GraphBuilder &, const OrchArgs &);
+  if (in.cfg.task_window_overflow == static_cast<uint32_t>(WindowOverflow::kEvictCompleted)) {
+    *error =
+        "task_window_overflow=evict_completed (1) is not supported by host_build_graph: it builds the whole "
+        "graph before launch and keeps every task's record for the whole run, so nothing is ever evicted; "
+        "allowed: stall (0, the default: the window does not bound the graph, max_tasks does) or error (2: "
+        "a graph of more than task_window tasks fails)";
+    return PTO_NOT_SUPPORTED;
+  }
   void *sym = nullptr;
   pto_status rc = runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL, &sym, error);
   if (rc != PTO_OK) {
@@ -320,6 +341,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     st->aicpu_threads_used = threads;
     read_run_counters(d, static_cast<const char *>(dev_ptr) + L->counters, threads,
                       static_cast<uint32_t>(in.num_clusters), block_dim, in.ns_per_tick, st);
+    read_pipeline_stats(d, L->gates ? static_cast<const char *>(dev_ptr) + L->gates : nullptr, in.cfg, st);
     return PTO_OK;
   };
   return PTO_OK;

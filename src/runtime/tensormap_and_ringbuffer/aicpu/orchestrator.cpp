@@ -7,6 +7,7 @@
 
 #include "back_pressure.h"
 #include "core/check.h"
+#include "core/schedule_messages.h"
 #include "orchestrator.h"
 
 namespace pto {
@@ -73,9 +74,17 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const int64_t id = next_id_;
   const uint64_t window = h_->window;
-  // Resume when a quarter of the window is free, not at the first free slot: one wake-up per
-  // batch of retirements.
-  const int64_t batch = static_cast<int64_t>(window / 4 > 0 ? window / 4 : 1);
+  // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"). error: the
+  // configured window is a capacity, no slot is reused. stall: when the window is full, resume
+  // once a quarter of it is free (one wake-up per batch of evictions); evict_completed: resume
+  // at the first slot evicted.
+  const WindowOverflow overflow = h_->sched.window_overflow;
+  if (overflow == WindowOverflow::kError && static_cast<uint64_t>(id) >= h_->task_limit) {
+    error(PTO_CAPACITY_EXCEEDED, window_overflow_message("tensormap_and_ringbuffer", id, h_->task_limit));
+    return TaskHandle{};
+  }
+  const int64_t batch =
+      overflow == WindowOverflow::kEvictCompleted ? 1 : static_cast<int64_t>(window / 4 > 0 ? window / 4 : 1);
   if (!wait_until(
           kStallWindow, [&] { return static_cast<uint64_t>(id - live_from()) < window; },
           id - static_cast<int64_t>(window) + batch)) {
@@ -104,6 +113,9 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   t.state.store(kPending, std::memory_order_relaxed);
   t.core.store(-1, std::memory_order_relaxed);
   t.dump = -1;
+  t.stream = stream_;
+  t.target = target_;
+  t.next_deferred = -1;
   if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
   const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
   for (uint32_t p = 0; p < parts; ++p) {
@@ -140,6 +152,17 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   }
   if (poller_) poller_->poll();
   return TaskHandle{id};
+}
+
+void DeviceOrchestrator::set_stream(uint32_t stream, uint32_t target) {
+  if (!ok()) return;
+  const std::string bad = stream_error(stream, target);
+  if (!bad.empty()) {
+    error(PTO_INVALID_ARGUMENT, bad);
+    return;
+  }
+  stream_ = static_cast<uint16_t>(stream);
+  target_ = static_cast<uint16_t>(target);
 }
 
 void DeviceOrchestrator::scope_begin(bool manual) {

@@ -47,6 +47,7 @@ class DeviceOrchestrator final : public Orchestrator {
   TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t num_args,
                          const TaskHandle *after, uint32_t num_after) override;
   TensorView alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) override;
+  void set_stream(uint32_t stream, uint32_t target) override;
   void scope_begin(bool manual) override;
   void scope_end() override;
   void fail(const char *message) override;
@@ -102,6 +103,7 @@ class DeviceOrchestrator final : public Orchestrator {
   bool stopped_ = false;  // a task failed: submit nothing more (not an orchestration error)
   std::string message_;
   int64_t next_id_ = 0;
+  uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what the next tasks carry
   TensorMap tmap_;
   RunBuffers run_buffers_;
   bool have_last_run_buffer_ = false;

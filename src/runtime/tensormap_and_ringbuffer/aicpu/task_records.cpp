@@ -33,8 +33,12 @@ void DeviceOrchestrator::select_for_dump(TaskSlot &task, int64_t id, uint32_t fu
 void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_type core_type) {
   if (static_cast<uint64_t>(id) < h_->trace_capacity) {
     // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
-    reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] = TaskTrace{
-        id, func_id, static_cast<uint16_t>(core_type), kTraceNone, -1, -1, platform_ticks(), 0, 0, 0, 0};
+    reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] =
+        TaskTrace{id,         func_id, static_cast<uint8_t>(core_type),
+                  kTraceNone, stream_, -1,
+                  -1,         target_, platform_ticks(),
+                  0,          0,       0,
+                  0};
   }
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
   edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());

@@ -13,6 +13,7 @@
 #include "core/mix_sync.h"
 #include "host/device_runner.h"
 #include "host/run_wait.h"
+#include "host/schedule_host.h"
 #include "host/tensor_dump_files.h"
 #include "host/trace_json.h"
 #include "pto_platform/doorbell.h"
@@ -26,7 +27,7 @@ using tmr::Header;
 struct Layout {
   uint64_t window, call_stride, slots, calls, deps, mix, kernels, tensors, scalars,
       queue[PTO_TASK_SHAPE_COUNT], counters,
-      dump = 0,
+      dump = 0, gates = 0,
       image,  // bytes the host builds and copies in; the kernel-call blocks and the dependency pool follow
       total;
   // Profiling records live in a block of their own, allocated but not copied from the host
@@ -55,6 +56,7 @@ struct Layout {
     for (auto &q : queue) q = take(window * sizeof(MpmcCell));
     counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
     if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
+    if (const uint64_t bytes = pipeline_gates_bytes(c)) gates = take(bytes);
     image = off;
     // Written by the orchestrator before anything reads them (a task's slot and call block at
     // submit, a dependency entry before the CAS that links it): neither zeroed nor copied in,
@@ -113,6 +115,12 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->log_addr = in.device_log;
   h->dump_addr = L.dump ? dev + L.dump : 0;
   if (L.dump) init_dump_region(base, L.dump, dev, in.cfg);
+  h->gates_addr = L.gates ? dev + L.gates : 0;
+  h->sched = schedule_config_of(in.cfg);
+  h->task_limit = in.cfg.task_window;
+  if (L.gates)
+    graph::pipeline_gates_init(reinterpret_cast<graph::PipelineGate *>(base + L.gates),
+                               graph::kPipelineGates);
   h->trace_capacity = L.trace_capacity;
   h->edge_capacity = L.edge_capacity;
   h->failed_task.store(-1, std::memory_order_relaxed);
@@ -242,6 +250,8 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
     stats->ring_stalls[r] = hdr->stalls[r].load(std::memory_order_relaxed);
     stats->ring_stall_ns[r] = hdr->stall_ns[r].load(std::memory_order_relaxed);
   }
+  read_pipeline_stats(device, L.gates ? static_cast<const char *>(dev_ptr) + L.gates : nullptr, in.cfg,
+                      stats);
   uint64_t ran = 0;
   for (int t = 0; t < PTO_TASK_SHAPE_COUNT; ++t) ran += hdr->run_by_type[t].load(std::memory_order_relaxed);
   const int64_t failed = hdr->failed_task.load(std::memory_order_relaxed);

@@ -1,0 +1,127 @@
+"""tests/python/test_schedule_config.py — the schedule primitives from Python.
+
+CompileOptions' schedule fields, the ChipCallConfig fields they lower to, RunStats' report."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pto_runtime as pto
+import pytest
+from basic_graph import basic_callable
+
+
+def test_compile_options_schedule_defaults_ask_for_nothing() -> None:
+    o = pto.CompileOptions()
+    assert (o.task_window, o.window_overflow, o.pipeline_depth, o.pipeline_scope) == (
+        0,
+        "stall",
+        0,
+        "global",
+    )
+    c = o.call_config()
+    assert (c.task_window, c.task_window_overflow, c.pipeline_depth, c.pipeline_scope) == (
+        pto.ChipCallConfig().task_window,
+        0,
+        0,
+        0,
+    )
+
+
+def test_compile_options_schedule_lowers_into_the_call_config_fields() -> None:
+    o = pto.CompileOptions(
+        task_window=64,
+        window_overflow="evict_completed",
+        pipeline_depth=2,
+        pipeline_scope="per_stream",
+    )
+    assert "pipeline_scope='per_stream'" in repr(o) and "window_overflow='evict_completed'" in repr(
+        o
+    )
+    c = o.call_config()
+    assert (c.task_window, c.task_window_overflow, c.pipeline_depth, c.pipeline_scope) == (
+        64,
+        1,
+        2,
+        1,
+    )
+    assert o != pto.CompileOptions()
+    o.window_overflow = "error"
+    o.pipeline_scope = "per_target"
+    assert o.call_config().task_window_overflow == 2 and o.call_config().pipeline_scope == 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"window_overflow": "evict"},
+            "CompileOptions.window_overflow='evict' is not one of 'stall'",
+        ),
+        (
+            {"pipeline_scope": "per_thread"},
+            "CompileOptions.pipeline_scope='per_thread' is not one of 'global'",
+        ),
+        (
+            {"pipeline_depth": 70000},
+            r"CompileOptions.sched.pipeline_depth=70000 is outside 0..65535",
+        ),
+        (
+            {"task_window": 1 << 25},
+            r"CompileOptions.sched.task_window=33554432 is outside 0..16777216",
+        ),
+    ],
+)
+def test_bad_schedule_options_name_the_field_and_the_value(kwargs: dict, message: str) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        pto.CompileOptions(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("task_window_overflow", 3, "ChipCallConfig.task_window_overflow=3 is outside 0..2"),
+        ("pipeline_depth", 65536, "ChipCallConfig.pipeline_depth=65536 is outside 0..65535"),
+        ("pipeline_scope", 4, "ChipCallConfig.pipeline_scope=4 is outside 0..3"),
+    ],
+)
+def test_call_config_schedule_fields_are_range_checked(
+    field: str, value: int, message: str
+) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        pto.ChipCallConfig(**{field: value})
+
+
+def test_call_config_schedule_fields_round_trip() -> None:
+    c = pto.ChipCallConfig(task_window_overflow=2, pipeline_depth=3, pipeline_scope=2)
+    assert pickle.loads(pickle.dumps(c)) == c
+    assert "pipeline_depth=3" in repr(c)
+    assert c != pto.ChipCallConfig()
+
+
+@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
+def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
+    a = np.full(64, 2.0, dtype=np.float32)
+    b = np.full(64, 3.0, dtype=np.float32)
+    f = np.zeros(64, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(a, pto.Direction.INPUT)
+    args.add_tensor(b, pto.Direction.INPUT)
+    args.add_tensor(f, pto.Direction.OUTPUT)
+    w = pto.ChipWorker()
+    w.init("a2a3sim", runtime)
+    w.set_device(0)
+    cfg = pto.CompileOptions(
+        pipeline_depth=1, pipeline_scope="global", aicpu_threads=3
+    ).call_config(pto.ChipCallConfig(block_dim=2))
+    stats = w.run(basic_callable(runtime), args, cfg)
+    assert (f == 42.0).all()
+    assert stats.window_overflow == "stall"
+    assert stats.pipeline_max_in_flight == 1  # t1 and t2 could run together; the gate allows one
+    assert stats.pipeline_deferred <= 1
+    plain = w.run(
+        basic_callable(runtime), args, pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3)
+    )
+    assert (plain.pipeline_max_in_flight, plain.pipeline_deferred) == (0, 0)
+    w.finalize()
