@@ -24,19 +24,30 @@ from __future__ import annotations
 
 import argparse
 import html
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pto_runtime as pto
 from pto_runtime.trace import Trace
 
-SOFTMAX = Path(__file__).resolve().parent.parent / "softmax"  # the program this example times
-RUNTIME = "tensormap_and_ringbuffer"
-ROWS, COLS, BLOCK_ROWS = 1024, 256, 32
-KERNELS = [(0, "kernel_row_max.cpp"), (1, "kernel_exp_sum.cpp"), (2, "kernel_divide.cpp")]
-RTOL, ATOL = 1e-5, 1e-7
+
+def _load_softmax_example() -> ModuleType:
+    """examples/softmax/main.py as a module: its program, sizes and NumPy reference, not a copy."""
+    path = Path(__file__).resolve().parent.parent / "softmax" / "main.py"
+    spec = importlib.util.spec_from_file_location("softmax_example", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SOFTMAX = _load_softmax_example()
+RUNTIME = SOFTMAX.RUNTIME
+ROWS, COLS, BLOCK_ROWS = SOFTMAX.ROWS, SOFTMAX.COLS, SOFTMAX.BLOCK_ROWS
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -58,20 +69,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("-o", "--out", type=Path, default=Path("."), help="where the pages go")
     return p.parse_args(argv)
-
-
-def build_callable(platform: str) -> pto.ChipCallable:
-    kc = pto.KernelCompiler(platform)
-    callable_ = pto.ChipCallable(kc.compile_orchestration(RUNTIME, SOFTMAX / "orchestration.cpp"))
-    for func_id, source in KERNELS:
-        binary = kc.compile_incore(SOFTMAX / "kernels" / source, pto.CoreType.AIV)
-        callable_.add_kernel(func_id, pto.CoreType.AIV, binary)
-    return callable_
-
-
-def softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def run(
@@ -107,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PTO_SIM_KERNEL_COSTS"] = opts.kernel_costs  # read at each run
     print(f"=== softmax {ROWS}x{COLS}, measured vs predicted, {opts.platform} ===")
     print(f"block_dim {opts.block_dim}, aicpu_threads {opts.aicpu_threads}, seed {opts.seed}")
-    callable_ = build_callable(opts.platform)
+    callable_ = SOFTMAX.build_callable(opts.platform)
     x = 4.0 * np.random.default_rng(0).standard_normal((ROWS, COLS), dtype=np.float32)
     base = dict(
         block_dim=opts.block_dim, aicpu_thread_num=opts.aicpu_threads, enable_profiling=True
@@ -122,9 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         p_stats, p_out, p_trace = run(worker, callable_, x, timed)
 
-    expected = softmax(x.astype(np.float64))
+    expected = SOFTMAX.softmax(x.astype(np.float64))
     for name, out in (("measured", m_out), ("predicted", p_out)):
-        if not np.allclose(out, expected, rtol=RTOL, atol=ATOL):
+        if SOFTMAX.first_mismatch(out, expected) is not None:
             print(f"✗ FAILED: the {name} run's result differs from NumPy softmax")
             return 1
 
