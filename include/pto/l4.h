@@ -1,0 +1,155 @@
+// include/pto/l4.h — many hosts (L4) on MPI in C++: pto::l4::Worker, Orchestrator, WorkerOptions.
+//
+//   pto::l4::WorkerOptions o;  o.device_ids = {0, 1};  o.peer_timeout_ms = 30000;
+//   pto::l4::Worker w(o);                          // collective: every rank of the job
+//   auto *x = static_cast<float *>(w.alloc(n * 4, "x"));   // a copy on every rank
+//   w.run([&](pto::l4::Orchestrator &orch) {       // the same calls on every rank
+//     orch.submit_sub(fill, args_writing_x, /*rank=*/1, "fill");
+//     orch.submit_sub(sum, args_reading_x, /*rank=*/0, "sum");   // x moves from rank 1 to 0
+//   });
+// Every rank runs the same program (mpirun -n N prog) and owns an L3 pto::Worker. The
+// orchestration function is replicated: every rank unrolls the same task sequence and keeps the
+// same table of which rank holds a valid copy of which array, so no message is needed for the
+// graph; a rank runs only its own tasks and adds send/receive SUB tasks where data crosses
+// ranks. The same design as Python's pto_runtime.Worker(level=4): docs/l4.md.
+//
+// MPI is optional at build time: without it (CMake found no MPI C library) constructing a
+// Worker throws NOT_SUPPORTED saying how to enable it. When the program has not initialized MPI
+// the Worker does (MPI_Init_thread asking for MPI_THREAD_MULTIPLE) and finalizes it at exit.
+#ifndef PTO_L4_H
+#define PTO_L4_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pto/worker.h"
+
+namespace pto {
+namespace l4 {
+
+struct WorkerState;
+
+// Placement of a task: a rank 0..size-1, or kAnyRank (the same deterministic choice on every
+// rank: the rank holding the most bytes the task reads, then the fewest tasks, then the lowest).
+constexpr int kAnyRank = -1;
+// alloc(valid=) and fetch(rank=): every rank.
+constexpr int kAllRanks = -2;
+
+// Limits the L4 options are checked against (INVALID_ARGUMENT naming the option otherwise).
+constexpr uint32_t kMinPeerTimeoutMs = 50;
+constexpr uint32_t kMaxPeerTimeoutMs = 86400u * 1000u;
+constexpr uint32_t kMinPollMaxUs = 50;
+constexpr uint32_t kMaxPollMaxUs = 100000;
+
+// The options of L3 (pto::WorkerOptions, the same field names) plus those of L4. Python's
+// Worker(level=4, ...) takes the same names, in seconds where these say _ms/_us.
+struct WorkerOptions : pto::WorkerOptions {
+  WorkerOptions() { num_sub_workers = 2; }  // >= 1: transfers are SUB tasks
+  // How long a receive waits on a silent rank before failing ("rank r died or hangs"). Every
+  // rank heartbeats the others every peer_timeout/4 (at most 5 s). kMin..kMaxPeerTimeoutMs.
+  uint32_t peer_timeout_ms = 30000;
+  // Longest pause of the progress thread while transfers are pending: latency against CPU.
+  uint32_t poll_max_us = 1000;
+};
+
+// What this rank did so far (posted transfers, and those whose MPI requests completed).
+struct TransferCounts {
+  uint64_t tasks = 0;  // L4 tasks that ran on this rank
+  uint64_t sends = 0;
+  uint64_t recvs = 0;
+  uint64_t sent_done = 0;
+  uint64_t received_done = 0;
+};
+
+// Submits the tasks of one L4 run on every rank; valid only during the orchestration function.
+// Every rank must make the same calls in the same order (what a task's body does may differ).
+// Tensor arguments must lie inside arrays of Worker::alloc (INVALID_ARGUMENT otherwise), so
+// every rank can tell where their valid copy is.
+class Orchestrator {
+ public:
+  int rank() const;
+  int size() const;
+  // A chip task on `rank` (or kAnyRank), chip index `chip` of that rank. Returns the L4 task id
+  // (the same on every rank). `after`: L4 task ids of this run on the same rank (an edge across
+  // ranks is NOT_SUPPORTED: write and read an array instead).
+  uint64_t submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
+                       const ChipCallConfig &config = ChipCallConfig{}, int rank = kAnyRank,
+                       int chip = kAnyChip, const std::string &name = "",
+                       const std::vector<uint64_t> &after = {});
+  // A SUB task `fn` on a SUB worker of `rank`. The directions of `args`' tensors drive the
+  // dependencies and the data movement between ranks.
+  uint64_t submit_sub(SubFn fn, const ChipStorageTaskArgs &args = ChipStorageTaskArgs{},
+                      int rank = kAnyRank, const std::string &name = "",
+                      const std::vector<uint64_t> &after = {});
+  // Makes `rank`'s copy (or every rank's: kAllRanks) of the array holding `array` valid once
+  // the run is done; the data moves there if it is elsewhere. To read results after run().
+  void fetch(const void *array, int rank = 0);
+
+ private:
+  friend class Worker;
+  Orchestrator(WorkerState *w, HostOrchestrator *o3);
+  struct RunTasks;
+  // Submits the task to the local L3 worker (on its own rank only): label, L3 `after` ids.
+  using LocalSubmit = std::function<uint64_t(const std::string &, const std::vector<uint64_t> &)>;
+  uint64_t submit(const char *kind, const ChipStorageTaskArgs &args, int rank, const std::string &name,
+                  const std::vector<uint64_t> &after, const LocalSubmit &local);
+  WorkerState *w_;
+  HostOrchestrator *o3_;
+  std::shared_ptr<RunTasks> run_;
+};
+
+// L4: one rank of an MPI job, owning an L3 worker. Construction and close() are collective
+// over MPI_COMM_WORLD (the runtime duplicates it: its messages never meet the program's).
+class Worker {
+ public:
+  // Throws NOT_SUPPORTED when built without MPI or when MPI gives less than
+  // MPI_THREAD_SERIALIZED; INVALID_ARGUMENT naming a bad option.
+  explicit Worker(const WorkerOptions &options);
+  ~Worker();  // close(), reporting nothing
+  Worker(const Worker &) = delete;
+  Worker &operator=(const Worker &) = delete;
+
+  int level() const { return 4; }
+  int rank() const;
+  int size() const;
+  int mpi_thread_level() const;  // what MPI provided (MPI_THREAD_* value)
+
+  // A distributed array of nbytes: every rank gets its own copy (in its L3 host heap; 64-byte
+  // aligned, not zeroed). `valid`: which copies hold the value at first, kAllRanks (every rank
+  // wrote the same values, as a replicated program does) or one rank. Every rank must allocate
+  // the same arrays in the same order.
+  void *alloc(uint64_t nbytes, const std::string &name = "", int valid = kAllRanks);
+  // The ranks whose copy holds the current value once submitted work is done (the same answer
+  // on every rank).
+  std::vector<int> valid_ranks(const void *array) const;
+
+  using OrchFn = std::function<void(Orchestrator &)>;
+  // Runs `orch` here (every rank runs it); this rank's tasks start as they are submitted. The
+  // handle (an L3 RunHandle) waits for this rank's part only: its tasks and its transfers. A
+  // task that failed on another rank and whose data was needed here fails the receive, naming
+  // that task and its rank.
+  RunHandle submit(const OrchFn &orch);
+  WorkerRunStats run(const OrchFn &orch, int64_t timeout_ms = -1) { return submit(orch).wait(timeout_ms); }
+
+  TransferCounts transfers() const;
+  pto::Worker &l3();  // this rank's L3 worker (its chips and SUB workers)
+
+  // Closes the L3 worker (waiting for its runs), stops the progress thread and says goodbye to
+  // the peers. Not a barrier: a peer still waiting for data from this rank then fails
+  // (divergence) instead of hanging. Idempotent; rethrows the L3 close's RUN_TIMEOUT.
+  void close();
+  bool closed() const;
+
+  // True when this library was built with MPI (otherwise the constructor throws NOT_SUPPORTED).
+  static bool mpi_available();
+
+ private:
+  std::unique_ptr<WorkerState> w_;
+};
+
+}  // namespace l4
+}  // namespace pto
+#endif  // PTO_L4_H

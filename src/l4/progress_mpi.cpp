@@ -1,0 +1,515 @@
+// src/l4/progress_mpi.cpp — the L4 progress thread on the MPI C API: non-blocking transfers, heartbeats, goodbyes.
+//
+// Messages on the runtime's own communicator (MPI_Comm_dup of MPI_COMM_WORLD): per transfer k a
+// 1 KiB header (status, text length, transfer number, array index, payload bytes, error text;
+// the layout of python/pto_runtime/_l4_progress.py) with tag 16 + 2(k mod span) and the payload
+// with the next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md.
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "l4/progress.h"
+#include "pto/error.h"
+
+namespace pto {
+namespace l4 {
+namespace {
+
+constexpr int kHeartbeatTag = 1;
+constexpr int kGoodbyeTag = 2;
+constexpr int kDataTag0 = 16;
+constexpr size_t kHeaderBytes = 1024;
+constexpr double kPollMinS = 50e-6;
+
+struct HeaderFields {  // little-endian "<iiqqq" as in Python
+  int32_t status;      // 0: the data is valid; 1: the sender's producer failed (text says why)
+  int32_t text_len;
+  int64_t seq;
+  int64_t data_index;
+  int64_t nbytes;
+};
+static_assert(sizeof(HeaderFields) == 32, "the header layout is shared with the Python runtime");
+constexpr size_t kHeaderText = kHeaderBytes - sizeof(HeaderFields);
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string mpi_error_string(int code) {
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, buf, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(buf, static_cast<size_t>(len));
+}
+
+// MPI_Finalize at exit when the runtime initialized MPI, unless a worker is still open (its
+// progress thread may be inside MPI). Written by worker threads (constructors, close), read at exit.
+std::atomic<int> g_open{0};
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && g_open.load(std::memory_order_acquire) == 0) MPI_Finalize();
+}
+
+// One posted transfer half. Owned by the progress thread once dequeued; the header buffer and
+// the requests must not move while MPI uses them, hence held by unique_ptr.
+struct Op {
+  TransferPost p;
+  int tag = 0;
+  std::array<char, kHeaderBytes> header{};
+  std::array<MPI_Request, 2> reqs{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  double posted = 0;
+  bool issued = false;
+  bool settled = false;
+  std::string mpi_error;  // set by test_ops when a request completed with an error
+};
+
+}  // namespace
+
+struct Progress::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1, provided = 0;
+  double peer_timeout = 30, heartbeat = 5, poll_max = 1e-3;
+  bool direct_send = false;
+  int tag_half_span = 1;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::unique_ptr<Op>> posts;  // guarded by mu
+  bool stop = false;                      // guarded by mu
+  bool closed = false;                    // close()'s caller only
+
+  // The progress thread's own state (nobody else touches it while the thread runs).
+  std::vector<std::unique_ptr<Op>> ops;
+  std::vector<double> last_heard;
+  std::map<int, std::string> dead;  // peer -> why it is considered gone
+  std::map<int, double> goodbye;    // peer -> when it said goodbye
+  std::map<int, MPI_Request> hb_send;
+  char hb_in = 0, bye_in = 0, hb_out = 0, bye_out = 0;
+  MPI_Request hb_req = MPI_REQUEST_NULL, bye_req = MPI_REQUEST_NULL;
+
+  // Counters: written by the thread, read by transfers() on any thread (relaxed: statistics).
+  std::atomic<uint64_t> sent_done{0}, received_done{0};
+  std::thread thread;
+
+  int tag_of(uint64_t seq) const {
+    return kDataTag0 + 2 * static_cast<int>(seq % static_cast<uint64_t>(tag_half_span));
+  }
+
+  void issue(Op &op) {
+    op.posted = now_s();
+    const TransferPost &p = op.p;
+    const int n = static_cast<int>(p.nbytes);
+    int rc;
+    if (p.send) {
+      rc = MPI_Isend(op.header.data(), kHeaderBytes, MPI_BYTE, p.peer, op.tag, comm, &op.reqs[0]);
+      if (rc == MPI_SUCCESS && n > 0)
+        rc = MPI_Isend(p.payload, n, MPI_BYTE, p.peer, op.tag + 1, comm, &op.reqs[1]);
+    } else {
+      rc = MPI_Irecv(op.header.data(), kHeaderBytes, MPI_BYTE, p.peer, op.tag, comm, &op.reqs[0]);
+      if (rc == MPI_SUCCESS && n > 0)
+        rc = MPI_Irecv(p.payload, n, MPI_BYTE, p.peer, op.tag + 1, comm, &op.reqs[1]);
+    }
+    op.issued = true;
+    if (rc != MPI_SUCCESS) op.mpi_error = "MPI reported an error: " + mpi_error_string(rc);
+  }
+
+  static void settle(Op &op, const std::string *failure) {
+    if (op.settled) return;
+    op.settled = true;
+    try {
+      if (failure == nullptr)
+        op.p.event.fulfill();
+      else
+        op.p.event.fail(*failure);
+    } catch (...) {  // the worker was closed under us: nothing left to tell
+    }
+  }
+  static void settle_failed(Op &op, const std::string &why) {
+    const std::string msg = op.p.what + ": " + why;
+    settle(op, &msg);
+  }
+
+  void cancel(Op &op) {
+    // Receives: cancelled, so a late message cannot land in a buffer that is reused. A send to a
+    // dead rank cannot be cancelled in Open MPI; it is left behind (the job is broken anyway).
+    if (op.p.send) return;
+    for (MPI_Request &r : op.reqs) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      for (int i = 0; i < 100 && r != MPI_REQUEST_NULL; ++i) {
+        int flag = 0;
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+      }
+    }
+  }
+
+  void start(std::unique_ptr<Op> op) {
+    auto d = dead.find(op->p.peer);
+    if (d != dead.end()) {
+      settle_failed(*op, "rank " + std::to_string(op->p.peer) + " is gone (" + d->second + ")");
+      return;
+    }
+    if (!op->issued) issue(*op);
+    if (!op->mpi_error.empty()) {
+      cancel(*op);
+      settle_failed(*op, op->mpi_error);
+      return;
+    }
+    ops.push_back(std::move(op));
+  }
+
+  void finish(Op &op) {
+    if (op.p.send) {
+      sent_done.fetch_add(1, std::memory_order_relaxed);
+      settle(op, nullptr);
+      return;
+    }
+    received_done.fetch_add(1, std::memory_order_relaxed);
+    last_heard[static_cast<size_t>(op.p.peer)] = now_s();
+    HeaderFields h;
+    std::memcpy(&h, op.header.data(), sizeof h);
+    const size_t len = std::min(static_cast<size_t>(std::max(h.text_len, 0)), kHeaderText);
+    const std::string text(op.header.data() + sizeof h, len);
+    if (h.seq != static_cast<int64_t>(op.p.seq) || h.data_index != static_cast<int64_t>(op.p.data_index) ||
+        h.nbytes != static_cast<int64_t>(op.p.nbytes)) {
+      settle_failed(op, "rank " + std::to_string(op.p.peer) + " sent transfer " + std::to_string(h.seq) +
+                            " of array " + std::to_string(h.data_index) + " (" + std::to_string(h.nbytes) +
+                            " bytes) instead: the ranks' orchestration functions diverged (every rank "
+                            "must submit the same tasks and allocations in the same order)");
+    } else if (h.status != 0) {
+      settle_failed(op, "the data is not valid on rank " + std::to_string(op.p.peer) + ": " + text);
+    } else if (!op.p.error.empty()) {
+      settle(op, &op.p.error);
+    } else {
+      settle(op, nullptr);
+    }
+  }
+
+  // One MPI_Testsome over every outstanding request of every transfer.
+  bool test_ops() {
+    if (ops.empty()) return false;
+    std::vector<MPI_Request> reqs;
+    std::vector<std::pair<Op *, int>> where;
+    for (auto &op : ops)
+      for (int i = 0; i < 2; ++i)
+        if (op->reqs[static_cast<size_t>(i)] != MPI_REQUEST_NULL) {
+          reqs.push_back(op->reqs[static_cast<size_t>(i)]);
+          where.emplace_back(op.get(), i);
+        }
+    bool progress = false;
+    if (!reqs.empty()) {
+      const int n = static_cast<int>(reqs.size());
+      std::vector<int> idx(reqs.size());
+      std::vector<MPI_Status> st(reqs.size());
+      int outcount = 0;
+      const int rc = MPI_Testsome(n, reqs.data(), &outcount, idx.data(), st.data());
+      if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+        for (auto &op : ops) {
+          cancel(*op);
+          settle_failed(*op, "MPI_Testsome reported " + mpi_error_string(rc));
+        }
+        ops.clear();
+        return true;
+      }
+      if (outcount == MPI_UNDEFINED) outcount = 0;
+      for (int k = 0; k < outcount; ++k) {
+        auto [op, i] = where[static_cast<size_t>(idx[static_cast<size_t>(k)])];
+        op->reqs[static_cast<size_t>(i)] = MPI_REQUEST_NULL;
+        const int err = st[static_cast<size_t>(k)].MPI_ERROR;
+        if (rc == MPI_ERR_IN_STATUS && err != MPI_SUCCESS && op->mpi_error.empty()) {
+          op->mpi_error = "MPI reported " + mpi_error_string(err);
+          // Truncation: the sender's array is larger than this rank's copy.
+          if (!op->p.send) op->mpi_error += " (the ranks' orchestration functions diverged)";
+        }
+      }
+      progress = outcount > 0;
+    }
+    std::vector<std::unique_ptr<Op>> keep;
+    for (auto &op : ops) {
+      if (op->settled) continue;
+      if (!op->mpi_error.empty()) {
+        cancel(*op);
+        settle_failed(*op, op->mpi_error);
+      } else if (op->reqs[0] == MPI_REQUEST_NULL && op->reqs[1] == MPI_REQUEST_NULL) {
+        finish(*op);
+      } else {
+        keep.push_back(std::move(op));
+      }
+    }
+    ops = std::move(keep);
+    return progress;
+  }
+
+  bool test_control() {
+    if (size == 1) return false;
+    bool progress = false;
+    int flag = 0;
+    MPI_Status st;
+    while (MPI_Test(&hb_req, &flag, &st) == MPI_SUCCESS && flag) {
+      last_heard[static_cast<size_t>(st.MPI_SOURCE)] = now_s();
+      MPI_Irecv(&hb_in, 1, MPI_BYTE, MPI_ANY_SOURCE, kHeartbeatTag, comm, &hb_req);
+      progress = true;
+    }
+    while (MPI_Test(&bye_req, &flag, &st) == MPI_SUCCESS && flag) {
+      goodbye[st.MPI_SOURCE] = now_s();
+      MPI_Irecv(&bye_in, 1, MPI_BYTE, MPI_ANY_SOURCE, kGoodbyeTag, comm, &bye_req);
+      progress = true;
+    }
+    for (auto it = hb_send.begin(); it != hb_send.end();) {
+      if (MPI_Test(&it->second, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag)
+        it = hb_send.erase(it);
+      else
+        ++it;
+    }
+    return progress;
+  }
+
+  void beat() {
+    for (int peer = 0; peer < size; ++peer) {
+      if (peer == rank || dead.count(peer) || hb_send.count(peer)) continue;  // one in flight per peer
+      MPI_Request r;
+      if (MPI_Isend(&hb_out, 1, MPI_BYTE, peer, kHeartbeatTag, comm, &r) == MPI_SUCCESS) hb_send[peer] = r;
+    }
+  }
+
+  void give_up(Op &op, const std::string &why, bool mark_dead) {
+    const int peer = op.p.peer;
+    if (mark_dead) dead[peer] = why;
+    for (auto &other : ops) {
+      if (other->p.peer == peer && !other->settled && (mark_dead || other.get() == &op)) {
+        cancel(*other);
+        settle_failed(*other, why);
+      }
+    }
+  }
+
+  void check_peers(double now) {
+    for (auto &op : ops) {
+      if (op->p.send || op->settled) continue;
+      const int peer = op->p.peer;
+      auto bye = goodbye.find(peer);
+      if (bye != goodbye.end() && now - std::max(bye->second, op->posted) > std::min(1.0, peer_timeout)) {
+        give_up(*op,
+                "rank " + std::to_string(peer) +
+                    " closed its Worker while this rank still waits for it: the ranks' orchestration "
+                    "functions diverged (every rank must submit the same tasks in the same order)",
+                false);
+      } else if (now - std::max(last_heard[static_cast<size_t>(peer)], op->posted) > peer_timeout) {
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%g", peer_timeout);
+        give_up(*op,
+                "no message from rank " + std::to_string(peer) + " for " + secs +
+                    " s (peer_timeout): rank " + std::to_string(peer) + " died or hangs",
+                true);
+      }
+    }
+    ops.erase(std::remove_if(ops.begin(), ops.end(), [](const std::unique_ptr<Op> &o) { return o->settled; }),
+              ops.end());
+  }
+
+  void fail_all(const std::string &why) {
+    for (auto &op : ops) {
+      cancel(*op);
+      settle_failed(*op, why);
+    }
+    ops.clear();
+    std::deque<std::unique_ptr<Op>> left;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      left.swap(posts);
+    }
+    for (auto &op : left) settle_failed(*op, why);
+  }
+
+  void loop() {
+    if (size > 1 && hb_req == MPI_REQUEST_NULL) {
+      MPI_Irecv(&hb_in, 1, MPI_BYTE, MPI_ANY_SOURCE, kHeartbeatTag, comm, &hb_req);
+      MPI_Irecv(&bye_in, 1, MPI_BYTE, MPI_ANY_SOURCE, kGoodbyeTag, comm, &bye_req);
+    }
+    double next_beat = now_s();
+    double pause = kPollMinS;
+    for (;;) {
+      std::deque<std::unique_ptr<Op>> taken;
+      bool stopping;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        taken.swap(posts);
+        stopping = stop;
+      }
+      if (stopping) {
+        for (auto &op : taken) ops.push_back(std::move(op));
+        fail_all("the worker was closed before the transfer finished");
+        return;
+      }
+      bool progress = !taken.empty();
+      for (auto &op : taken) start(std::move(op));
+      progress |= test_control();
+      progress |= test_ops();
+      const double now = now_s();
+      if (size > 1 && now >= next_beat) {
+        beat();
+        next_beat = now + heartbeat;
+      }
+      check_peers(now);
+      if (progress) {
+        pause = kPollMinS;
+        continue;
+      }
+      std::unique_lock<std::mutex> lk(mu);
+      if (!posts.empty() || stop) continue;
+      if (!ops.empty()) {
+        cv.wait_for(lk, std::chrono::duration<double>(pause));
+        pause = std::min(pause * 2, poll_max);
+      } else if (size > 1) {
+        cv.wait_for(lk, std::chrono::duration<double>(std::max(0.0, next_beat - now)));
+      } else {
+        cv.wait(lk);
+      }
+    }
+  }
+
+  void run() {
+    for (;;) {
+      try {
+        loop();
+        return;
+      } catch (const std::exception &e) {  // never die silently: every waiter would hang
+        fail_all(std::string("the L4 progress thread hit an error: ") + e.what());
+      }
+    }
+  }
+
+  void say_goodbye(double timeout) {
+    if (size == 1) return;
+    std::vector<MPI_Request> reqs;
+    for (int peer = 0; peer < size; ++peer) {
+      if (peer == rank || dead.count(peer)) continue;
+      MPI_Request r;
+      if (MPI_Isend(&bye_out, 1, MPI_BYTE, peer, kGoodbyeTag, comm, &r) == MPI_SUCCESS) reqs.push_back(r);
+    }
+    const double deadline = now_s() + timeout;
+    int done = 0;
+    while (!reqs.empty() && now_s() < deadline) {
+      MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
+      if (done) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    for (MPI_Request *r : {&hb_req, &bye_req}) {  // no receive left pending at MPI_Finalize
+      if (*r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(r);
+      MPI_Wait(r, MPI_STATUS_IGNORE);
+    }
+  }
+};
+
+Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us) : impl_(new Impl) {
+  Impl &m = *impl_;
+  int initialized = 0, finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) throw Error(PTO_NOT_SUPPORTED, "pto::l4::Worker: MPI was already finalized in this process");
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &m.provided) != MPI_SUCCESS)
+      throw Error(PTO_NOT_SUPPORTED, "pto::l4::Worker: MPI_Init_thread failed");
+    std::atexit(finalize_at_exit);
+  }
+  MPI_Query_thread(&m.provided);
+  if (m.provided < MPI_THREAD_SERIALIZED)
+    throw Error(PTO_NOT_SUPPORTED,
+                "pto::l4::Worker: MPI was initialized with thread level " + std::to_string(m.provided) +
+                    "; the L4 progress thread needs MPI_THREAD_SERIALIZED or more (call "
+                    "MPI_Init_thread asking for MPI_THREAD_MULTIPLE, or let the Worker initialize MPI)");
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &m.comm) != MPI_SUCCESS)  // collective
+    throw Error(PTO_NOT_SUPPORTED, "pto::l4::Worker: MPI_Comm_dup(MPI_COMM_WORLD) failed");
+  MPI_Comm_set_errhandler(m.comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(m.comm, &m.rank);
+  MPI_Comm_size(m.comm, &m.size);
+  int *tag_ub = nullptr, flag = 0;
+  MPI_Comm_get_attr(m.comm, MPI_TAG_UB, &tag_ub, &flag);
+  const int ub = flag && tag_ub ? *tag_ub : 32767;
+  m.tag_half_span = std::max(1, (ub - kDataTag0) / 2);
+  m.peer_timeout = peer_timeout_ms / 1000.0;
+  m.heartbeat = std::min(5.0, std::max(0.05, m.peer_timeout / 4));
+  m.poll_max = std::max(poll_max_us * 1e-6, kPollMinS);
+  m.direct_send = m.provided >= MPI_THREAD_MULTIPLE;
+  m.last_heard.assign(static_cast<size_t>(m.size), now_s());
+  g_open.fetch_add(1, std::memory_order_acq_rel);
+  m.thread = std::thread([&m] { m.run(); });
+}
+
+Progress::~Progress() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+int Progress::rank() const { return impl_->rank; }
+int Progress::size() const { return impl_->size; }
+int Progress::thread_level() const { return impl_->provided; }
+uint64_t Progress::sent_done() const { return impl_->sent_done.load(std::memory_order_relaxed); }
+uint64_t Progress::received_done() const { return impl_->received_done.load(std::memory_order_relaxed); }
+bool Progress::available() { return true; }
+
+void Progress::post(TransferPost p) {
+  Impl &m = *impl_;
+  auto op = std::make_unique<Op>();
+  op->tag = m.tag_of(p.seq);
+  op->p = std::move(p);
+  if (op->p.send) {
+    HeaderFields h{};
+    const std::string &text = op->p.error;
+    h.status = text.empty() ? 0 : 1;
+    h.text_len = static_cast<int32_t>(std::min(text.size(), kHeaderText));
+    h.seq = static_cast<int64_t>(op->p.seq);
+    h.data_index = static_cast<int64_t>(op->p.data_index);
+    h.nbytes = static_cast<int64_t>(op->p.nbytes);
+    std::memcpy(op->header.data(), &h, sizeof h);
+    std::memcpy(op->header.data() + sizeof h, text.data(), static_cast<size_t>(h.text_len));
+  }
+  {
+    std::lock_guard<std::mutex> lk(m.mu);
+    if (m.stop)
+      throw Error(PTO_NOT_INITIALIZED, op->p.what + ": the L4 progress thread is stopped (the worker is closed)");
+  }
+  // MPI_THREAD_MULTIPLE: the send body posts its own Isend, so a cross-rank edge does not wait
+  // for the thread to wake. The thread reads op->reqs only after taking it from `posts` under mu.
+  if (op->p.send && m.direct_send) m.issue(*op);
+  std::lock_guard<std::mutex> lk(m.mu);
+  if (m.stop) {  // closed in between: the thread will not see it
+    const std::string why = op->p.what + ": the worker was closed before the transfer finished";
+    throw Error(PTO_NOT_INITIALIZED, why);
+  }
+  m.posts.push_back(std::move(op));
+  m.cv.notify_one();
+}
+
+void Progress::close() {
+  Impl &m = *impl_;
+  if (m.closed) return;
+  m.closed = true;
+  {
+    std::lock_guard<std::mutex> lk(m.mu);
+    m.stop = true;
+    m.cv.notify_one();
+  }
+  if (m.thread.joinable()) m.thread.join();
+  m.say_goodbye(1.0);
+  g_open.fetch_sub(1, std::memory_order_acq_rel);
+  // The duplicated communicator is not freed: MPI_Comm_free may wait for a dead peer.
+}
+
+}  // namespace l4
+}  // namespace pto

@@ -1,0 +1,29 @@
+// src/l4/progress_none.cpp — the L4 progress thread of a build without MPI: constructing it says how to get MPI.
+#include "l4/progress.h"
+
+#include "pto/error.h"
+
+namespace pto {
+namespace l4 {
+
+struct Progress::Impl {};
+
+Progress::Progress(uint32_t, uint32_t) {
+  throw Error(PTO_NOT_SUPPORTED,
+              "pto::l4::Worker needs MPI, and this library was built without it (CMake's "
+              "find_package(MPI COMPONENTS C) found none): install Open MPI "
+              "(scripts/install_deps.sh --mpi installs libopenmpi-dev and openmpi-bin), rebuild, "
+              "then launch the program with `mpirun -n N your_program`");
+}
+Progress::~Progress() = default;
+int Progress::rank() const { return 0; }
+int Progress::size() const { return 1; }
+int Progress::thread_level() const { return 0; }
+void Progress::post(TransferPost) {}
+void Progress::close() {}
+uint64_t Progress::sent_done() const { return 0; }
+uint64_t Progress::received_done() const { return 0; }
+bool Progress::available() { return false; }
+
+}  // namespace l4
+}  // namespace pto

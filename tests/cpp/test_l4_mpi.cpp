@@ -1,0 +1,312 @@
+// tests/cpp/test_l4_mpi.cpp — claims about the C++ L4 worker, one scenario per ctest, each run under mpirun.
+//
+// Contract under test (docs/l4.md): every rank unrolls the same tasks; data crosses ranks only
+// through send/receive SUB tasks ordered by L3 on each rank, which gives sequential semantics
+// across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
+// with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail
+// within peer_timeout, never hang; bad input is a typed error naming the argument.
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input>
+// Each rank prints one line "rank R: OK ..." or "rank R: FAILED ..." and exits 1 on FAILED
+// (mpirun's exit code is then non-zero; ctest also fails on any FAILED line).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pto/error.h"
+#include "pto/l4.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using pto::l4::Orchestrator;
+
+struct Checker {
+  int rank = -1;
+  std::string failures;
+  void expect(bool ok, const std::string &what) {
+    if (!ok) failures += (failures.empty() ? "" : "; ") + what;
+  }
+  int report(const std::string &ok_note = "") const {
+    if (failures.empty())
+      std::printf("rank %d: OK %s\n", rank, ok_note.c_str());
+    else
+      std::printf("rank %d: FAILED %s\n", rank, failures.c_str());
+    std::fflush(stdout);
+    return failures.empty() ? 0 : 1;
+  }
+};
+
+bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+
+pto::l4::WorkerOptions options(uint32_t peer_timeout_ms) {
+  pto::l4::WorkerOptions o;
+  o.num_sub_workers = 2;
+  o.heap_bytes = 16ull << 20;
+  o.peer_timeout_ms = peer_timeout_ms;
+  return o;
+}
+
+// Tensor arguments on int64 arrays of n elements: (ptr, direction) pairs.
+pto::ChipStorageTaskArgs args(std::initializer_list<std::pair<int64_t *, pto_direction>> ts, int64_t n = 4) {
+  pto::ChipStorageTaskArgs a;
+  for (const auto &[p, d] : ts) a.add_tensor(p, static_cast<uint64_t>(n) * 8, PTO_DTYPE_I64, {n}, d);
+  return a;
+}
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+void fill(int64_t *p, int64_t v, int n = 4) {
+  for (int i = 0; i < n; ++i) p[i] = v;
+}
+
+// Cross-rank RAW, WAR and WAW on one array x (x = 0 everywhere at first):
+//   A rank 0: x = 1 (slow)        B rank 1: b = x, slowly (RAW: x moves 0 -> 1)
+//   C rank 0: x = 2               (WAR on rank 0: after the send of A's x)
+//   D rank 2: d = x               (RAW: x moves 0 -> 2 after C, so d == 2)
+//   E rank 1: e = x               (x moves 0 -> 1 again: that receive must wait for B, a local
+//                                  WAR on rank 1, or b would read 2)
+//   F rank 2: x = 3               (WAW across ranks: rank 2's copy becomes the only valid one)
+//   G rank 0: g = x               (RAW: 3)
+// then a task placed with kAnyRank, and a broadcast (fetch to every rank: a binomial tree).
+int ordering() {
+  pto::l4::Worker w(options(30000));
+  Checker c;
+  c.rank = w.rank();
+  if (w.size() < 3) {
+    std::printf("rank %d: FAILED ordering needs 3 ranks or more\n", w.rank());
+    return 1;
+  }
+  auto *x = static_cast<int64_t *>(w.alloc(32, "x"));
+  auto *b = static_cast<int64_t *>(w.alloc(32, "b"));
+  auto *d = static_cast<int64_t *>(w.alloc(32, "d"));
+  auto *e = static_cast<int64_t *>(w.alloc(32, "e"));
+  auto *g = static_cast<int64_t *>(w.alloc(32, "g"));
+  for (int64_t *p : {x, b, d, e, g}) fill(p, 0);
+  auto put = [](int64_t *dst, int64_t v, int ms) {
+    return [=](pto::SubContext &) {
+      sleep_ms(ms);
+      fill(dst, v);
+    };
+  };
+  auto copy = [](int64_t *dst, const int64_t *src, int ms) {
+    return [=](pto::SubContext &) {
+      sleep_ms(ms);
+      for (int i = 0; i < 4; ++i) dst[i] = src[i];
+    };
+  };
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          o.submit_sub(put(x, 1, 300), args({{x, PTO_DIR_OUTPUT}}), 0, "A x=1");
+          o.submit_sub(copy(b, x, 500), args({{x, PTO_DIR_INPUT}, {b, PTO_DIR_OUTPUT}}), 1, "B b=x");
+          o.submit_sub(put(x, 2, 0), args({{x, PTO_DIR_OUTPUT}}), 0, "C x=2");
+          o.submit_sub(copy(d, x, 0), args({{x, PTO_DIR_INPUT}, {d, PTO_DIR_OUTPUT}}), 2, "D d=x");
+          o.submit_sub(copy(e, x, 0), args({{x, PTO_DIR_INPUT}, {e, PTO_DIR_OUTPUT}}), 1, "E e=x");
+          o.submit_sub(put(x, 3, 0), args({{x, PTO_DIR_OUTPUT}}), 2, "F x=3");
+          o.submit_sub(copy(g, x, 0), args({{x, PTO_DIR_INPUT}, {g, PTO_DIR_OUTPUT}}), 0, "G g=x");
+          for (int64_t *p : {b, d, e}) o.fetch(p, 0);
+        },
+        60000);
+    c.expect(w.valid_ranks(x) == std::vector<int>({0, 2}), "x should be valid on ranks 0 and 2");
+    if (w.rank() == 0) {
+      c.expect(b[0] == 1, "RAW/WAR: b = " + std::to_string(b[0]) + ", expected 1");
+      c.expect(d[0] == 2, "RAW after WAR: d = " + std::to_string(d[0]) + ", expected 2");
+      c.expect(e[0] == 2, "e = " + std::to_string(e[0]) + ", expected 2");
+      c.expect(g[0] == 3, "WAW: g = " + std::to_string(g[0]) + ", expected 3");
+    }
+    // kAnyRank: ranks 0 and 2 hold x (a tie on bytes); rank 2 ran fewer tasks (2 against 3).
+    auto *h = static_cast<int64_t *>(w.alloc(32, "h"));
+    w.run(
+        [&](Orchestrator &o) {
+          o.submit_sub(copy(h, x, 0), args({{x, PTO_DIR_INPUT}, {h, PTO_DIR_OUTPUT}}), pto::l4::kAnyRank, "H h=x");
+          o.fetch(h, 0);
+        },
+        60000);
+    c.expect(w.valid_ranks(h) == std::vector<int>({0, 2}), "kAnyRank should have picked rank 2");
+    if (w.rank() == 0) c.expect(h[0] == 3, "h = " + std::to_string(h[0]) + ", expected 3");
+    // Broadcast: every rank ends with rank 0's value.
+    auto *y = static_cast<int64_t *>(w.alloc(64, "y", 0));
+    if (w.rank() == 0)
+      for (int i = 0; i < 8; ++i) y[i] = 10 + i;
+    w.run([&](Orchestrator &o) { o.fetch(y, pto::l4::kAllRanks); }, 60000);
+    c.expect(w.valid_ranks(y).size() == static_cast<size_t>(w.size()), "y should be valid everywhere");
+    for (int i = 0; i < 8; ++i)
+      if (y[i] != 10 + i) c.expect(false, "broadcast: y[" + std::to_string(i) + "] = " + std::to_string(y[i]));
+  } catch (const pto::Error &err) {
+    c.expect(false, std::string(err.name()) + ": " + err.what());
+  }
+  w.close();
+  return c.report();
+}
+
+// 'bad producer' on rank 2 throws; 'consumer' on rank 0 reads its output: rank 0's run fails
+// naming the failed task and rank 2, the consumer never runs; 'independent' still runs.
+int poison() {
+  pto::l4::Worker w(options(30000));
+  Checker c;
+  c.rank = w.rank();
+  auto *p = static_cast<int64_t *>(w.alloc(32, "p"));
+  auto *out = static_cast<int64_t *>(w.alloc(32, "c"));
+  auto *ind = static_cast<int64_t *>(w.alloc(32, "i"));
+  std::atomic<bool> consumer_ran{false}, independent_ran{false};
+  std::string error;
+  const auto t0 = Clock::now();
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          o.submit_sub([](pto::SubContext &) { throw std::runtime_error("boom from the producer"); },
+                       args({{p, PTO_DIR_OUTPUT}}), 2, "bad producer");
+          o.submit_sub(
+              [&](pto::SubContext &) {
+                consumer_ran = true;
+                fill(out, p[0]);
+              },
+              args({{p, PTO_DIR_INPUT}, {out, PTO_DIR_OUTPUT}}), 0, "consumer");
+          o.submit_sub(
+              [&](pto::SubContext &) {
+                independent_ran = true;
+                fill(ind, 7);
+              },
+              args({{ind, PTO_DIR_OUTPUT}}), 0, "independent");
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    error = std::string(err.name()) + ": " + err.what();
+  }
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (w.rank() == 0) {
+    c.expect(contains(error, "TASK_FAILED"), "rank 0's run should fail with TASK_FAILED, got '" + error + "'");
+    c.expect(contains(error, "'bad producer [L4 task 0, rank 2]'"), "the error should name the task and rank 2");
+    c.expect(contains(error, "boom from the producer"), "the error should carry the root cause");
+    c.expect(contains(error, "the data is not valid on rank 2"), "the error should say where the data was");
+    c.expect(contains(error, "consumer [L4 task 1, rank 0]"), "the error should name the skipped consumer");
+    c.expect(!consumer_ran.load(), "the consumer ran on poisoned data");
+    c.expect(independent_ran.load(), "the independent task did not run");
+  } else if (w.rank() == 2) {
+    c.expect(contains(error, "boom from the producer"), "rank 2 should fail with its task's error: '" + error + "'");
+  } else {
+    c.expect(error.empty(), "this rank had nothing to fail: " + error);
+  }
+  c.expect(took < 20, "took " + std::to_string(took) + " s");
+  w.close();
+  return c.report(w.rank() == 0 ? error : "");
+}
+
+// Rank 1 dies inside a task (_exit, no MPI_Finalize); rank 0 needs what it would have
+// produced. Launched with mpirun --enable-recovery so the survivors keep running: rank 0 must
+// fail within peer_timeout (+ slack), naming rank 1; the other ranks are unaffected.
+int killed(uint32_t peer_timeout_ms) {
+  pto::l4::Worker w(options(peer_timeout_ms));
+  Checker c;
+  c.rank = w.rank();
+  auto *p = static_cast<int64_t *>(w.alloc(32, "p"));
+  auto *out = static_cast<int64_t *>(w.alloc(32, "c"));
+  std::string error;
+  const auto t0 = Clock::now();
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          o.submit_sub(
+              [](pto::SubContext &) {
+                sleep_ms(200);
+                std::fflush(stdout);
+                _exit(3);
+              },
+              args({{p, PTO_DIR_OUTPUT}}), 1, "dies");
+          o.submit_sub([&](pto::SubContext &) { fill(out, p[0]); }, args({{p, PTO_DIR_INPUT}, {out, PTO_DIR_OUTPUT}}),
+                       0, "consumer");
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    error = std::string(err.name()) + ": " + err.what();
+  }
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double limit = peer_timeout_ms / 1000.0 + 3.0;
+  if (w.rank() == 0) {
+    const std::string want = "no message from rank 1 for " + std::to_string(peer_timeout_ms / 1000) +
+                             " s (peer_timeout): rank 1 died or hangs";
+    c.expect(contains(error, want), "rank 0 should fail with '" + want + "', got '" + error + "'");
+    c.expect(contains(error, "'p'") && contains(error, "consumer"), "the error should name 'p' and the consumer");
+    c.expect(took < limit, "failed after " + std::to_string(took) + " s, limit " + std::to_string(limit));
+  } else {
+    c.expect(error.empty(), "this rank had nothing to fail: " + error);
+  }
+  char note[64];
+  std::snprintf(note, sizeof note, "after %.2f s", took);
+  const int rc = c.report(w.rank() == 0 ? std::string(note) + ": " + error : note);
+  // The job is broken (a rank is gone): skip the goodbyes and MPI_Finalize, which may wait for
+  // the dead rank; the verdict is printed.
+  std::fflush(stdout);
+  _exit(rc);
+}
+
+// Typed errors naming the argument; none of them needs another rank.
+int bad_input() {
+  Checker c;
+  auto expect_error = [&](pto_status code, const std::string &part, const std::function<void()> &f) {
+    try {
+      f();
+      c.expect(false, "no error, expected one naming '" + part + "'");
+    } catch (const pto::Error &e) {
+      c.expect(e.code() == code && contains(e.what(), part),
+               std::string("expected ") + pto_status_name(code) + " naming '" + part + "', got " + e.name() + ": " +
+                   e.what());
+    }
+  };
+  pto::l4::WorkerOptions bad = options(30000);
+  bad.num_sub_workers = 0;
+  expect_error(PTO_INVALID_ARGUMENT, "num_sub_workers", [&] { pto::l4::Worker w(bad); });
+  bad = options(10);
+  expect_error(PTO_INVALID_ARGUMENT, "peer_timeout_ms", [&] { pto::l4::Worker w(bad); });
+  bad = options(30000);
+  bad.poll_max_us = 1;
+  expect_error(PTO_INVALID_ARGUMENT, "poll_max_us", [&] { pto::l4::Worker w(bad); });
+  pto::l4::Worker w(options(30000));
+  c.rank = w.rank();
+  expect_error(PTO_INVALID_ARGUMENT, "valid", [&] { w.alloc(8, "z", w.size()); });
+  auto *x = static_cast<int64_t *>(w.alloc(32, "x"));
+  int64_t outside[4] = {0, 0, 0, 0};
+  auto ok = [](pto::SubContext &) {};
+  expect_error(PTO_INVALID_ARGUMENT, "not (a part of) an array of this L4 worker's alloc()",
+               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{outside, PTO_DIR_INPUT}})); }); });
+  expect_error(PTO_INVALID_ARGUMENT, "rank = " + std::to_string(w.size()),
+               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), w.size()); }); });
+  if (w.size() > 1)
+    expect_error(PTO_NOT_SUPPORTED, "an explicit edge across ranks", [&] {
+      w.run([&](Orchestrator &o) {
+        const uint64_t a = o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 0);
+        o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 1, "", {a});
+      });
+    });
+  // A tensor running past the end of its array is not inside it.
+  expect_error(PTO_INVALID_ARGUMENT, "not (a part of)",
+               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}, 5)); }); });
+  w.close();
+  expect_error(PTO_NOT_INITIALIZED, "closed", [&] { w.alloc(8); });
+  return c.report();
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const std::string what = argc > 1 ? argv[1] : "";
+  try {
+    if (what == "ordering") return ordering();
+    if (what == "poison") return poison();
+    if (what == "killed") return killed(argc > 2 ? static_cast<uint32_t>(std::stoul(argv[2])) : 2000);
+    if (what == "bad_input") return bad_input();
+  } catch (const pto::Error &e) {
+    std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input\n", argv[0]);
+  return 2;
+}
