@@ -5,7 +5,7 @@
 // across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
 // with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail
 // within peer_timeout, never hang; bad input is a typed error naming the argument.
-// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input>
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge>
 // Each rank prints one line "rank R: OK ..." or "rank R: FAILED ..." and exits 1 on FAILED
 // (mpirun's exit code is then non-zero; ctest also fails on any FAILED line).
 #include <unistd.h>
@@ -248,6 +248,45 @@ int killed(uint32_t peer_timeout_ms) {
   _exit(rc);
 }
 
+// The ranks' programs diverge: rank 0 allocates x smaller than the others do. x moves from
+// rank 1 to rank 0; the receive must fail saying the orchestration functions diverged (MPI's
+// truncation, or the header's size), never deliver a part of x.
+int diverge() {
+  pto::l4::Worker w(options(30000));
+  Checker c;
+  c.rank = w.rank();
+  const uint64_t n = w.rank() == 0 ? 4 : 8;  // the divergence
+  auto *x = static_cast<int64_t *>(w.alloc(n * 8, "x"));
+  auto *y = static_cast<int64_t *>(w.alloc(32, "y"));
+  std::atomic<bool> reader_ran{false};
+  std::string error;
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          o.submit_sub([=](pto::SubContext &) { fill(x, 5, static_cast<int>(n)); }, args({{x, PTO_DIR_OUTPUT}},
+                       static_cast<int64_t>(n)), 1, "writer");
+          pto::ChipStorageTaskArgs reads = args({{x, PTO_DIR_INPUT}}, static_cast<int64_t>(n));
+          reads.add_tensor(y, 32, PTO_DTYPE_I64, {4}, PTO_DIR_OUTPUT);
+          o.submit_sub(
+              [&](pto::SubContext &) {
+                reader_ran = true;
+                fill(y, x[0]);
+              },
+              reads, 0, "reader");
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    error = std::string(err.name()) + ": " + err.what();
+  }
+  if (w.rank() == 0) {
+    c.expect(contains(error, "diverged"), "rank 0 should fail saying the ranks diverged, got '" + error + "'");
+    c.expect(contains(error, "transfer 0 of 'x'"), "the error should name the transfer");
+    c.expect(!reader_ran.load(), "the reader ran on a truncated x");
+  }
+  w.close();
+  return c.report(w.rank() == 0 ? error : "");
+}
+
 // Typed errors naming the argument; none of them needs another rank.
 int bad_input() {
   Checker c;
@@ -303,10 +342,11 @@ int main(int argc, char **argv) {
     if (what == "poison") return poison();
     if (what == "killed") return killed(argc > 2 ? static_cast<uint32_t>(std::stoul(argv[2])) : 2000);
     if (what == "bad_input") return bad_input();
+    if (what == "diverge") return diverge();
   } catch (const pto::Error &e) {
     std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input\n", argv[0]);
+  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge\n", argv[0]);
   return 2;
 }
