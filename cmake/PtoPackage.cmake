@@ -47,9 +47,11 @@ target_compile_features(pto_runtime INTERFACE cxx_std_17)
 
 install(TARGETS pto_runtime EXPORT pto_runtimeTargets
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+# l4.h stays out: pto_l4 (src/l4) is not in libpto_runtime.so yet, since it would add MPI to
+# this library's link (docs/l4.md, "Python and C++").
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto"
-  FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "l4.h" EXCLUDE)
 
 set(_pto_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/pto_runtime")
 install(EXPORT pto_runtimeTargets
