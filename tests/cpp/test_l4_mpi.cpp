@@ -5,7 +5,7 @@
 // across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
 // with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail
 // within peer_timeout, never hang; bad input is a typed error naming the argument.
-// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge>
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye>
 // Each rank prints one line "rank R: OK ..." or "rank R: FAILED ..." and exits 1 on FAILED
 // (mpirun's exit code is then non-zero; ctest also fails on any FAILED line).
 #include <unistd.h>
@@ -287,6 +287,40 @@ int diverge() {
   return c.report(w.rank() == 0 ? error : "");
 }
 
+// Rank 1 diverges by submitting nothing and closes its worker; rank 0 waits for x from rank 1.
+// The goodbye rank 1 sends on close makes rank 0's receive fail after min(1 s, peer_timeout),
+// long before the 30 s peer_timeout, saying the programs diverged.
+int goodbye() {
+  pto::l4::Worker w(options(30000));
+  Checker c;
+  c.rank = w.rank();
+  auto *x = static_cast<int64_t *>(w.alloc(32, "x"));
+  auto *y = static_cast<int64_t *>(w.alloc(32, "y"));
+  std::string error;
+  const auto t0 = Clock::now();
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          if (w.rank() == 1) return;  // the divergence
+          o.submit_sub([=](pto::SubContext &) { fill(x, 5); }, args({{x, PTO_DIR_OUTPUT}}), 1, "writer");
+          o.submit_sub([=](pto::SubContext &) { fill(y, x[0]); }, args({{x, PTO_DIR_INPUT}, {y, PTO_DIR_OUTPUT}}), 0,
+                       "reader");
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    error = std::string(err.name()) + ": " + err.what();
+  }
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (w.rank() == 0) {
+    c.expect(contains(error, "rank 1 closed its Worker while this rank still waits for it") &&
+                 contains(error, "diverged"),
+             "rank 0 should fail naming rank 1's close, got '" + error + "'");
+    c.expect(took < 10, "failed after " + std::to_string(took) + " s, expected about 1 s");
+  }
+  w.close();
+  return c.report(w.rank() == 0 ? error : "");
+}
+
 // Typed errors naming the argument; none of them needs another rank.
 int bad_input() {
   Checker c;
@@ -343,10 +377,11 @@ int main(int argc, char **argv) {
     if (what == "killed") return killed(argc > 2 ? static_cast<uint32_t>(std::stoul(argv[2])) : 2000);
     if (what == "bad_input") return bad_input();
     if (what == "diverge") return diverge();
+    if (what == "goodbye") return goodbye();
   } catch (const pto::Error &e) {
     std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge\n", argv[0]);
+  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye\n", argv[0]);
   return 2;
 }
