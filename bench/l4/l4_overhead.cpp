@@ -1,0 +1,139 @@
+// bench/l4/l4_overhead.cpp — per-task cost of cross-rank dependencies with the C++ L4 worker (the twin of l4_overhead.py).
+//
+// Usage: mpirun -n R [--oversubscribe] l4_overhead_cpp [tasks=200] [reps=5] [poll_max_us=1000]
+// The workloads of l4_overhead.py, no-op SUB tasks on 8-byte arrays, each run `reps` times after
+// one warm-up, every run closed by an MPI_Barrier (so the time is that of the slowest rank):
+//   chain_cross  task i on rank i % R reads what task i-1 wrote: every edge crosses ranks
+//   chain_local  the same chain on rank 0 only: the L3 baseline without transfers
+//   ring         every rank's task reads what the previous rank's wrote: R edges in flight
+//   mpi_pingpong_one_way  blocking MPI_Send/MPI_Recv of 8 bytes between ranks 0 and 1: the floor
+// Rank 0 prints one JSON object per workload (µs per task: median, min, max over the reps).
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pto/l4.h"
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void print(const char *bench, int ranks, int tasks, int reps, std::vector<double> us, uint64_t sends) {
+  std::sort(us.begin(), us.end());
+  std::printf("{\"bench\": \"%s\", \"ranks\": %d, \"tasks\": %d, \"reps\": %d, \"us_per_task_median\": %.1f, "
+              "\"us_per_task_min\": %.1f, \"us_per_task_max\": %.1f, \"transfers_per_task\": %.2f}\n",
+              bench, ranks, tasks, reps, us[us.size() / 2], us.front(), us.back(),
+              tasks ? static_cast<double>(sends) / tasks : 0.0);
+  std::fflush(stdout);
+}
+
+pto::ChipStorageTaskArgs io(int64_t *in, int64_t *out, pto_direction out_dir) {
+  pto::ChipStorageTaskArgs a;
+  a.add_tensor(in, 8, PTO_DTYPE_I64, {1}, PTO_DIR_INPUT);
+  a.add_tensor(out, 8, PTO_DTYPE_I64, {1}, out_dir);
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 200;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  const uint32_t poll_max_us = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 1000;
+  if (n < 1 || reps < 1) {
+    std::fprintf(stderr, "usage: %s [tasks >= 1] [reps >= 1] [poll_max_us]\n", argv[0]);
+    return 2;
+  }
+  try {
+    pto::l4::WorkerOptions o;
+    o.num_sub_workers = 2;
+    o.heap_bytes = 16ull << 20;
+    o.peer_timeout_ms = 120000;
+    o.poll_max_us = poll_max_us;
+    pto::l4::Worker w(o);  // initializes MPI (MPI_THREAD_MULTIPLE): MPI calls here are allowed
+    const int size = w.size(), rank = w.rank();
+
+    if (size >= 2) {  // the floor: raw MPI one-way latency between ranks 0 and 1
+      std::vector<double> us;
+      int64_t buf = 0;
+      const int rounds = 200;
+      for (int rep = 0; rep <= reps; ++rep) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = now_s();
+        for (int i = 0; i < rounds; ++i) {
+          if (rank == 0) {
+            MPI_Send(&buf, 1, MPI_INT64_T, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(&buf, 1, MPI_INT64_T, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          } else if (rank == 1) {
+            MPI_Recv(&buf, 1, MPI_INT64_T, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&buf, 1, MPI_INT64_T, 0, 0, MPI_COMM_WORLD);
+          }
+        }
+        if (rep > 0) us.push_back((now_s() - t0) / (2 * rounds) * 1e6);
+      }
+      if (rank == 0) print("mpi_pingpong_one_way", size, 1, reps, us, 0);
+    }
+
+    std::vector<int64_t *> a, ring;
+    for (int i = 0; i <= n; ++i) a.push_back(static_cast<int64_t *>(w.alloc(8, "a" + std::to_string(i))));
+    for (int r = 0; r < size; ++r) ring.push_back(static_cast<int64_t *>(w.alloc(8, "r" + std::to_string(r))));
+    for (int64_t *p : a) *p = 0;
+    for (int64_t *p : ring) *p = 0;
+
+    auto chain = [&](const std::function<int(int)> &on_rank) {
+      return [&, on_rank](pto::l4::Orchestrator &orch) {
+        for (int i = 0; i < n; ++i) {
+          int64_t *src = a[static_cast<size_t>(i)], *dst = a[static_cast<size_t>(i + 1)];
+          orch.submit_sub([=](pto::SubContext &) { *dst = *src + 1; }, io(src, dst, PTO_DIR_OUTPUT), on_rank(i),
+                          "t" + std::to_string(i));
+        }
+      };
+    };
+    const int rounds = std::max(1, n / size);
+    auto ring_orch = [&](pto::l4::Orchestrator &orch) {
+      for (int k = 0; k < rounds; ++k)
+        for (int r = 0; r < size; ++r) {
+          int64_t *src = ring[static_cast<size_t>((r + size - 1) % size)], *dst = ring[static_cast<size_t>(r)];
+          orch.submit_sub([=](pto::SubContext &) { *dst = *src + 1; }, io(src, dst, PTO_DIR_INOUT), r,
+                          "ring" + std::to_string(k) + "." + std::to_string(r));
+        }
+    };
+    struct Workload {
+      const char *name;
+      pto::l4::Worker::OrchFn orch;
+      int tasks;
+    };
+    const std::vector<Workload> workloads = {
+        {"chain_cross", chain([size](int i) { return i % size; }), n},
+        {"chain_local", chain([](int) { return 0; }), n},
+        {"ring", ring_orch, rounds * size},
+    };
+    for (const Workload &wl : workloads) {
+      std::vector<double> us;
+      const uint64_t before = w.transfers().sends;
+      for (int rep = 0; rep <= reps; ++rep) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = now_s();
+        w.run(wl.orch, 600000);
+        MPI_Barrier(MPI_COMM_WORLD);  // the run is over when every rank's part is
+        if (rep > 0) us.push_back((now_s() - t0) / wl.tasks * 1e6);
+      }
+      unsigned long long mine = w.transfers().sends - before, all = 0;
+      MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      if (rank == 0) print(wl.name, size, wl.tasks, reps, us, all / static_cast<unsigned long long>(reps + 1));
+    }
+    w.close();
+  } catch (const pto::Error &e) {
+    std::fprintf(stderr, "error %s: %s\n", e.name(), e.what());
+    return 1;
+  }
+  return 0;
+}
