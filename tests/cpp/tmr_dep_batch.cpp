@@ -1,10 +1,11 @@
 // tests/cpp/tmr_dep_batch.cpp — white-box tests of batch_deps' batch map
 // (src/runtime/tensormap_and_ringbuffer/aicpu/dep_batch.h), driven directly: no device, no worker.
 //
-// The contract (dep_batch.h): scan() reports every earlier task of the batch whose access
-// conflicts with this one (a read with writers, a write with writers and readers), drops the
-// entries a contiguous write covers, and says whether an earlier write covers the access (then
-// the orchestrator skips the TensorMap look-up); flush() files the deferred accesses that
+// The contract (dep_batch.h): scan() says whether an earlier write of the batch covers the access
+// (then the orchestrator skips the TensorMap look-up, and scan reports the conflicting tasks of
+// the batch: a read conflicts with writers, a write with writers and readers); otherwise it
+// reports the conflicts with the deferred accesses only (the TensorMap holds the filed ones).
+// A contiguous write drops the entries it covers; flush() files the deferred accesses that
 // survived, in task order, and empties the batch. What that must add up to: every pair of
 // conflicting accesses ends up ordered (the later task reaches the earlier one through the
 // dependency edges) — checked on random programs against a look-up over all earlier accesses.
@@ -69,17 +70,17 @@ TEST(DepBatch, ReadAfterAnEarlierWriteOfTheSameViewFindsItAndSkipsTheTensorMap) 
   DepBatch b(16);
   EXPECT_FALSE(scan(b, flat(0, 16), true, 0).covered);
   ASSERT_TRUE(b.add(flat(0, 16), true, 0, true));
-  const Scan s = scan(b, flat(4, 4), false, 1);  // inside the write: covered
+  const Scan s = scan(b, flat(0, 16), false, 1);  // the same view: covered
   EXPECT_EQ(s.producers, std::vector<int64_t>{0});
   EXPECT_TRUE(s.covered);
-  const Scan t = scan(b, flat(12, 8), false, 1);  // sticks out of it: the TensorMap must be asked
-  EXPECT_EQ(t.producers, std::vector<int64_t>{0});
+  const Scan t = scan(b, flat(4, 8), false, 1);  // other bytes: the TensorMap must be asked
+  EXPECT_TRUE(t.producers.empty()) << "task 0's write is filed: the TensorMap reports it";
   EXPECT_FALSE(t.covered);
 }
 
 TEST(DepBatch, ReadsDoNotOrderReadsAndOtherBuffersAreApart) {
   DepBatch b(16);
-  ASSERT_TRUE(b.add(flat(0, 16), false, 0, true));
+  ASSERT_TRUE(b.add(flat(0, 16), false, 0, false));  // deferred: only the batch knows it
   EXPECT_TRUE(scan(b, flat(0, 16), false, 1).producers.empty());
   EXPECT_FALSE(scan(b, flat(0, 16), false, 1).covered) << "a read stands for no older writer";
   EXPECT_TRUE(scan(b, flat(0, 16, kOther), true, 1).producers.empty());
@@ -106,8 +107,12 @@ TEST(DepBatch, ACoveringWriteDropsEntriesAndDeferredOnesAreNeverFiled) {
   ASSERT_TRUE(b.add(flat(0, 16), true, 2, false));
   EXPECT_EQ(b.unfiled(), 1u) << "task 1's read: covered by task 2's write before any flush";
   EXPECT_EQ(b.deferred(), 1u);
-  // A later reader finds only the covering write.
+  // A later reader finds only the covering write; a reader of other bytes is left to the
+  // TensorMap, plus the deferred write it overlaps.
   EXPECT_EQ(scan(b, flat(0, 16), false, 3).producers, std::vector<int64_t>{2});
+  const Scan part = scan(b, flat(4, 4), false, 3);
+  EXPECT_FALSE(part.covered) << "only a write of the very same bytes is found";
+  EXPECT_EQ(part.producers, std::vector<int64_t>{2});
   const std::vector<Filed> filed = flush(b);
   EXPECT_EQ(filed, (std::vector<Filed>{{0, 64, 2, true}}));
   EXPECT_TRUE(b.empty());
@@ -145,13 +150,15 @@ TEST(DepBatch, AStoppedFlushResumesWhereItStopped) {
 
 TEST(DepBatch, StridedTilesCoverOnlyTheSameGeometryAndDisjointOnesDoNotConflict) {
   DepBatch b(16);
-  ASSERT_TRUE(b.add(tile(0, 0, 8, 8, 2, 1), true, 0, true));                 // even rows
+  ASSERT_TRUE(b.add(tile(0, 0, 8, 8, 2, 1), true, 0, false));                // even rows, deferred
   EXPECT_TRUE(scan(b, tile(0, 0, 8, 8, 2, 1), false, 1).covered);            // the same tile
   EXPECT_TRUE(scan(b, tile(1, 0, 8, 8, 2, 1), true, 1).producers.empty());   // odd rows: apart
   const Scan s = scan(b, tile(0, 0, 4, 8, 2, 1), false, 1);                  // a part of it
   EXPECT_EQ(s.producers, std::vector<int64_t>{0});
-  EXPECT_FALSE(s.covered) << "only an identical strided view counts as covered";
+  EXPECT_FALSE(s.covered) << "only an identical view counts as covered";
   EXPECT_FALSE(scan(b, flat(0, 1), false, 1).covered);
+  // The same byte range, contiguous (bytes between the even rows too): not covered.
+  EXPECT_FALSE(scan(b, flat(0, 14 * 64 + 8), false, 1).covered);
 }
 
 TEST(DepBatch, AFullBatchRefusesAnAdd) {

@@ -5,15 +5,16 @@
 // once per run, nothing allocated after. An entry is one tensor access of a task of the current
 // batch: (buffer, touched bytes, full region when strided, task, read/write, filed).
 //
-// scan() does for the batch what TensorMap::access does for the global map, by a linear walk
-// (a batch is small): every earlier task of the batch whose access conflicts (a read with
-// writers; a write with writers and readers) is appended to the producers, and a write drops
-// the entries it covers from the batch (it now stands for them: it depends on their tasks,
-// and whatever later conflicts with a covered entry conflicts with the write). scan() returns
-// whether an EARLIER task of the batch wrote a region covering this one: then the TensorMap
-// look-up may be skipped — that writer was itself ordered after every older conflicting
-// access (it looked them up, or was covered in turn by an earlier batch writer), and every
-// access filed since it belongs to the batch and was just scanned.
+// scan() first asks a small hash of the batch's writes, keyed by byte range, for the newest
+// write of r's very bytes by an earlier task (O(1)). If there is one, the TensorMap look-up is
+// skipped: that writer was itself ordered after every older conflicting access (it looked them
+// up, or was covered in turn), so r's producers are the writer plus the conflicting accesses
+// added after it — a walk over those entries only (in an accumulation: the previous task's).
+// Otherwise the TensorMap is asked (it holds every filed access) and the batch adds only the
+// conflicts with its deferred accesses, the ones the TensorMap does not hold — a walk over a
+// list that is empty when nothing was skipped. So the batch costs a hash probe per access when
+// it saves nothing, and a short walk when it saves a TensorMap walk. A contiguous write drops
+// the entries it covers among those it walks (it now stands for them, as in TensorMap::access).
 //
 // Filing: an access that was looked up in the TensorMap was recorded there by the same walk
 // (TensorMap::access) and is only mirrored here (`filed`); one that skipped the look-up waits
@@ -38,33 +39,44 @@ class DepBatch {
   // `capacity`: accesses the batch can hold (tasks per batch x arguments per task).
   explicit DepBatch(uint32_t capacity)
       : entries_(new Entry[capacity ? capacity : 1]), regions_(new RegionSlot[capacity ? capacity : 1]),
-        capacity_(capacity ? capacity : 1) {}
+        deferred_(new uint32_t[capacity ? capacity : 1]), capacity_(capacity ? capacity : 1) {
+    uint32_t n = 16;
+    while (n < 2 * capacity_) n <<= 1;
+    slots_.reset(new Slot[n]());  // epoch 0: empty (the first batch is epoch 1)
+    slot_mask_ = n - 1;
+  }
 
-  // Task `task`'s access to r against the batch: appends every conflicting earlier task of the
-  // batch to *out (and (task, TraceEdgeKind) to *kinds when given); a write drops the entries
-  // it covers. True when an earlier task's write in the batch covers r (the TensorMap look-up
-  // may be skipped). Out: anything with push_back(int64_t); Kinds: emplace_back(int64_t, uint32_t).
+  // Task `task`'s access to r against the batch. Returns true when an earlier task's write in
+  // the batch covers r: then the TensorMap look-up may be skipped, and every task of the batch
+  // the access conflicts with is appended to *out — the covering writer and the conflicting
+  // accesses after it (those before it are ordered through it: they overlap its region and
+  // conflict with a write). Returns false otherwise: the caller looks r up in the TensorMap,
+  // which holds the batch's filed accesses, so only conflicts with the deferred ones (which
+  // it does not hold) are appended here. Either way a contiguous write drops the entries it
+  // covers among those it looked at (the same rule as TensorMap::access).
+  // Out: push_back(int64_t); Kinds (profiling, may be null): emplace_back(int64_t, uint32_t).
   template <typename Out, typename Kinds>
   bool scan(const Region &r, bool write, int64_t task, Out *out, Kinds *kinds) {
-    bool covered = false;
-    int64_t last = -1;  // entries are in task order: a task listed once per scan, not per access
-    for (uint32_t e = 0; e < used_; ++e) {
-      Entry &x = entries_[e];
-      if (x.dropped || x.task == task || x.buffer != r.buffer || x.hi <= r.lo || r.hi <= x.lo) continue;
-      if (!(write || x.write)) continue;
-      if (!x.contiguous || !r.contiguous) {
-        if (!regions_overlap(x.contiguous ? contiguous_region(x) : region(e), r)) continue;
-      }
-      if (x.task != last) out->push_back(x.task);
-      last = x.task;
-      if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
-      if (x.write && covers(e, r)) covered = true;
-      if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) {  // the same rule as TensorMap::access
-        x.dropped = true;
-        if (!x.filed) ++unfiled_, --deferred_;
-      }
+    int64_t last = -1;  // entries are in task order: a task is listed once per scan
+    const uint32_t cover = covering_write(r, task);
+    if (cover != kNone) {
+      Entry &c = entries_[cover];
+      last = c.task;
+      out->push_back(last);
+      if (kinds) kinds->emplace_back(last, write ? kEdgeWaw : kEdgeRaw);
+      if (write && r.contiguous) drop(c);  // the same bytes again: this write stands for it now
+      for (uint32_t e = cover + 1; e < used_; ++e) visit(e, r, write, task, &last, out, kinds);
+      return true;
     }
-    return covered;
+    uint32_t kept = 0;  // the deferred list, compacted as it is walked (dropped ones leave it)
+    for (uint32_t i = 0; i < ndeferred_; ++i) {
+      const uint32_t e = deferred_[i];
+      if (entries_[e].dropped) continue;
+      deferred_[kept++] = e;
+      visit(e, r, write, task, &last, out, kinds);
+    }
+    ndeferred_ = kept;
+    return false;
   }
   // Adds task `task`'s access; `filed`: the TensorMap holds it already. False when full (the
   // caller flushes first: a batch of batch_deps tasks never fills it).
@@ -80,8 +92,16 @@ class DepBatch {
     x.contiguous = r.contiguous;
     x.filed = filed;
     x.dropped = false;
-    deferred_ += filed ? 0 : 1;
     if (!r.contiguous) std::memcpy(static_cast<void *>(&regions_[used_]), &r, sizeof(Region));
+    if (!filed) {
+      deferred_[ndeferred_++] = used_;
+      ++live_deferred_;
+    }
+    if (write) {  // the newest write of these bytes is what a later access of them finds
+      uint32_t h = slot_of(r.buffer, r.lo, r.hi);
+      while (slots_[h].epoch == epoch_ && !same_bytes(slots_[h].entry, r)) h = (h + 1) & slot_mask_;
+      slots_[h] = Slot{used_, epoch_};
+    }
     ++used_;
     return true;
   }
@@ -93,9 +113,16 @@ class DepBatch {
     for (; flushed_ < used_; ++flushed_) {
       const Entry &x = entries_[flushed_];
       if (x.filed || x.dropped) continue;
-      if (!file(x.contiguous ? contiguous_region(x) : region(flushed_), x.write, x.task)) return false;
+      if (!x.contiguous) {
+        if (!file(region(flushed_), x.write, x.task)) return false;
+        continue;
+      }
+      Region r;
+      set_contiguous(&r, x);
+      if (!file(r, x.write, x.task)) return false;
     }
-    used_ = flushed_ = deferred_ = 0;
+    used_ = flushed_ = ndeferred_ = live_deferred_ = 0;
+    ++epoch_;  // empties the hash
     return true;
   }
 
@@ -105,7 +132,7 @@ class DepBatch {
   // Deferred accesses dropped before any flush filed them (never filed), since construction.
   uint64_t unfiled() const { return unfiled_; }
   // Deferred accesses in the batch now (neither filed nor dropped): what a flush would file.
-  uint32_t deferred() const { return deferred_; }
+  uint32_t deferred() const { return live_deferred_; }
 
  private:
   struct Entry {  // trivial: a new pool is not written
@@ -117,21 +144,73 @@ class DepBatch {
   struct RegionSlot {
     alignas(Region) unsigned char bytes[sizeof(Region)];
   };
+  // Hash of the batch's writes by (buffer, lo, hi) -> newest entry; a slot is empty unless its
+  // epoch is the current batch's (a flush empties the table by counting up). Open addressing:
+  // at most capacity keys in at least twice as many slots.
+  struct Slot {
+    uint32_t entry, epoch;
+  };
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  uint32_t slot_of(uint64_t buffer, int64_t lo, int64_t hi) const {
+    const uint64_t h = (buffer >> 3) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(lo) * 0xC2B2AE3D27D4EB4Full ^
+                       static_cast<uint64_t>(hi) * 0x165667B19E3779F9ull;
+    return static_cast<uint32_t>(h >> 32) & slot_mask_;
+  }
+  bool same_bytes(uint32_t e, const Region &r) const {
+    const Entry &x = entries_[e];
+    return x.buffer == r.buffer && x.lo == r.lo && x.hi == r.hi;
+  }
+  // The newest write of the batch with r's very bytes, if it is an earlier task's, still in the
+  // batch and covers r (a strided one: the same geometry); else kNone. Only identical byte
+  // ranges are found (a hash look-up): a write covering r more widely is a missed skip, not an
+  // error — the TensorMap is asked then.
+  uint32_t covering_write(const Region &r, int64_t task) const {
+    for (uint32_t h = slot_of(r.buffer, r.lo, r.hi); slots_[h].epoch == epoch_; h = (h + 1) & slot_mask_) {
+      const uint32_t e = slots_[h].entry;
+      if (!same_bytes(e, r)) continue;
+      const Entry &x = entries_[e];
+      return !x.dropped && x.task != task && covers(e, r) ? e : kNone;
+    }
+    return kNone;
+  }
+  // One entry against the access: lists its task if they conflict, drops it if a contiguous
+  // write covers it.
+  template <typename Out, typename Kinds>
+  void visit(uint32_t e, const Region &r, bool write, int64_t task, int64_t *last, Out *out, Kinds *kinds) {
+    Entry &x = entries_[e];
+    if (x.dropped || x.task == task || x.buffer != r.buffer || x.hi <= r.lo || r.hi <= x.lo) return;
+    if (!(write || x.write)) return;
+    if (!x.contiguous || !r.contiguous) {
+      if (x.contiguous) {
+        Region xr;
+        set_contiguous(&xr, x);
+        if (!regions_overlap(xr, r)) return;
+      } else if (!regions_overlap(region(e), r)) {
+        return;
+      }
+    }
+    if (x.task != *last) out->push_back(x.task);
+    *last = x.task;
+    if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
+    if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) drop(x);
+  }
+  void drop(Entry &x) {
+    x.dropped = true;
+    if (!x.filed) ++unfiled_, --live_deferred_;
+  }
   static_assert(std::is_trivially_copyable<Region>::value, "add() copies a region in with memcpy");
 
   // A contiguous access is kept as its bytes only: the same bytes as one dimension of 1-byte
   // elements (overlap and coverage of a contiguous region depend on its bytes alone).
-  static Region contiguous_region(const Entry &x) {
-    Region r;
-    r.buffer = x.buffer;
-    r.base = r.lo = x.lo;
-    r.hi = x.hi;
-    r.esize = 1;
-    r.ndim = 1;
-    r.shape[0] = x.hi - x.lo;
-    r.stride[0] = 1;
-    r.contiguous = true;
-    return r;
+  static void set_contiguous(Region *r, const Entry &x) {
+    r->buffer = x.buffer;
+    r->base = r->lo = x.lo;
+    r->hi = x.hi;
+    r->esize = 1;
+    r->ndim = 1;
+    r->shape[0] = x.hi - x.lo;
+    r->stride[0] = 1;
+    r->contiguous = true;
   }
   const Region &region(uint32_t e) const {
     return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
@@ -152,10 +231,15 @@ class DepBatch {
 
   std::unique_ptr<Entry[]> entries_;
   std::unique_ptr<RegionSlot[]> regions_;  // by entry, strided accesses only
+  std::unique_ptr<uint32_t[]> deferred_;   // entries not filed, in order (dropped ones leave lazily)
+  std::unique_ptr<Slot[]> slots_;
   uint32_t capacity_;
+  uint32_t slot_mask_ = 0;
+  uint32_t epoch_ = 1;
+  uint32_t ndeferred_ = 0;
   uint32_t used_ = 0;
   uint32_t flushed_ = 0;  // flush() resumes here after a stop
-  uint32_t deferred_ = 0;
+  uint32_t live_deferred_ = 0;  // deferred entries not dropped: what a flush files
   uint64_t unfiled_ = 0;
 };
 

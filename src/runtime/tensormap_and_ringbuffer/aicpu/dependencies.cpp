@@ -80,13 +80,12 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
 // Room: a deferred access must never wait for TensorMap room behind an entry of the task being
 // submitted (that entry retires only after the task is published: a deadlock). So a task joins
 // the batch only while the TensorMap has room for everything the batch could file plus all of
-// this task's accesses (used + deferred + n <= capacity); otherwise the batch is flushed first,
+// this task's accesses (used + deferred + arguments <= capacity); otherwise the batch is flushed first,
 // at the task boundary, where waiting for room is safe. Within the task neither access() nor a
 // flush then ever finds the pool full.
 bool DeviceOrchestrator::record_batched(const Arg *args, uint32_t n, int64_t id, bool tracing) {
-  uint32_t accesses = 0;
-  for (uint32_t i = 0; i < n; ++i) accesses += args[i].kind == PTO_ARG_TENSOR && args[i].access != Access::NO_DEP;
-  if (!batch_->empty() && static_cast<uint64_t>(tmap_.used()) + batch_->deferred() + accesses > tmap_.capacity() &&
+  // (n, every argument, bounds the task's accesses: no pass over the arguments to count them.)
+  if (!batch_->empty() && static_cast<uint64_t>(tmap_.used()) + batch_->deferred() + n > tmap_.capacity() &&
       !flush_batch())
     return false;
   const int64_t seen_from = tracing ? 0 : live_from();
