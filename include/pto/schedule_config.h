@@ -5,8 +5,8 @@
 // header and the shared scheduler loop (src/core/graph/scheduler_loop.h) and the tensormap
 // orchestrator read it from there. It is plain data with no STL, so device code includes this
 // header too. Users set it as pto::backend::CompileOptions::sched (lowered by make_call_config)
-// or as the ChipCallConfig fields task_window_overflow, pipeline_depth and pipeline_scope
-// (pto/call_config.h). Semantics per runtime: docs/architecture.md, "Schedule primitives".
+// or as the ChipCallConfig fields task_window_overflow, pipeline_depth, pipeline_scope and
+// batch_deps (pto/call_config.h). Semantics per runtime: docs/architecture.md, "Schedule primitives".
 //
 //   task_window + overflow   what a full task window does: stall | evict_completed | error
 //   pipeline_depth + scope   at most `depth` tasks in flight (dispatched, not yet completed) per
