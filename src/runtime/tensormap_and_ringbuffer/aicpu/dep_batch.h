@@ -12,9 +12,12 @@
 // added after it — a walk over those entries only (in an accumulation: the previous task's).
 // Otherwise the TensorMap is asked (it holds every filed access) and the batch adds only the
 // conflicts with its deferred accesses, the ones the TensorMap does not hold — a walk over a
-// list that is empty when nothing was skipped. So the batch costs a hash probe per access when
-// it saves nothing, and a short walk when it saves a TensorMap walk. A contiguous write drops
-// the entries it covers among those it walks (it now stands for them, as in TensorMap::access).
+// list that is empty when nothing was skipped, and skipped when r is outside the list's
+// bounding box. So the batch costs a hash probe and an entry per access when it saves nothing,
+// and a walk over the entries since the covering writer when it saves a TensorMap walk (short
+// in an accumulation; up to the whole batch when many tasks read what one wrote). A contiguous
+// write drops the entries it covers among those it walks (it now stands for them, as in
+// TensorMap::access). Measured: docs/architecture.md, "Schedule primitives".
 //
 // Filing: an access that was looked up in the TensorMap was recorded there by the same walk
 // (TensorMap::access) and is only mirrored here (`filed`); one that skipped the look-up waits
@@ -52,8 +55,9 @@ class DepBatch {
   // accesses after it (those before it are ordered through it: they overlap its region and
   // conflict with a write). Returns false otherwise: the caller looks r up in the TensorMap,
   // which holds the batch's filed accesses, so only conflicts with the deferred ones (which
-  // it does not hold) are appended here. Either way a contiguous write drops the entries it
-  // covers among those it looked at (the same rule as TensorMap::access).
+  // it does not hold) are appended here — a walk skipped when r lies outside their bounding
+  // box. Either way a contiguous write drops the entries it covers among those it looked at
+  // (the same rule as TensorMap::access).
   // Out: push_back(int64_t); Kinds (profiling, may be null): emplace_back(int64_t, uint32_t).
   template <typename Out, typename Kinds>
   bool scan(const Region &r, bool write, int64_t task, Out *out, Kinds *kinds) {
@@ -68,6 +72,11 @@ class DepBatch {
       for (uint32_t e = cover + 1; e < used_; ++e) visit(e, r, write, task, &last, out, kinds);
       return true;
     }
+    // The deferred accesses' bounding box (one buffer, or any): most accesses that are not
+    // covered lie outside it and walk nothing.
+    if (ndeferred_ == 0 || (deferred_buffer_ != kAnyBuffer &&
+                            (deferred_buffer_ != r.buffer || deferred_hi_ <= r.lo || r.hi <= deferred_lo_)))
+      return false;
     uint32_t kept = 0;  // the deferred list, compacted as it is walked (dropped ones leave it)
     for (uint32_t i = 0; i < ndeferred_; ++i) {
       const uint32_t e = deferred_[i];
@@ -94,6 +103,14 @@ class DepBatch {
     x.dropped = false;
     if (!r.contiguous) std::memcpy(static_cast<void *>(&regions_[used_]), &r, sizeof(Region));
     if (!filed) {
+      if (ndeferred_ == 0) {
+        deferred_buffer_ = r.buffer, deferred_lo_ = r.lo, deferred_hi_ = r.hi;
+      } else if (deferred_buffer_ != r.buffer) {
+        deferred_buffer_ = kAnyBuffer;
+      } else {
+        deferred_lo_ = r.lo < deferred_lo_ ? r.lo : deferred_lo_;
+        deferred_hi_ = r.hi > deferred_hi_ ? r.hi : deferred_hi_;
+      }
       deferred_[ndeferred_++] = used_;
       ++live_deferred_;
     }
@@ -151,6 +168,7 @@ class DepBatch {
     uint32_t entry, epoch;
   };
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr uint64_t kAnyBuffer = ~uint64_t{0};  // deferred accesses on several buffers
   uint32_t slot_of(uint64_t buffer, int64_t lo, int64_t hi) const {
     const uint64_t h = (buffer >> 3) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(lo) * 0xC2B2AE3D27D4EB4Full ^
                        static_cast<uint64_t>(hi) * 0x165667B19E3779F9ull;
@@ -237,6 +255,9 @@ class DepBatch {
   uint32_t slot_mask_ = 0;
   uint32_t epoch_ = 1;
   uint32_t ndeferred_ = 0;
+  // Bounding box of the deferred list since the last flush (not shrunk when entries leave it).
+  uint64_t deferred_buffer_ = 0;
+  int64_t deferred_lo_ = 0, deferred_hi_ = 0;
   uint32_t used_ = 0;
   uint32_t flushed_ = 0;  // flush() resumes here after a stop
   uint32_t live_deferred_ = 0;  // deferred entries not dropped: what a flush files
