@@ -331,24 +331,25 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  void (*entry)(pto::Orchestrator &) = o.workload == "independent" ? independent
-                                       : o.workload == "stencil"   ? stencil
-                                       : o.workload == "tiles"     ? tiles
-                                       : o.workload == "temps"     ? temps
+  void (*entry)(pto::Orchestrator &) = o.workload == "independent"  ? independent
+                                       : o.workload == "stencil"    ? stencil
+                                       : o.workload == "tiles"      ? tiles
+                                       : o.workload == "temps"      ? temps
                                        : o.workload == "accumulate" ? accumulate
-                                       : o.workload == "reads"     ? reads
-                                                                   : nullptr;
+                                       : o.workload == "reads"      ? reads
+                                                                    : nullptr;
   if (!entry || o.lag < 1 || o.lag >= o.window || o.tasks < 1 || o.batch > pto::kMaxBatchDeps) {
-    std::fprintf(stderr,
-                 "usage: %s --workload independent|stencil|tiles|temps|accumulate|reads [--tasks N] [--lag 1..%u] "
-                 "[--reps R] [--batch 0..%u]\n",
-                 argv[0], o.window - 1, pto::kMaxBatchDeps);
+    std::fprintf(
+        stderr,
+        "usage: %s --workload independent|stencil|tiles|temps|accumulate|reads [--tasks N] [--lag 1..%u] "
+        "[--reps R] [--batch 0..%u]\n",
+        argv[0], o.window - 1, pto::kMaxBatchDeps);
     return 2;
   }
   const uint64_t cells_bytes = o.workload == "independent" ? 8 * static_cast<uint64_t>(o.tasks)
                                : o.workload == "stencil"   ? 8 * 8
                                : o.workload == "accumulate" || o.workload == "reads" ? 8 * 9000
-                                                           : 8ull * 1024 * 1024;
+                                                                                     : 8ull * 1024 * 1024;
   Image image(o, cells_bytes);
   const double tick_ns = ns_per_tick();
   std::vector<uint64_t> samples, run_ns;
@@ -387,7 +388,8 @@ int main(int argc, char **argv) {
   std::printf(
       "{\"workload\": \"%s\", \"tasks\": %lld, \"lag\": %lld, \"reps\": %d, \"submit_ns_p50\": %.1f, "
       "\"submit_ns_p90\": %.1f, \"submit_ns_p99\": %.1f, \"submit_ns_mean\": %.1f, \"run_ns_per_task\": "
-      "%.1f, \"timer_overhead_ns\": %.1f, \"batch_deps\": %u, \"batch_flushes\": %llu, \"batch_local_hits\": %llu, "
+      "%.1f, \"timer_overhead_ns\": %.1f, \"batch_deps\": %u, \"batch_flushes\": %llu, \"batch_local_hits\": "
+      "%llu, "
       "\"batch_unfiled\": %llu}\n",
       o.workload.c_str(), static_cast<long long>(o.tasks), static_cast<long long>(o.lag), o.reps, pct(0.5),
       pct(0.9), pct(0.99), mean, run_per_task, static_cast<double>(g_run.overhead) * tick_ns, o.batch,

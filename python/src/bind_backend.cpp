@@ -116,7 +116,8 @@ void bind_backend(nb::module_ &m) {
       "(0 = the backend's default), aicpu_threads (0 = the default), and the schedule primitives: "
       "task_window (0 = the call config's) with window_overflow ('stall', 'evict_completed', "
       "'error'), pipeline_depth (0 = off) with pipeline_scope ('global', 'per_stream', 'per_pool', "
-      "'per_target'), batch_deps (0 = off; submits per dependency batch, tensormap runtime). Checked when made and again by every method; kernel_compiler() and "
+      "'per_target'), batch_deps (0 = off; submits per dependency batch, tensormap runtime). Checked when "
+      "made and again by every method; kernel_compiler() and "
       "call_config() apply it.")
       .def(
           "__init__",

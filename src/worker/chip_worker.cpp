@@ -115,10 +115,11 @@ std::string RunStats::table() const {
     t += buf;
   }
   if (batch_flushes > 0) {
-    std::snprintf(buf, sizeof buf,
-                  "batch_deps       %llu batch(es), %llu TensorMap look-up(s) skipped, %llu access(es) not filed\n",
-                  static_cast<unsigned long long>(batch_flushes), static_cast<unsigned long long>(batch_local_hits),
-                  static_cast<unsigned long long>(batch_unfiled));
+    std::snprintf(
+        buf, sizeof buf,
+        "batch_deps       %llu batch(es), %llu TensorMap look-up(s) skipped, %llu access(es) not filed\n",
+        static_cast<unsigned long long>(batch_flushes), static_cast<unsigned long long>(batch_local_hits),
+        static_cast<unsigned long long>(batch_unfiled));
     t += buf;
   }
   const char *names[4] = {"task window", "heap (bytes)", "dep pool", "TensorMap"};

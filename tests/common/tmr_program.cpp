@@ -120,7 +120,8 @@ TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy) {
       continue;
     }
     p.words.push_back(kOpTask);
-    if (!batchy || pick(0, 7) == 0) core = pick(0, 7) == 0 ? 2 : pick(0, 1);  // 2: a MIX task on a whole cluster
+    if (!batchy || pick(0, 7) == 0)
+      core = pick(0, 7) == 0 ? 2 : pick(0, 1);  // 2: a MIX task on a whole cluster
     p.words.push_back(core);
     const int64_t n = pick(1, 4);
     p.words.push_back(n);

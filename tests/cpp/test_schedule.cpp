@@ -390,7 +390,8 @@ TEST(ScheduleConfig, CompileOptionsOutOfRangeNameTheField) {
     ADD_FAILURE() << "batch_deps 257 accepted";
   } catch (const pto::Error &e) {
     EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(e.what()).find("CompileOptions.sched.batch_deps=257 is outside 0..256"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("CompileOptions.sched.batch_deps=257 is outside 0..256"),
+              std::string::npos)
         << e.what();
   }
 }

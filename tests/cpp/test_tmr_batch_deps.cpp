@@ -75,10 +75,11 @@ TEST_P(TmrBatchDeps, EveryBatchSizeGivesTheBuffersOfSequentialExecution) {
       cfg.enable_profiling = batch == 4 && seed == 21;  // the trace's path: retired producers seen too
       const pto::RunStats s = w.run(callable, args, cfg);
       ASSERT_EQ(s.tasks_run, static_cast<uint64_t>(prog.tasks)) << "batch_deps=" << batch;
-      std::printf("[ batch    ] seed %llu batch_deps %u: %llu flushes, %llu look-ups skipped, %llu not filed\n",
-                  static_cast<unsigned long long>(seed), batch, static_cast<unsigned long long>(s.batch_flushes),
-                  static_cast<unsigned long long>(s.batch_local_hits),
-                  static_cast<unsigned long long>(s.batch_unfiled));
+      std::printf(
+          "[ batch    ] seed %llu batch_deps %u: %llu flushes, %llu look-ups skipped, %llu not filed\n",
+          static_cast<unsigned long long>(seed), batch, static_cast<unsigned long long>(s.batch_flushes),
+          static_cast<unsigned long long>(s.batch_local_hits),
+          static_cast<unsigned long long>(s.batch_unfiled));
       if (batch == 0) {
         EXPECT_EQ(s.batch_flushes + s.batch_local_hits + s.batch_unfiled, 0u) << "off means off";
       } else {

@@ -150,10 +150,10 @@ TEST(DepBatch, AStoppedFlushResumesWhereItStopped) {
 
 TEST(DepBatch, StridedTilesCoverOnlyTheSameGeometryAndDisjointOnesDoNotConflict) {
   DepBatch b(16);
-  ASSERT_TRUE(b.add(tile(0, 0, 8, 8, 2, 1), true, 0, false));                // even rows, deferred
-  EXPECT_TRUE(scan(b, tile(0, 0, 8, 8, 2, 1), false, 1).covered);            // the same tile
-  EXPECT_TRUE(scan(b, tile(1, 0, 8, 8, 2, 1), true, 1).producers.empty());   // odd rows: apart
-  const Scan s = scan(b, tile(0, 0, 4, 8, 2, 1), false, 1);                  // a part of it
+  ASSERT_TRUE(b.add(tile(0, 0, 8, 8, 2, 1), true, 0, false));               // even rows, deferred
+  EXPECT_TRUE(scan(b, tile(0, 0, 8, 8, 2, 1), false, 1).covered);           // the same tile
+  EXPECT_TRUE(scan(b, tile(1, 0, 8, 8, 2, 1), true, 1).producers.empty());  // odd rows: apart
+  const Scan s = scan(b, tile(0, 0, 4, 8, 2, 1), false, 1);                 // a part of it
   EXPECT_EQ(s.producers, std::vector<int64_t>{0});
   EXPECT_FALSE(s.covered) << "only an identical view counts as covered";
   EXPECT_FALSE(scan(b, flat(0, 1), false, 1).covered);
@@ -179,17 +179,26 @@ struct Access {
   int64_t task;
 };
 bool conflict(const Access &a, const Access &b) {
-  return a.task != b.task && (a.write || b.write) && a.r.buffer == b.r.buffer && pto::regions_overlap(a.r, b.r);
+  return a.task != b.task && (a.write || b.write) && a.r.buffer == b.r.buffer &&
+         pto::regions_overlap(a.r, b.r);
 }
 
 TEST(DepBatch, RandomProgramsOrderEveryConflictingPairAsTheTensorMapAloneWould) {
   constexpr int kTasks = 256;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
-    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    auto pick = [&rng](int lo, int hi) {
+      return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1));
+    };
     // A few views reused often (identical and nested) plus random ones.
-    std::vector<Region> pool = {flat(0, 64), flat(0, 16), flat(16, 16), flat(8, 16), tile(0, 0, 4, 4),
-                                tile(0, 0, 4, 4, 2, 2), tile(1, 1, 4, 4, 2, 2), flat(0, 64, kOther)};
+    std::vector<Region> pool = {flat(0, 64),
+                                flat(0, 16),
+                                flat(16, 16),
+                                flat(8, 16),
+                                tile(0, 0, 4, 4),
+                                tile(0, 0, 4, 4, 2, 2),
+                                tile(1, 1, 4, 4, 2, 2),
+                                flat(0, 64, kOther)};
     const uint32_t batch_size = static_cast<uint32_t>(pick(1, 8));
     DepBatch b(batch_size * 4);
     std::vector<Access> global;  // filed accesses
@@ -205,9 +214,9 @@ TEST(DepBatch, RandomProgramsOrderEveryConflictingPairAsTheTensorMapAloneWould) 
       if (pick(0, 9) == 0) do_flush();  // a kernel or stream change
       const int n = pick(1, 3);
       for (int i = 0; i < n; ++i) {
-        const Region r = pick(0, 2) == 0 ? tile(pick(0, 7), pick(0, 7), pick(1, 4), pick(1, 4), pick(1, 2),
-                                                pick(1, 2))
-                                         : pool[static_cast<size_t>(pick(0, static_cast<int>(pool.size()) - 1))];
+        const Region r = pick(0, 2) == 0
+                             ? tile(pick(0, 7), pick(0, 7), pick(1, 4), pick(1, 4), pick(1, 2), pick(1, 2))
+                             : pool[static_cast<size_t>(pick(0, static_cast<int>(pool.size()) - 1))];
         const bool write = pick(0, 1) == 1;
         const Access a{r, write, t};
         const bool covered = b.scan(r, write, t, &deps[t], static_cast<Kinds *>(nullptr));

@@ -41,8 +41,10 @@ class DepBatch {
  public:
   // `capacity`: accesses the batch can hold (tasks per batch x arguments per task).
   explicit DepBatch(uint32_t capacity)
-      : entries_(new Entry[capacity ? capacity : 1]), regions_(new RegionSlot[capacity ? capacity : 1]),
-        deferred_(new uint32_t[capacity ? capacity : 1]), capacity_(capacity ? capacity : 1) {
+      : entries_(new Entry[capacity ? capacity : 1]),
+        regions_(new RegionSlot[capacity ? capacity : 1]),
+        deferred_(new uint32_t[capacity ? capacity : 1]),
+        capacity_(capacity ? capacity : 1) {
     uint32_t n = 16;
     while (n < 2 * capacity_) n <<= 1;
     slots_.reset(new Slot[n]());  // epoch 0: empty (the first batch is epoch 1)
@@ -170,7 +172,8 @@ class DepBatch {
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   static constexpr uint64_t kAnyBuffer = ~uint64_t{0};  // deferred accesses on several buffers
   uint32_t slot_of(uint64_t buffer, int64_t lo, int64_t hi) const {
-    const uint64_t h = (buffer >> 3) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(lo) * 0xC2B2AE3D27D4EB4Full ^
+    const uint64_t h = (buffer >> 3) * 0x9E3779B97F4A7C15ull ^
+                       static_cast<uint64_t>(lo) * 0xC2B2AE3D27D4EB4Full ^
                        static_cast<uint64_t>(hi) * 0x165667B19E3779F9ull;
     return static_cast<uint32_t>(h >> 32) & slot_mask_;
   }
@@ -259,7 +262,7 @@ class DepBatch {
   uint64_t deferred_buffer_ = 0;
   int64_t deferred_lo_ = 0, deferred_hi_ = 0;
   uint32_t used_ = 0;
-  uint32_t flushed_ = 0;  // flush() resumes here after a stop
+  uint32_t flushed_ = 0;        // flush() resumes here after a stop
   uint32_t live_deferred_ = 0;  // deferred entries not dropped: what a flush files
   uint64_t unfiled_ = 0;
 };

@@ -129,10 +129,10 @@ class DeviceOrchestrator final : public Orchestrator {
   // a kernel change, a stream change, scope_begin(manual) and scope_end, after batch_deps
   // submits, and before the orchestrator waits for any ring (back_pressure.h).
   std::unique_ptr<DepBatch> batch_;
-  uint32_t batch_tasks_ = 0;    // submits in the current batch
-  uint32_t batch_func_ = 0;     // their kernel
-  bool flushing_ = false;       // flush_batch is filing (its own waits do not flush again)
-  uint64_t batch_flushes_ = 0;  // RunStats.batch_flushes
+  uint32_t batch_tasks_ = 0;       // submits in the current batch
+  uint32_t batch_func_ = 0;        // their kernel
+  bool flushing_ = false;          // flush_batch is filing (its own waits do not flush again)
+  uint64_t batch_flushes_ = 0;     // RunStats.batch_flushes
   uint64_t batch_local_hits_ = 0;  // RunStats.batch_local_hits
   std::vector<ScopeRec> scopes_;
   uint64_t high_water_[4] = {};  // per Stall ring
