@@ -11,7 +11,9 @@
 // What it leaves out (bench/run.py's orch_ns_per_task has it): cache lines the schedulers write
 // on other cores (fanout heads, last_task_alive, the ready queue), and waits for ring space.
 //
-//   bench_submit --workload independent|stencil|tiles|temps [--tasks N] [--lag L] [--reps R]
+//   bench_submit --workload independent|stencil|tiles|temps|accumulate|reads [--tasks N] [--lag L]
+//                [--reps R] [--batch B]
+// --batch B: batch_deps = B (0, the default, is off); the JSON line then carries the batch counters.
 //
 // Instruction counts (stable on a noisy machine), only inside submit_task:
 //   valgrind --tool=callgrind --toggle-collect='pto::tmr::DeviceOrchestrator::submit_task*'
@@ -42,6 +44,7 @@ struct Options {
   int64_t lag = 64;
   int reps = 5;
   uint32_t window = 1024;
+  uint32_t batch = 0;  // batch_deps
 };
 
 uint64_t ticks() {
@@ -105,6 +108,7 @@ class Image {
     h->heap_addr = reinterpret_cast<uint64_t>(heap_.get());
     h->heap_bytes = kHeap;
     h->orch_entry = orch_entry;
+    h->sched.batch_deps = o_.batch;
     h->failed_task.store(-1, std::memory_order_relaxed);
     h->orch_wake_at.store(INT64_MAX, std::memory_order_relaxed);
     auto *k = reinterpret_cast<pto::tmr::KernelSlot *>(base + kernels_);
@@ -255,6 +259,37 @@ void temps(pto::Orchestrator &orch) {
   }
 }
 
+// An accumulation (a matmul's k loop): runs of 32 tasks INOUT on one 8-cell tile of C, each
+// also reading its own A and B cells (never written: the look-ups find nothing).
+void accumulate(pto::Orchestrator &orch) {
+  pto::TensorView cells = orch.tensor(0);
+  const int64_t eight = 8, one = 1;
+  for (int64_t k = 0; k < g_run.o->tasks; ++k) {
+    const int64_t c = 8 * ((k / 32) % 64), a_at = 512 + 2 * (k % 4096), b_at = a_at + 1;
+    const pto::Arg a[4] = {pto::Arg::inout(cells.slice(&c, &eight)), pto::Arg::in(cells.slice(&a_at, &one)),
+                           pto::Arg::in(cells.slice(&b_at, &one)), pto::Arg::i64(0)};
+    timed(orch, [&] { return orch.submit_task(0, PTO_CORE_AIV, a, 4); });
+  }
+}
+
+// Repeated reads of one tile: every 64th task writes an 8-cell tile, the 63 after it read it and
+// each writes its own cell (a broadcast).
+void reads(pto::Orchestrator &orch) {
+  pto::TensorView cells = orch.tensor(0);
+  const int64_t eight = 8, zero = 0;
+  const pto::TensorView tile = cells.slice(&zero, &eight);
+  for (int64_t k = 0; k < g_run.o->tasks; ++k) {
+    if (k % 64 == 0) {
+      const pto::Arg a[2] = {pto::Arg::out_existing(tile), pto::Arg::i64(0)};
+      timed(orch, [&] { return orch.submit_task(0, PTO_CORE_AIV, a, 2); });
+      continue;
+    }
+    const pto::Arg a[3] = {pto::Arg::in(tile), pto::Arg::out_existing(cell(cells, 8 + k % 4096)),
+                           pto::Arg::i64(0)};
+    timed(orch, [&] { return orch.submit_task(0, PTO_CORE_AIV, a, 3); });
+  }
+}
+
 uint64_t timer_overhead() {
   std::vector<uint64_t> v;
   for (int i = 0; i < 10001; ++i) {
@@ -289,28 +324,36 @@ int main(int argc, char **argv) {
       o.lag = std::atoll(v.c_str());
     else if (k == "--reps")
       o.reps = std::atoi(v.c_str());
+    else if (k == "--batch")
+      o.batch = static_cast<uint32_t>(std::atoi(v.c_str()));
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
-  void (*entry)(pto::Orchestrator &) = o.workload == "independent" ? independent
-                                       : o.workload == "stencil"   ? stencil
-                                       : o.workload == "tiles"     ? tiles
-                                       : o.workload == "temps"     ? temps
-                                                                   : nullptr;
-  if (!entry || o.lag < 1 || o.lag >= o.window || o.tasks < 1) {
+  void (*entry)(pto::Orchestrator &) = o.workload == "independent"  ? independent
+                                       : o.workload == "stencil"    ? stencil
+                                       : o.workload == "tiles"      ? tiles
+                                       : o.workload == "temps"      ? temps
+                                       : o.workload == "accumulate" ? accumulate
+                                       : o.workload == "reads"      ? reads
+                                                                    : nullptr;
+  if (!entry || o.lag < 1 || o.lag >= o.window || o.tasks < 1 || o.batch > pto::kMaxBatchDeps) {
     std::fprintf(
-        stderr, "usage: %s --workload independent|stencil|tiles|temps [--tasks N] [--lag 1..%u] [--reps R]\n",
-        argv[0], o.window - 1);
+        stderr,
+        "usage: %s --workload independent|stencil|tiles|temps|accumulate|reads [--tasks N] [--lag 1..%u] "
+        "[--reps R] [--batch 0..%u]\n",
+        argv[0], o.window - 1, pto::kMaxBatchDeps);
     return 2;
   }
   const uint64_t cells_bytes = o.workload == "independent" ? 8 * static_cast<uint64_t>(o.tasks)
                                : o.workload == "stencil"   ? 8 * 8
-                                                           : 8ull * 1024 * 1024;
+                               : o.workload == "accumulate" || o.workload == "reads" ? 8 * 9000
+                                                                                     : 8ull * 1024 * 1024;
   Image image(o, cells_bytes);
   const double tick_ns = ns_per_tick();
   std::vector<uint64_t> samples, run_ns;
+  uint64_t batch_stats[3] = {};
   samples.reserve(static_cast<size_t>(o.tasks) * static_cast<size_t>(o.reps + 1));
   g_run.o = &o;
   g_run.overhead = timer_overhead();
@@ -324,6 +367,7 @@ int main(int argc, char **argv) {
       orch.run();
     }
     if (rep > 0) run_ns.push_back(h->orch_ns.load());
+    for (int i = 0; i < 3; ++i) batch_stats[i] = h->batch_stats[i].load();
     if (h->orch_status.load() != PTO_OK || h->next_task.load() != o.tasks) {
       std::fprintf(stderr, "run failed: status %d, %lld tasks: %s\n", h->orch_status.load(),
                    static_cast<long long>(h->next_task.load()), h->orch_message);
@@ -344,8 +388,12 @@ int main(int argc, char **argv) {
   std::printf(
       "{\"workload\": \"%s\", \"tasks\": %lld, \"lag\": %lld, \"reps\": %d, \"submit_ns_p50\": %.1f, "
       "\"submit_ns_p90\": %.1f, \"submit_ns_p99\": %.1f, \"submit_ns_mean\": %.1f, \"run_ns_per_task\": "
-      "%.1f, \"timer_overhead_ns\": %.1f}\n",
+      "%.1f, \"timer_overhead_ns\": %.1f, \"batch_deps\": %u, \"batch_flushes\": %llu, \"batch_local_hits\": "
+      "%llu, "
+      "\"batch_unfiled\": %llu}\n",
       o.workload.c_str(), static_cast<long long>(o.tasks), static_cast<long long>(o.lag), o.reps, pct(0.5),
-      pct(0.9), pct(0.99), mean, run_per_task, static_cast<double>(g_run.overhead) * tick_ns);
+      pct(0.9), pct(0.99), mean, run_per_task, static_cast<double>(g_run.overhead) * tick_ns, o.batch,
+      static_cast<unsigned long long>(batch_stats[0]), static_cast<unsigned long long>(batch_stats[1]),
+      static_cast<unsigned long long>(batch_stats[2]));
   return 0;
 }

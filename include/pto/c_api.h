@@ -17,7 +17,9 @@ extern "C" {
 
 /* 4: pto_call_config has task_window_overflow, pipeline_depth, pipeline_scope after task_window;
  * pto_run_stats ends with pipeline_deferred, pipeline_max_in_flight, window_overflow. */
-#define PTO_C_API_VERSION 4
+/* 5: pto_call_config has batch_deps after pipeline_scope; pto_run_stats ends with batch_flushes,
+ * batch_local_hits, batch_unfiled. */
+#define PTO_C_API_VERSION 5
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -59,6 +61,7 @@ typedef struct pto_call_config {
   uint32_t task_window_overflow; /* pto::WindowOverflow: 0 stall, 1 evict_completed, 2 error */
   uint32_t pipeline_depth;       /* tasks in flight per pipeline gate; 0 = no gates */
   uint32_t pipeline_scope;       /* pto::PipelineScope: 0 global, 1 per_stream, 2 per_pool, 3 per_target */
+  uint32_t batch_deps;           /* tensormap_and_ringbuffer: submits per dependency batch; 0 = off */
   uint64_t heap_bytes;           /* tensormap_and_ringbuffer: heap ring size */
   uint32_t dep_pool_entries;     /* tensormap_and_ringbuffer: dependency-list pool */
   uint32_t tensormap_entries;    /* tensormap_and_ringbuffer: TensorMap pool */
@@ -104,6 +107,12 @@ typedef struct pto_run_stats {
   uint64_t pipeline_deferred;
   uint32_t pipeline_max_in_flight;
   uint32_t window_overflow;
+  /* batch_deps (tensormap_and_ringbuffer; 0 otherwise): batches filed into the TensorMap,
+   * TensorMap look-ups skipped because the batch held a covering write, and accesses never
+   * filed because a later write in the same batch covered them. */
+  uint64_t batch_flushes;
+  uint64_t batch_local_hits;
+  uint64_t batch_unfiled;
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

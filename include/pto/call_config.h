@@ -30,6 +30,8 @@
   X(uint32_t, pipeline_depth, 0, 0, 65535, "tasks in flight per pipeline gate; 0 = no gates")              \
   X(uint32_t, pipeline_scope, 0, 0, 3,                                                                     \
     "pipeline_depth's gates: 0 global, 1 per_stream, 2 per_pool, 3 per_target")                            \
+  X(uint32_t, batch_deps, 0, 0, 256,                                                                       \
+    "tensormap_and_ringbuffer: submits per dependency batch (local map before the TensorMap); 0 = off")    \
   X(uint64_t, heap_bytes, 64ull << 20, 64, UINT64_MAX,                                                     \
     "tensormap_and_ringbuffer: heap ring bytes for alloc_tensor")                                          \
   X(uint32_t, dep_pool_entries, 16384, 1, UINT32_MAX,                                                      \

@@ -136,6 +136,12 @@ struct RunStats {
   std::string window_overflow = "stall";  // the task window's overflow mode the run used
   uint64_t pipeline_deferred = 0;         // pipeline_depth: tasks that waited for a token
   uint32_t pipeline_max_in_flight = 0;    // pipeline_depth: the most in flight in one gate
+  // batch_deps (tensormap_and_ringbuffer; 0 otherwise): batches filed into the TensorMap,
+  // TensorMap look-ups the batch made unnecessary, accesses never filed (a later write in the
+  // same batch covered them). docs/architecture.md, "Schedule primitives".
+  uint64_t batch_flushes = 0;
+  uint64_t batch_local_hits = 0;
+  uint64_t batch_unfiled = 0;
 
   // A short printable table of everything above.
   std::string table() const;

@@ -5,12 +5,14 @@
 // header and the shared scheduler loop (src/core/graph/scheduler_loop.h) and the tensormap
 // orchestrator read it from there. It is plain data with no STL, so device code includes this
 // header too. Users set it as pto::backend::CompileOptions::sched (lowered by make_call_config)
-// or as the ChipCallConfig fields task_window_overflow, pipeline_depth and pipeline_scope
-// (pto/call_config.h). Semantics per runtime: docs/architecture.md, "Schedule primitives".
+// or as the ChipCallConfig fields task_window_overflow, pipeline_depth, pipeline_scope and
+// batch_deps (pto/call_config.h). Semantics per runtime: docs/architecture.md, "Schedule primitives".
 //
 //   task_window + overflow   what a full task window does: stall | evict_completed | error
 //   pipeline_depth + scope   at most `depth` tasks in flight (dispatched, not yet completed) per
 //                            gate; gates are global | per_stream | per_pool | per_target
+//   batch_deps               dependency inference over a local map of the last `batch_deps`
+//                            submits first, then the TensorMap (tensormap runtime only)
 #ifndef PTO_SCHEDULE_CONFIG_H
 #define PTO_SCHEDULE_CONFIG_H
 
@@ -41,6 +43,8 @@ constexpr uint32_t kMaxStreams = 256;
 constexpr uint32_t kMaxTargets = 256;
 constexpr uint16_t kNoTarget = 0xFFFF;  // a task without a target affinity
 constexpr uint32_t kMaxPipelineDepth = 65535;
+// batch_deps: tasks per batch at most (the batch map holds batch_deps x max_args_per_task entries).
+constexpr uint32_t kMaxBatchDeps = 256;
 
 inline const char *window_overflow_name(WindowOverflow o) {
   switch (o) {
@@ -86,23 +90,26 @@ inline bool parse_pipeline_scope(const char *name, PipelineScope *out) {
   return false;
 }
 
-// The lowered primitives, 16 bytes. task_window == 0 keeps the ChipCallConfig's window
+// The lowered primitives, 20 bytes. task_window == 0 keeps the ChipCallConfig's window
 // (make_call_config); pipeline_depth == 0 turns the token gates off (the default path: no gate
-// memory, one predictable branch per dispatch and per completion).
+// memory, one predictable branch per dispatch and per completion); batch_deps == 0 turns the
+// dependency batch off (no batch map, one predictable branch per tensor access).
 struct ScheduleConfig {
   uint32_t task_window = 0;
   WindowOverflow window_overflow = WindowOverflow::kStall;
   uint32_t pipeline_depth = 0;
   PipelineScope pipeline_scope = PipelineScope::kGlobal;
+  uint32_t batch_deps = 0;  // 0 = off; 1 .. kMaxBatchDeps submits per dependency batch
 
   bool gated() const { return pipeline_depth != 0; }
   bool operator==(const ScheduleConfig &o) const {
     return task_window == o.task_window && window_overflow == o.window_overflow &&
-           pipeline_depth == o.pipeline_depth && pipeline_scope == o.pipeline_scope;
+           pipeline_depth == o.pipeline_depth && pipeline_scope == o.pipeline_scope &&
+           batch_deps == o.batch_deps;
   }
   bool operator!=(const ScheduleConfig &o) const { return !(*this == o); }
 };
-static_assert(sizeof(ScheduleConfig) == 16, "compact: copied into every run's header");
+static_assert(sizeof(ScheduleConfig) == 20, "compact: copied into every run's header");
 
 }  // namespace pto
 #endif  // PTO_SCHEDULE_CONFIG_H

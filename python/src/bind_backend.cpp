@@ -39,7 +39,8 @@ std::string options_repr(const Options &o) {
          ", task_window=" + std::to_string(o.sched.task_window) +
          ", window_overflow=" + py_quote(pto::window_overflow_name(o.sched.window_overflow)) +
          ", pipeline_depth=" + std::to_string(o.sched.pipeline_depth) +
-         ", pipeline_scope=" + py_quote(pto::pipeline_scope_name(o.sched.pipeline_scope)) + ")";
+         ", pipeline_scope=" + py_quote(pto::pipeline_scope_name(o.sched.pipeline_scope)) +
+         ", batch_deps=" + std::to_string(o.sched.batch_deps) + ")";
 }
 
 bool options_equal(const Options &a, const Options &b) {
@@ -115,13 +116,15 @@ void bind_backend(nb::module_ &m) {
       "(0 = the backend's default), aicpu_threads (0 = the default), and the schedule primitives: "
       "task_window (0 = the call config's) with window_overflow ('stall', 'evict_completed', "
       "'error'), pipeline_depth (0 = off) with pipeline_scope ('global', 'per_stream', 'per_pool', "
-      "'per_target'). Checked when made and again by every method; kernel_compiler() and "
+      "'per_target'), batch_deps (0 = off; submits per dependency batch, tensormap runtime). Checked when "
+      "made and again by every method; kernel_compiler() and "
       "call_config() apply it.")
       .def(
           "__init__",
           [](Options *self, std::string target, std::string platform, int opt_level, bool debug,
              bool profiling, int host_threads, int aicpu_threads, uint32_t task_window,
-             const std::string &window_overflow, uint32_t pipeline_depth, const std::string &pipeline_scope) {
+             const std::string &window_overflow, uint32_t pipeline_depth, const std::string &pipeline_scope,
+             uint32_t batch_deps) {
             Options o;
             o.target = std::move(target);
             o.platform = std::move(platform);
@@ -134,13 +137,14 @@ void bind_backend(nb::module_ &m) {
             o.sched.window_overflow = overflow_of(window_overflow);
             o.sched.pipeline_depth = pipeline_depth;
             o.sched.pipeline_scope = scope_of(pipeline_scope);
+            o.sched.batch_deps = batch_deps;
             check(o);  // a typo or an unavailable target is reported where it was written
             new (self) Options(std::move(o));
           },
           nb::kw_only(), "target"_a = Options{}.target, "platform"_a = "",
           "opt_level"_a = Options{}.opt_level, "debug"_a = false, "profiling"_a = false, "host_threads"_a = 0,
           "aicpu_threads"_a = 0, "task_window"_a = 0u, "window_overflow"_a = "stall", "pipeline_depth"_a = 0u,
-          "pipeline_scope"_a = "global")
+          "pipeline_scope"_a = "global", "batch_deps"_a = 0u)
       .def_rw("target", &Options::target)
       .def_rw("platform", &Options::platform)
       .def_rw("opt_level", &Options::opt_level)
@@ -162,6 +166,9 @@ void bind_backend(nb::module_ &m) {
           "pipeline_scope",
           [](const Options &o) { return std::string(pto::pipeline_scope_name(o.sched.pipeline_scope)); },
           [](Options &o, const std::string &v) { o.sched.pipeline_scope = scope_of(v); })
+      .def_prop_rw(
+          "batch_deps", [](const Options &o) { return o.sched.batch_deps; },
+          [](Options &o, uint32_t v) { o.sched.batch_deps = v; })
       .def("check", &check, "Raises what get_backend(target).check(self) raises.")
       .def_prop_ro("resolved_platform", &pto::platform_of,
                    "platform, or the first platform of the target backend when platform is ''.")
@@ -188,7 +195,7 @@ void bind_backend(nb::module_ &m) {
           "base"_a.none() = nb::none(),
           "base (or a default ChipCallConfig) with enable_profiling = profiling, aicpu_thread_num = "
           "aicpu_threads and task_window = task_window unless 0, and task_window_overflow, "
-          "pipeline_depth, pipeline_scope as numbers.")
+          "pipeline_depth, pipeline_scope, batch_deps as numbers.")
       .def(
           "__eq__",
           [](const Options &a, nb::handle b) -> nb::object {

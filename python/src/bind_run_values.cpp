@@ -241,6 +241,12 @@ void bind_run_stats(nb::module_ &m) {
               "pipeline_depth: tasks that found no token at their gate and waited (0 without gates)")
       .def_ro("pipeline_max_in_flight", &RunStats::pipeline_max_in_flight,
               "pipeline_depth: the most tasks in flight in any one gate (0 without gates)")
+      .def_ro("batch_flushes", &RunStats::batch_flushes,
+              "batch_deps: dependency batches filed into the TensorMap (0 when off, and in host_build_graph)")
+      .def_ro("batch_local_hits", &RunStats::batch_local_hits,
+              "batch_deps: TensorMap look-ups skipped because an earlier write in the batch covered the view")
+      .def_ro("batch_unfiled", &RunStats::batch_unfiled,
+              "batch_deps: accesses never filed into the TensorMap (a later write in the batch covered them)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

@@ -108,6 +108,10 @@ void check_schedule(const ScheduleConfig &s) {
         "CompileOptions.sched.pipeline_scope=" + std::to_string(static_cast<uint32_t>(s.pipeline_scope)) +
             " is not one of global (0), per_stream (1), per_pool (2), per_target (3)");
   }
+  if (s.batch_deps > kMaxBatchDeps) {
+    throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.sched.batch_deps=" + std::to_string(s.batch_deps) +
+                                          " is outside 0..256 (submits per dependency batch; 0 = off)");
+  }
 }
 
 }  // namespace

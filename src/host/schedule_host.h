@@ -20,6 +20,7 @@ inline ScheduleConfig schedule_config_of(const pto_call_config &c) {
   s.window_overflow = static_cast<WindowOverflow>(c.task_window_overflow);  // range-checked per run
   s.pipeline_depth = c.pipeline_depth;
   s.pipeline_scope = static_cast<PipelineScope>(c.pipeline_scope);
+  s.batch_deps = c.batch_deps;
   return s;
 }
 

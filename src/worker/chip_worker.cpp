@@ -114,6 +114,14 @@ std::string RunStats::table() const {
                   pipeline_max_in_flight, static_cast<unsigned long long>(pipeline_deferred));
     t += buf;
   }
+  if (batch_flushes > 0) {
+    std::snprintf(
+        buf, sizeof buf,
+        "batch_deps       %llu batch(es), %llu TensorMap look-up(s) skipped, %llu access(es) not filed\n",
+        static_cast<unsigned long long>(batch_flushes), static_cast<unsigned long long>(batch_local_hits),
+        static_cast<unsigned long long>(batch_unfiled));
+    t += buf;
+  }
   const char *names[4] = {"task window", "heap (bytes)", "dep pool", "TensorMap"};
   const Ring *rings[4] = {&window, &heap, &dep_pool, &tensormap};
   if (window.capacity) {
@@ -325,6 +333,9 @@ RunStats to_run_stats(const pto_run_stats &s) {
                             : "?";
   out.pipeline_deferred = s.pipeline_deferred;
   out.pipeline_max_in_flight = s.pipeline_max_in_flight;
+  out.batch_flushes = s.batch_flushes;
+  out.batch_local_hits = s.batch_local_hits;
+  out.batch_unfiled = s.batch_unfiled;
   const uint32_t C = s.num_clusters;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {

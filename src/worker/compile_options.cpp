@@ -39,6 +39,7 @@ ChipCallConfig make_call_config(const backend::CompileOptions &o, ChipCallConfig
   base.task_window_overflow = static_cast<uint32_t>(o.sched.window_overflow);
   base.pipeline_depth = o.sched.pipeline_depth;
   base.pipeline_scope = static_cast<uint32_t>(o.sched.pipeline_scope);
+  base.batch_deps = o.sched.batch_deps;
   return base;
 }
 

@@ -59,6 +59,10 @@ PTO_DEVICE_ORCHESTRATION(orch) {
       orch.scope_end();
       continue;
     }
+    if (kind == 3) {
+      orch.set_stream(static_cast<uint32_t>(p[pos++]));
+      continue;
+    }
     const int64_t core = p[pos++], n = p[pos++];
     pto::Arg a[2 + 2 * 8];
     a[0] = pto::Arg::i64(task++);
@@ -81,7 +85,7 @@ PTO_DEVICE_ORCHESTRATION(orch) {
 }
 )";
 
-TmrProgram make_tmr_program(int64_t tasks, uint64_t seed) {
+TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy) {
   std::mt19937_64 rng(seed);
   auto pick = [&rng](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
@@ -91,7 +95,17 @@ TmrProgram make_tmr_program(int64_t tasks, uint64_t seed) {
   int64_t ops = 0;
   bool in_scope = false;
   bool temp_written = false;
+  int64_t core = 0;
+  // batchy: fixed views {buf, r0, c0, rows, cols, rstep, cstep}, nested and identical.
+  const int64_t fixed[6][7] = {{0, 0, 0, 8, 8, 1, 1}, {0, 0, 0, 4, 4, 1, 1}, {0, 4, 4, 4, 4, 1, 1},
+                               {1, 0, 0, 8, 8, 2, 2}, {1, 1, 1, 8, 8, 2, 2}, {2, 0, 0, 1, 32, 1, 1}};
   while (p.tasks < tasks) {
+    if (batchy && pick(0, 19) == 0) {
+      p.words.push_back(kOpStream);
+      p.words.push_back(pick(0, 3));
+      ++ops;
+      continue;
+    }
     if (!in_scope && pick(0, 15) == 0) {
       p.words.push_back(kOpScope);
       ++ops;
@@ -106,7 +120,9 @@ TmrProgram make_tmr_program(int64_t tasks, uint64_t seed) {
       continue;
     }
     p.words.push_back(kOpTask);
-    p.words.push_back(pick(0, 7) == 0 ? 2 : pick(0, 1));  // 2: a MIX task on a whole cluster
+    if (!batchy || pick(0, 7) == 0)
+      core = pick(0, 7) == 0 ? 2 : pick(0, 1);  // 2: a MIX task on a whole cluster
+    p.words.push_back(core);
     const int64_t n = pick(1, 4);
     p.words.push_back(n);
     bool writes_temp = false;  // the temp counts as written only after this whole task
@@ -122,7 +138,11 @@ TmrProgram make_tmr_program(int64_t tasks, uint64_t seed) {
       int64_t rstep = pick(1, 2), cstep = pick(1, 2);
       int64_t rows = pick(1, 8), cols = pick(1, 8);
       if (buf == 3 && !temp_written) rstep = cstep = 1, rows = cols = kDim;
-      const int64_t r0 = pick(0, kDim - 1 - (rows - 1) * rstep), c0 = pick(0, kDim - 1 - (cols - 1) * cstep);
+      int64_t r0 = pick(0, kDim - 1 - (rows - 1) * rstep), c0 = pick(0, kDim - 1 - (cols - 1) * cstep);
+      if (batchy && buf < 3 && pick(0, 1) == 0) {
+        const int64_t *f = fixed[pick(0, 5)];
+        buf = f[0], r0 = f[1], c0 = f[2], rows = f[3], cols = f[4], rstep = f[5], cstep = f[6];
+      }
       for (int64_t v : {buf, r0, c0, rows, cols, rstep, cstep, access}) p.words.push_back(v);
       writes_temp |= buf == 3 && access == kAccOut && rows == kDim;
     }
@@ -149,6 +169,7 @@ std::vector<std::vector<int32_t>> run_sequential(const TmrProgram &p,
   int64_t pos = 1, task = 0;
   for (int64_t op = 0; op < w[0]; ++op) {
     const int64_t kind = w[pos++];
+    if (kind == kOpStream) ++pos;
     if (kind != kOpTask) continue;
     ++pos;  // core
     const int64_t n = w[pos++];

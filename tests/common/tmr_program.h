@@ -6,6 +6,7 @@
 //               buffer, r0, c0, rows, cols, rstep, cstep, access
 //     kOpScope: kind            — scope_begin + alloc a 32x32 temp (buffer index 3)
 //     kOpEnd:   kind            — scope_end
+//     kOpStream: kind, stream   — set_stream(stream)
 // Buffers 0..2 are run tensors (32x32 int32), 3 is the current scope's temp, 4 is a
 // constant run tensor read with NO_DEP. The kernel (kTmrMixKernel) folds every view it reads
 // into an accumulator and then writes every view it writes; run_sequential does the same in
@@ -19,7 +20,7 @@
 namespace pto_test {
 
 constexpr int64_t kDim = 32;  // every buffer is kDim x kDim int32
-enum : int64_t { kOpTask = 0, kOpScope = 1, kOpEnd = 2 };
+enum : int64_t { kOpTask = 0, kOpScope = 1, kOpEnd = 2, kOpStream = 3 };
 enum : int64_t { kAccIn = 0, kAccOut = 1, kAccInout = 2, kAccOutExisting = 3, kAccNoDep = 4 };
 
 extern const char *const kTmrMixKernel;
@@ -30,8 +31,10 @@ struct TmrProgram {
   int64_t tasks = 0;
 };
 
-// `tasks` tasks; views are random windows with steps 1..2 in each dimension.
-TmrProgram make_tmr_program(int64_t tasks, uint64_t seed);
+// `tasks` tasks; views are random windows with steps 1..2 in each dimension. `batchy`: what
+// batch_deps batches and skips look-ups on — runs of one kernel, half the views taken from a
+// few fixed ones (the same tile again, and tiles inside it), stream changes.
+TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy = false);
 // The three 32x32 buffers after running the program one task at a time; `consts` is buffer 4.
 std::vector<std::vector<int32_t>> run_sequential(const TmrProgram &p,
                                                  const std::vector<std::vector<int32_t>> &init,

@@ -334,6 +334,9 @@ TEST(ScheduleConfig, CallConfigFieldsOutOfRangeNameTheFieldAndTheRange) {
     c = {};
     c.pipeline_depth = 70000;
     v.emplace_back("pipeline_depth=70000 is outside 0..65535", c);
+    c = {};
+    c.batch_deps = 257;
+    v.emplace_back("batch_deps=257 is outside 0..256", c);
     return v;
   }();
   for (const auto &[message, cfg] : bad) {
@@ -353,7 +356,9 @@ TEST(ScheduleConfig, CompileOptionsLowerIntoTheCallConfigFields) {
   o.sched.window_overflow = pto::WindowOverflow::kEvictCompleted;
   o.sched.pipeline_depth = 2;
   o.sched.pipeline_scope = pto::PipelineScope::kPerStream;
+  o.sched.batch_deps = 8;
   const pto::ChipCallConfig c = pto::make_call_config(o);
+  EXPECT_EQ(c.batch_deps, 8u);
   EXPECT_EQ(c.task_window, 64u);
   EXPECT_EQ(c.task_window_overflow, 1u);
   EXPECT_EQ(c.pipeline_depth, 2u);
@@ -378,6 +383,17 @@ TEST(ScheduleConfig, CompileOptionsOutOfRangeNameTheField) {
   o = {};
   o.sched.pipeline_scope = static_cast<pto::PipelineScope>(9);
   EXPECT_THROW(pto::make_call_config(o), pto::Error);
+  o = {};
+  o.sched.batch_deps = pto::kMaxBatchDeps + 1;
+  try {
+    pto::make_call_config(o);
+    ADD_FAILURE() << "batch_deps 257 accepted";
+  } catch (const pto::Error &e) {
+    EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("CompileOptions.sched.batch_deps=257 is outside 0..256"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ScheduleConfig, NamesParseBack) {

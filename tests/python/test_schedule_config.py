@@ -125,3 +125,65 @@ def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
     )
     assert (plain.pipeline_max_in_flight, plain.pipeline_deferred) == (0, 0)
     w.finalize()
+
+
+def test_batch_deps_lowers_into_the_call_config_and_repr() -> None:
+    o = pto.CompileOptions(batch_deps=8)
+    assert o.batch_deps == 8 and "batch_deps=8" in repr(o)
+    assert o.call_config().batch_deps == 8
+    assert pto.CompileOptions().call_config().batch_deps == 0
+    assert o != pto.CompileOptions()
+    o.batch_deps = 0
+    assert o == pto.CompileOptions()
+    c = pto.ChipCallConfig(batch_deps=4)
+    assert pickle.loads(pickle.dumps(c)) == c and "batch_deps=4" in repr(c)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: pto.CompileOptions(batch_deps=257),
+            r"CompileOptions.sched.batch_deps=257 is outside 0..256",
+        ),
+        (
+            lambda: pto.ChipCallConfig(batch_deps=1000),
+            r"ChipCallConfig.batch_deps=1000 is outside 0..256",
+        ),
+    ],
+)
+def test_bad_batch_deps_names_the_field_the_value_and_the_range(make, message: str) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        make()
+
+
+def test_batch_deps_below_zero_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        pto.CompileOptions(batch_deps=-1)
+
+
+@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
+def test_batch_deps_runs_and_reports(runtime: str) -> None:
+    a = np.full(64, 2.0, dtype=np.float32)
+    b = np.full(64, 3.0, dtype=np.float32)
+    f = np.zeros(64, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(a, pto.Direction.INPUT)
+    args.add_tensor(b, pto.Direction.INPUT)
+    args.add_tensor(f, pto.Direction.OUTPUT)
+    w = pto.ChipWorker()
+    w.init("a2a3sim", runtime)
+    w.set_device(0)
+    cfg = pto.CompileOptions(batch_deps=4, aicpu_threads=3).call_config(
+        pto.ChipCallConfig(block_dim=2)
+    )
+    stats = w.run(basic_callable(runtime), args, cfg)
+    assert (f == 42.0).all()
+    if runtime == "host_build_graph":  # explicit edges built on the host: nothing to batch
+        assert (stats.batch_flushes, stats.batch_local_hits, stats.batch_unfiled) == (0, 0, 0)
+    else:
+        # kernels add, add_scalar, add_scalar, mul in one scope: a batch ends at each kernel
+        # change and at the scope's end; no task re-reads a view an earlier one of its batch
+        # wrote.
+        assert (stats.batch_flushes, stats.batch_local_hits) == (3, 0)
+    w.finalize()

@@ -134,6 +134,9 @@ struct alignas(kCacheLine) Header {
   std::atomic<uint32_t> waiting_for;    // which of the four the orchestrator waits on now (+1)
   std::atomic<uint64_t> orch_ns;        // time spent in the orchestration function
   std::atomic<uint64_t> edges_count;    // profiling: edges recorded (may exceed edge_capacity)
+  // batch_deps, written once at the end of the orchestration: batches flushed, TensorMap
+  // look-ups skipped, accesses never filed (RunStats.batch_*).
+  std::atomic<uint64_t> batch_stats[3];
   char orch_message[480];
 
   // --- Scheduler-written. ---

@@ -28,6 +28,13 @@ inline const char *stall_name(Stall what) {
 template <typename Ready>
 bool DeviceOrchestrator::wait_until(Stall what, Ready ready, int64_t wake_at) {
   if (ready()) return true;
+  // batch_deps: a batch never spans a wait — its accesses are filed before ring space is
+  // awaited (a TensorMap that must make room then sees them, and no batch entry outlives a
+  // long wait). flush_batch's own waits (for TensorMap room) do not flush again.
+  if (batch_ && !flushing_ && !batch_->empty()) {
+    if (!flush_batch()) return false;
+    if (ready()) return true;
+  }
   const uint64_t t0 = platform_now_ns();
   h_->stalls[what].fetch_add(1, std::memory_order_relaxed);
   h_->waiting_for.store(what + 1, std::memory_order_relaxed);

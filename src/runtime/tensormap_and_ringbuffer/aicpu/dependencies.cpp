@@ -5,6 +5,8 @@
 // producers are made distinct and live in one pass (no sort: a live producer owns its window
 // slot alone, so a per-slot stamp tells whether this task listed it already), room for that
 // many dependency entries, and one entry per producer pushed onto its fanout list.
+// With batch_deps, each access is first scanned against the current batch (dep_batch.h); the
+// TensorMap walk is skipped when an earlier write of the batch covers the access.
 #include "back_pressure.h"
 #include "core/profiling.h"
 #include "orchestrator.h"
@@ -70,6 +72,71 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
   return true;
 }
 
+// batch_deps: the batch first; the TensorMap only when no earlier batch write covers the
+// access. A looked-up access is recorded in the TensorMap by that same walk (there is no
+// look-up without recording) and mirrored in the batch; a covered one waits in the batch for
+// flush_batch. Dependencies are therefore complete at submit, as without batching.
+//
+// Room: a deferred access must never wait for TensorMap room behind an entry of the task being
+// submitted (that entry retires only after the task is published: a deadlock). So a task joins
+// the batch only while the TensorMap has room for everything the batch could file plus all of
+// this task's accesses (used + deferred + arguments <= capacity); otherwise the batch is flushed first,
+// at the task boundary, where waiting for room is safe. Within the task neither access() nor a
+// flush then ever finds the pool full.
+bool DeviceOrchestrator::record_batched(const Arg *args, uint32_t n, int64_t id, bool tracing) {
+  // (n, every argument, bounds the task's accesses: no pass over the arguments to count them.)
+  if (!batch_->empty() && static_cast<uint64_t>(tmap_.used()) + batch_->deferred() + n > tmap_.capacity() &&
+      !flush_batch())
+    return false;
+  const int64_t seen_from = tracing ? 0 : live_from();
+  std::vector<std::pair<int64_t, uint32_t>> *kinds = tracing ? &edge_kinds_ : nullptr;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
+    const Region r = region_of(args[i].view);
+    if (r.empty()) continue;
+    const bool write = args[i].access != Access::INPUT;
+    const bool covered = batch_->scan(r, write, id, &producers_, kinds);
+    if (covered) {
+      ++batch_local_hits_;
+    } else {
+      bool recorded = tmap_.access(r, write, id, seen_from, &producers_, kinds);
+      while (!recorded) {  // only when the batch was empty at the task's start (see above)
+        if (tmap_.reclaim(live_from()) == 0 &&
+            !wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; }))
+          return false;
+        recorded = tmap_.add(r, write, id);
+      }
+    }
+    // Full only when a wait flushed in the middle of a batch's last task: never more than one
+    // batch of accesses.
+    if (!batch_->add(r, write, id, !covered) && (!flush_batch() || !batch_->add(r, write, id, !covered)))
+      return false;
+  }
+  return true;
+}
+
+// Files the batch's deferred accesses into the TensorMap, in task order. Accesses of tasks
+// already retired are not filed (nobody waits for a retired task); with tracing they are, so
+// the trace still sees their edges.
+bool DeviceOrchestrator::flush_batch() {
+  batch_tasks_ = 0;
+  if (batch_->empty()) return true;
+  const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
+  flushing_ = true;
+  const bool filed = batch_->flush([&](const Region &r, bool write, int64_t task) {
+    if (!tracing && task < live_from()) return true;
+    while (!tmap_.add(r, write, task)) {
+      if (tmap_.reclaim(live_from()) == 0 &&
+          !wait_until(kStallTensorMap, [&] { return tmap_.reclaim(live_from()) > 0; }))
+        return false;
+    }
+    return true;
+  });
+  flushing_ = false;
+  batch_flushes_ += filed ? 1 : 0;
+  return filed;
+}
+
 bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskHandle *after,
                                         uint32_t num_after, int64_t id, uint32_t func_id,
                                         pto_core_type core_type) {
@@ -79,7 +146,15 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
   const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
   producers_.clear();
   edge_kinds_.clear();
-  if (!record_accesses(args, n, id, manual, tracing)) return false;
+  const bool batching = batch_ != nullptr && !manual;  // batch_deps; no batch in a manual scope
+  if (batching) {
+    if (batch_tasks_ != 0 && func_id != batch_func_ && !flush_batch()) return false;  // kernel change
+    batch_func_ = func_id;
+    if (!record_batched(args, n, id, tracing)) return false;
+    if (++batch_tasks_ >= h_->sched.batch_deps && !flush_batch()) return false;
+  } else if (!record_accesses(args, n, id, manual, tracing)) {
+    return false;
+  }
   for (uint32_t i = 0; i < num_after; ++i) {
     producers_.push_back(after[i].id);
     if (tracing) edge_kinds_.emplace_back(after[i].id, kEdgeExplicit);

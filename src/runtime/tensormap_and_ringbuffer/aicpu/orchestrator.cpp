@@ -38,6 +38,8 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
       dep_end_(h->window, 0),
       heap_(h->heap_bytes) {
   producers_.reserve(h->window + 64);  // live producers are distinct window slots
+  if (h->sched.batch_deps != 0)
+    batch_ = std::make_unique<DepBatch>(h->sched.batch_deps * std::max<uint32_t>(h->max_args, 1));
 }
 
 void DeviceOrchestrator::error(pto_status code, std::string message) {
@@ -161,12 +163,14 @@ void DeviceOrchestrator::set_stream(uint32_t stream, uint32_t target) {
     error(PTO_INVALID_ARGUMENT, bad);
     return;
   }
+  if (batch_ && stream != stream_ && !flush_batch()) return;  // batch_deps: a stream change ends a batch
   stream_ = static_cast<uint16_t>(stream);
   target_ = static_cast<uint16_t>(target);
 }
 
 void DeviceOrchestrator::scope_begin(bool manual) {
   if (!ok()) return;
+  if (batch_ && manual && !flush_batch()) return;  // inside a manual scope nothing is batched
   scopes_.push_back(ScopeRec{heap_.next_index(), manual || scopes_.back().manual});
 }
 
@@ -176,6 +180,7 @@ void DeviceOrchestrator::scope_end() {
     error(PTO_INVALID_ARGUMENT, "scope_end without a matching scope_begin");
     return;
   }
+  if (batch_ && !flush_batch()) return;
   heap_.close_scope(scopes_.back().first_alloc, next_id_);
   scopes_.pop_back();
 }
@@ -195,6 +200,13 @@ void DeviceOrchestrator::run() {
   h_->orch_status.store(status_, std::memory_order_relaxed);
   for (int r = 0; r < 4; ++r) h_->high_water[r].store(high_water_[r], std::memory_order_relaxed);
   h_->orch_stopped.store(stopped_ ? 1 : 0, std::memory_order_relaxed);
+  if (batch_) {
+    // The last batch is not filed: no submit follows to look it up (its deferred accesses count
+    // as never filed).
+    h_->batch_stats[0].store(batch_flushes_, std::memory_order_relaxed);
+    h_->batch_stats[1].store(batch_local_hits_, std::memory_order_relaxed);
+    h_->batch_stats[2].store(batch_->unfiled() + batch_->deferred(), std::memory_order_relaxed);
+  }
   const size_t n = std::min(message_.size(), sizeof(h_->orch_message) - 1);
   memcpy(h_->orch_message, message_.data(), n);
   h_->orch_message[n] = '\0';

@@ -16,11 +16,13 @@
 #ifndef PTO_TMR_ORCHESTRATOR_H
 #define PTO_TMR_ORCHESTRATOR_H
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "buffer_index.h"
+#include "dep_batch.h"
 #include "heap_ring.h"
 #include "pto/error.h"
 #include "pto/orchestration.h"
@@ -90,6 +92,10 @@ class DeviceOrchestrator final : public Orchestrator {
   // tensors: inputs copied before it runs, outputs after.
   void select_for_dump(TaskSlot &task, int64_t id, uint32_t func_id, const Arg *args, uint32_t n);
   bool record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing);
+  // batch_deps (dependencies.cpp): the accesses looked up in the batch first, then (unless a
+  // batch write covers them) in the TensorMap; flush_batch files the deferred ones.
+  bool record_batched(const Arg *args, uint32_t n, int64_t id, bool tracing);
+  bool flush_batch();
   uint64_t dep_tail() const;
   void reclaim_heap();
   void record_trace(int64_t id, uint32_t func_id, pto_core_type core_type);
@@ -119,6 +125,15 @@ class DeviceOrchestrator final : public Orchestrator {
   uint64_t dep_head_ = 0;          // dependency entries ever handed out
   uint32_t dep_slot_ = 0;          // dep_head_ % dep_capacity: the next entry's index
   HeapRing heap_;
+  // batch_deps (null when off: the default path tests this pointer once per submit). Flushed at
+  // a kernel change, a stream change, scope_begin(manual) and scope_end, after batch_deps
+  // submits, and before the orchestrator waits for any ring (back_pressure.h).
+  std::unique_ptr<DepBatch> batch_;
+  uint32_t batch_tasks_ = 0;       // submits in the current batch
+  uint32_t batch_func_ = 0;        // their kernel
+  bool flushing_ = false;          // flush_batch is filing (its own waits do not flush again)
+  uint64_t batch_flushes_ = 0;     // RunStats.batch_flushes
+  uint64_t batch_local_hits_ = 0;  // RunStats.batch_local_hits
   std::vector<ScopeRec> scopes_;
   uint64_t high_water_[4] = {};  // per Stall ring
 };

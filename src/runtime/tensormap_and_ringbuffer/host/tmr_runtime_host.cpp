@@ -252,6 +252,9 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   }
   read_pipeline_stats(device, L.gates ? static_cast<const char *>(dev_ptr) + L.gates : nullptr, in.cfg,
                       stats);
+  stats->batch_flushes = hdr->batch_stats[0].load(std::memory_order_relaxed);
+  stats->batch_local_hits = hdr->batch_stats[1].load(std::memory_order_relaxed);
+  stats->batch_unfiled = hdr->batch_stats[2].load(std::memory_order_relaxed);
   uint64_t ran = 0;
   for (int t = 0; t < PTO_TASK_SHAPE_COUNT; ++t) ran += hdr->run_by_type[t].load(std::memory_order_relaxed);
   const int64_t failed = hdr->failed_task.load(std::memory_order_relaxed);
