@@ -136,6 +136,10 @@ struct RunStats {
   std::string window_overflow = "stall";  // the task window's overflow mode the run used
   uint64_t pipeline_deferred = 0;         // pipeline_depth: tasks that waited for a token
   uint32_t pipeline_max_in_flight = 0;    // pipeline_depth: the most in flight in one gate
+  // dispatch_threshold (all 0 when off): tasks dispatched under each policy, decisions that
+  // flipped side (below <-> above) against the same scheduler's previous one in that scope.
+  uint64_t dispatch_locality = 0, dispatch_round_robin = 0, dispatch_work_stealing = 0;
+  uint64_t dispatch_switches = 0;
 
   // A short printable table of everything above.
   std::string table() const;

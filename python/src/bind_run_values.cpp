@@ -241,6 +241,15 @@ void bind_run_stats(nb::module_ &m) {
               "pipeline_depth: tasks that found no token at their gate and waited (0 without gates)")
       .def_ro("pipeline_max_in_flight", &RunStats::pipeline_max_in_flight,
               "pipeline_depth: the most tasks in flight in any one gate (0 without gates)")
+      .def_ro("dispatch_locality", &RunStats::dispatch_locality,
+              "dispatch_threshold: tasks placed under the locality policy (0 when off)")
+      .def_ro("dispatch_round_robin", &RunStats::dispatch_round_robin,
+              "dispatch_threshold: tasks placed under the round_robin policy (0 when off)")
+      .def_ro("dispatch_work_stealing", &RunStats::dispatch_work_stealing,
+              "dispatch_threshold: tasks placed under the work_stealing policy (0 when off)")
+      .def_ro("dispatch_switches", &RunStats::dispatch_switches,
+              "dispatch_threshold: decisions that flipped between below and above the threshold, "
+              "against the same scheduler thread's previous one in that scope (0 when off)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

@@ -125,3 +125,105 @@ def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
     )
     assert (plain.pipeline_max_in_flight, plain.pipeline_deferred) == (0, 0)
     w.finalize()
+
+
+def test_dispatch_threshold_options_lower_into_the_call_config_fields() -> None:
+    o = pto.CompileOptions()
+    assert (
+        o.dispatch_metric,
+        o.dispatch_threshold,
+        o.dispatch_scope,
+        o.dispatch_below,
+        o.dispatch_above,
+        o.active_cores_below,
+    ) == ("none", 0, "global", "locality", "locality", 0)
+    o = pto.CompileOptions(
+        dispatch_metric="ready",
+        dispatch_threshold=8,
+        dispatch_scope="per_pool",
+        dispatch_below="round_robin",
+        dispatch_above="work_stealing",
+        active_cores_below=2,
+    )
+    assert "dispatch_above='work_stealing'" in repr(o) and "active_cores_below=2" in repr(o)
+    c = o.call_config()
+    assert (
+        c.dispatch_metric,
+        c.dispatch_threshold,
+        c.dispatch_scope,
+        c.dispatch_below,
+        c.dispatch_above,
+        c.active_cores_below,
+    ) == (1, 8, 1, 1, 2, 2)
+    o.dispatch_below = "locality"
+    assert o.call_config().dispatch_below == 0
+    assert pickle.loads(pickle.dumps(c)) == c
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"dispatch_metric": "in_flight"}, "CompileOptions.dispatch_metric='in_flight' is not one of 'none'"),
+        (
+            {"dispatch_metric": "ready", "dispatch_below": "random"},
+            "CompileOptions.dispatch_below='random' is not one of 'locality', 'round_robin'",
+        ),
+        (
+            {"dispatch_metric": "ready", "dispatch_scope": "per_stream"},
+            "CompileOptions.dispatch_scope='per_stream' is not one of 'global', 'per_pool'",
+        ),
+        (
+            {"dispatch_metric": "ready", "dispatch_threshold": 70000},
+            r"CompileOptions.dispatch_threshold=70000 is outside 0..65535",
+        ),
+        (
+            {"dispatch_threshold": 4},
+            "CompileOptions.sched.dispatch_threshold is set but dispatch_metric is none",
+        ),
+    ],
+)
+def test_bad_dispatch_threshold_options_name_the_field_and_the_value(kwargs: dict, message: str) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        pto.CompileOptions(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("dispatch_metric", 2, "ChipCallConfig.dispatch_metric=2 is outside 0..1"),
+        ("dispatch_above", 3, "ChipCallConfig.dispatch_above=3 is outside 0..2"),
+        ("dispatch_threshold", 65536, "ChipCallConfig.dispatch_threshold=65536 is outside 0..65535"),
+    ],
+)
+def test_call_config_dispatch_fields_are_range_checked(field: str, value: int, message: str) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        pto.ChipCallConfig(**{field: value})
+
+
+@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
+def test_run_stats_and_trace_report_dispatch_threshold(runtime: str) -> None:
+    a = np.full(64, 2.0, dtype=np.float32)
+    b = np.full(64, 3.0, dtype=np.float32)
+    f = np.zeros(64, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(a, pto.Direction.INPUT)
+    args.add_tensor(b, pto.Direction.INPUT)
+    args.add_tensor(f, pto.Direction.OUTPUT)
+    w = pto.ChipWorker()
+    w.init("a2a3sim", runtime)
+    w.set_device(0)
+    # Threshold 1: the metric counts the task being placed, so every decision is "above".
+    cfg = pto.CompileOptions(
+        profiling=True,
+        aicpu_threads=3,
+        dispatch_metric="ready",
+        dispatch_threshold=1,
+        dispatch_above="round_robin",
+    ).call_config(pto.ChipCallConfig(block_dim=2))
+    stats = w.run(basic_callable(runtime), args, cfg)
+    assert (f == 42.0).all()
+    assert stats.dispatch_round_robin == stats.tasks_run > 0
+    assert (stats.dispatch_locality, stats.dispatch_work_stealing, stats.dispatch_switches) == (0, 0, 0)
+    tasks = [t for t in w.last_trace().tasks if t.ran]
+    assert tasks and all(t.dispatch_policy == "round_robin" and t.dispatch_metric >= 1 for t in tasks)
+    w.finalize()

@@ -34,11 +34,8 @@ void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_typ
   if (static_cast<uint64_t>(id) < h_->trace_capacity) {
     // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
     reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] =
-        TaskTrace{id,         func_id, static_cast<uint8_t>(core_type),
-                  kTraceNone, stream_, -1,
-                  -1,         target_, platform_ticks(),
-                  0,          0,       0,
-                  0};
+        TaskTrace{id, func_id, static_cast<uint8_t>(core_type), kTraceNone, stream_, -1, 0, -1, 0, target_,
+                  platform_ticks(), 0, 0, 0, 0};
   }
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
   edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());
