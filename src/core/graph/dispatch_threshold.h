@@ -16,6 +16,8 @@
 //                  scheduler has an idle core first takes it (this one included).
 // A feed pass decides once per pool (two stages: the pool, then the policy within it) and
 // gives every task it pops from that pool the same decision; a released task gets its own.
+// MIX tasks (a whole cluster) keep to the active set by cluster index; clusters are scanned in
+// order whatever the policy, which is only recorded for them.
 //
 // Metric reads are two relaxed loads a pool (the queue's positions): no shared writes. Each
 // decision is recorded per task (DispatchTag, in the trace) and counted per thread

@@ -245,7 +245,7 @@ class SchedulerLoop {
     const int32_t core =
         steal ? -1 : cores_.core_for(t.core_type, ch.policy == DispatchPolicy::kRoundRobin, ch.active);
     if (core >= 0) {
-      (void)start(id, static_cast<uint32_t>(core), ch.tag);
+      if (start(id, static_cast<uint32_t>(core), ch.tag)) dispatch_.dispatched(ch.tag);
       return;
     }
     make_ready(t, *env_.ready, id);
@@ -264,7 +264,6 @@ class SchedulerLoop {
   bool start(int64_t id, uint32_t core, DispatchTag tag = 0) {
     TaskRecord &t = policy_.task(id);
     if (!admit(t, id)) return false;
-    if (dispatch_.on()) dispatch_.dispatched(tag);
     t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);  // its inputs
@@ -278,7 +277,6 @@ class SchedulerLoop {
   bool start_mix(int64_t id, uint32_t cluster, DispatchTag tag = 0) {
     TaskRecord &t = policy_.task(id);
     if (!admit(t, id)) return false;
-    if (dispatch_.on()) dispatch_.dispatched(tag);
     t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);
@@ -320,13 +318,15 @@ class SchedulerLoop {
     return cores_.feed_by_pool(
         *env_.ready,
         [this](int64_t id, uint32_t core, DispatchTag tag) {
-          if (skip_if_poisoned(id)) return false;
-          return start(id, core, tag);
+          if (skip_if_poisoned(id) || !start(id, core, tag)) return false;
+          dispatch_.dispatched(tag);
+          return true;
         },
         [this](int64_t id, uint32_t cluster, DispatchTag tag) {
           if constexpr (Policy::kHasMix) {
-            if (skip_if_poisoned(id)) return false;
-            return start_mix(id, cluster, tag);
+            if (skip_if_poisoned(id) || !start_mix(id, cluster, tag)) return false;
+            dispatch_.dispatched(tag);
+            return true;
           } else {
             (void)id;
             (void)cluster;
