@@ -163,7 +163,10 @@ def test_dispatch_threshold_options_lower_into_the_call_config_fields() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"dispatch_metric": "in_flight"}, "CompileOptions.dispatch_metric='in_flight' is not one of 'none'"),
+        (
+            {"dispatch_metric": "in_flight"},
+            "CompileOptions.dispatch_metric='in_flight' is not one of 'none'",
+        ),
         (
             {"dispatch_metric": "ready", "dispatch_below": "random"},
             "CompileOptions.dispatch_below='random' is not one of 'locality', 'round_robin'",
@@ -182,7 +185,9 @@ def test_dispatch_threshold_options_lower_into_the_call_config_fields() -> None:
         ),
     ],
 )
-def test_bad_dispatch_threshold_options_name_the_field_and_the_value(kwargs: dict, message: str) -> None:
+def test_bad_dispatch_threshold_options_name_the_field_and_the_value(
+    kwargs: dict, message: str
+) -> None:
     with pytest.raises(pto.InvalidArgumentError, match=message):
         pto.CompileOptions(**kwargs)
 
@@ -192,10 +197,16 @@ def test_bad_dispatch_threshold_options_name_the_field_and_the_value(kwargs: dic
     [
         ("dispatch_metric", 2, "ChipCallConfig.dispatch_metric=2 is outside 0..1"),
         ("dispatch_above", 3, "ChipCallConfig.dispatch_above=3 is outside 0..2"),
-        ("dispatch_threshold", 65536, "ChipCallConfig.dispatch_threshold=65536 is outside 0..65535"),
+        (
+            "dispatch_threshold",
+            65536,
+            "ChipCallConfig.dispatch_threshold=65536 is outside 0..65535",
+        ),
     ],
 )
-def test_call_config_dispatch_fields_are_range_checked(field: str, value: int, message: str) -> None:
+def test_call_config_dispatch_fields_are_range_checked(
+    field: str, value: int, message: str
+) -> None:
     with pytest.raises(pto.InvalidArgumentError, match=message):
         pto.ChipCallConfig(**{field: value})
 
@@ -220,10 +231,22 @@ def test_run_stats_and_trace_report_dispatch_threshold(runtime: str) -> None:
         dispatch_threshold=1,
         dispatch_above="round_robin",
     ).call_config(pto.ChipCallConfig(block_dim=2))
-    stats = w.run(basic_callable(runtime), args, cfg)
-    assert (f == 42.0).all()
-    assert stats.dispatch_round_robin == stats.tasks_run > 0
-    assert (stats.dispatch_locality, stats.dispatch_work_stealing, stats.dispatch_switches) == (0, 0, 0)
-    tasks = [t for t in w.last_trace().tasks if t.ran]
-    assert tasks and all(t.dispatch_policy == "round_robin" and t.dispatch_metric >= 1 for t in tasks)
-    w.finalize()
+    try:
+        stats = w.run(basic_callable(runtime), args, cfg)
+        assert (f == 42.0).all()
+        assert stats.dispatch_round_robin == stats.tasks_run > 0
+        assert (stats.dispatch_locality, stats.dispatch_work_stealing, stats.dispatch_switches) == (
+            0,
+            0,
+            0,
+        )
+        trace = pto.Trace.from_dict(w.last_trace())
+        tasks = [t for t in trace.tasks if t.ran]
+        assert tasks and all(
+            t.dispatch_policy == "round_robin" and (t.dispatch_metric or 0) >= 1 for t in tasks
+        )
+        assert pto.Trace.from_dict(trace.to_dict()).tasks == trace.tasks  # saved and loaded alike
+        slices = [e for e in trace.to_chrome_trace()["traceEvents"] if e.get("ph") == "X"]
+        assert slices and all(e["args"]["dispatch_policy"] == "round_robin" for e in slices)
+    finally:
+        w.finalize()

@@ -170,7 +170,9 @@ def _task(entry: Mapping[str, Any], where: str, core_type: dict[int, str], threa
     metric = entry.get("dispatch_metric")
     if metric is not None and (not _is_int(metric) or metric < 0):
         _fail(f"{where}dispatch_metric", f"expected a count (>= 0), got {metric!r}")
-    return Task(task_id, func, shape, tuple(cores), start, end, status, submit, thread, pmu, policy, metric)
+    return Task(
+        task_id, func, shape, tuple(cores), start, end, status, submit, thread, pmu, policy, metric
+    )
 
 
 def _tasks(raw: Mapping[str, Any], cores: tuple[Core, ...], threads: int) -> tuple[Task, ...]:
