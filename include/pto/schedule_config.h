@@ -6,7 +6,8 @@
 // orchestrator read it from there. It is plain data with no STL, so device code includes this
 // header too. Users set it as pto::backend::CompileOptions::sched (lowered by make_call_config)
 // or as the ChipCallConfig fields task_window_overflow, pipeline_depth, pipeline_scope and
-// dispatch_* / active_cores_below (pto/call_config.h). Semantics per runtime: docs/architecture.md, "Schedule primitives".
+// dispatch_* / active_cores_below (pto/call_config.h). Semantics per runtime:
+// docs/architecture.md, "Schedule primitives".
 //
 //   task_window + overflow   what a full task window does: stall | evict_completed | error
 //   pipeline_depth + scope   at most `depth` tasks in flight (dispatched, not yet completed) per
@@ -56,8 +57,8 @@ constexpr uint32_t kDispatchScopeCount = 2;
 
 // dispatch_threshold: how a scheduler thread places a task (core/graph/dispatch_threshold.h).
 enum class DispatchPolicy : uint8_t {
-  kLocality = 0,    // a released task starts on this thread's warm core: chains stay hot
-  kRoundRobin = 1,  // rotate over the pool's cores, no warm preference
+  kLocality = 0,      // a released task starts on this thread's warm core: chains stay hot
+  kRoundRobin = 1,    // rotate over the pool's cores, no warm preference
   kWorkStealing = 2,  // a released task goes to the shared queue and a peer is woken to take it
 };
 constexpr uint32_t kDispatchPolicyCount = 3;

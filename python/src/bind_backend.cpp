@@ -81,8 +81,8 @@ pto::DispatchMetric metric_of(const std::string &name) {
 pto::DispatchScope dispatch_scope_of(const std::string &name) {
   pto::DispatchScope s;
   if (!pto::parse_dispatch_scope(name.c_str(), &s))
-    throw pto::Error(PTO_INVALID_ARGUMENT,
-                     "CompileOptions.dispatch_scope=" + py_quote(name) + " is not one of 'global', 'per_pool'");
+    throw pto::Error(PTO_INVALID_ARGUMENT, "CompileOptions.dispatch_scope=" + py_quote(name) +
+                                               " is not one of 'global', 'per_pool'");
   return s;
 }
 pto::DispatchPolicy policy_of(const char *field, const std::string &name) {
@@ -153,15 +153,16 @@ void bind_backend(nb::module_ &m) {
       "'error'), pipeline_depth (0 = off) with pipeline_scope ('global', 'per_stream', 'per_pool', "
       "'per_target'), dispatch_metric ('none' = off, 'ready') with dispatch_threshold, dispatch_scope "
       "('global', 'per_pool'), dispatch_below / dispatch_above ('locality', 'round_robin', "
-      "'work_stealing') and active_cores_below (0 = all). Checked when made and again by every method; kernel_compiler() and "
-      "call_config() apply it.")
+      "'work_stealing') and active_cores_below (0 = all). Checked when made and again by every "
+      "method; kernel_compiler() and call_config() apply it.")
       .def(
           "__init__",
           [](Options *self, std::string target, std::string platform, int opt_level, bool debug,
              bool profiling, int host_threads, int aicpu_threads, uint32_t task_window,
              const std::string &window_overflow, uint32_t pipeline_depth, const std::string &pipeline_scope,
-             const std::string &dispatch_metric, uint32_t dispatch_threshold, const std::string &dispatch_scope,
-             const std::string &dispatch_below, const std::string &dispatch_above, uint32_t active_cores_below) {
+             const std::string &dispatch_metric, uint32_t dispatch_threshold,
+             const std::string &dispatch_scope, const std::string &dispatch_below,
+             const std::string &dispatch_above, uint32_t active_cores_below) {
             Options o;
             o.target = std::move(target);
             o.platform = std::move(platform);

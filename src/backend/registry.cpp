@@ -117,9 +117,11 @@ void check_schedule(const ScheduleConfig &s) {
   if (static_cast<uint32_t>(s.dispatch_scope) >= kDispatchScopeCount)
     bad("dispatch_scope", static_cast<uint32_t>(s.dispatch_scope), "global (0), per_pool (1)");
   if (static_cast<uint32_t>(s.dispatch_below) >= kDispatchPolicyCount)
-    bad("dispatch_below", static_cast<uint32_t>(s.dispatch_below), "locality (0), round_robin (1), work_stealing (2)");
+    bad("dispatch_below", static_cast<uint32_t>(s.dispatch_below),
+        "locality (0), round_robin (1), work_stealing (2)");
   if (static_cast<uint32_t>(s.dispatch_above) >= kDispatchPolicyCount)
-    bad("dispatch_above", static_cast<uint32_t>(s.dispatch_above), "locality (0), round_robin (1), work_stealing (2)");
+    bad("dispatch_above", static_cast<uint32_t>(s.dispatch_above),
+        "locality (0), round_robin (1), work_stealing (2)");
   if (!s.dispatching()) {
     const ScheduleConfig d;
     const char *set = s.dispatch_threshold != d.dispatch_threshold   ? "dispatch_threshold"

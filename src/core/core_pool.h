@@ -447,13 +447,10 @@ class CorePool {
     m.pmu.cache_misses += timing->pmu.cache_misses;
     m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing->pmu.valid) : timing->pmu.valid;
     m.pmu.error = m.pmu.error ? m.pmu.error : timing->pmu.error;
-    *timing = CoreTiming{m.dispatch,
-                         m.start,
-                         m.end,
-                         timing->complete,
-                         static_cast<int32_t>(cores_[cl.core[0]].slot),
-                         m.pmu,
-                         m.dispatch_tag};
+    CoreTiming whole{
+        m.dispatch, m.start, m.end, timing->complete, static_cast<int32_t>(cores_[cl.core[0]].slot), m.pmu};
+    whole.dispatch_tag = m.dispatch_tag;
+    *timing = whole;
   }
 
   bool at_cap() const { return busy_ != 0 && task_ticks_ < short_ticks_; }
@@ -478,7 +475,8 @@ class CorePool {
     uint32_t best = nclusters_;
     for (uint32_t c = 0; c < nclusters_; ++c) {
       if (clusters_[c].reserved) return;  // one at a time
-      if (clusters_[c].mix_task < 0 && clusters_[c].id < active && (best == nclusters_ || clusters_[c].busy < clusters_[best].busy))
+      if (clusters_[c].mix_task < 0 && clusters_[c].id < active &&
+          (best == nclusters_ || clusters_[c].busy < clusters_[best].busy))
         best = c;
     }
     if (best < nclusters_) clusters_[best].reserved = true;
@@ -493,7 +491,8 @@ class CorePool {
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
-  uint32_t rr_[PTO_CORE_TYPE_COUNT] = {0, 0};  // dispatch_threshold's round-robin cursor per pool
+  // dispatch_threshold's round_robin: per pool, the core after the last one chosen.
+  uint32_t rr_[PTO_CORE_TYPE_COUNT] = {0, 0};
   int64_t short_ticks_ = 0;  // see init
   int64_t pipe_ticks_ = 0;   // see init
   int64_t task_ticks_ = 0;   // moving average of this pool's kernel durations

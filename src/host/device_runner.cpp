@@ -292,9 +292,10 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
                       : cfg.dispatch_above     ? "dispatch_above"
                                                : nullptr;
     if (set) {
-      return fail(PTO_INVALID_ARGUMENT, std::string(set) +
-                                            " is set but dispatch_metric=0 (none: dispatch_threshold is off); "
-                                            "set dispatch_metric=1 (ready) or leave the dispatch_* fields at 0");
+      return fail(PTO_INVALID_ARGUMENT,
+                  std::string(set) +
+                      " is set but dispatch_metric=0 (none: dispatch_threshold is off); "
+                      "set dispatch_metric=1 (ready) or leave the dispatch_* fields at 0");
     }
   }
   const ChipGeometry &g = *geometry_;

@@ -404,9 +404,9 @@ TEST_P(Schedule, WithoutDispatchThresholdEveryTaskRecordsLocality) {
 
 TEST_P(Schedule, DispatchThresholdPicksThePolicyByTheMetricAndSwitchesBothWays) {
   const uint32_t T = 4;
-  pto::RunStats st = run(waves(), with_threshold(config(0, pto::PipelineScope::kGlobal), T,
-                                                 pto::DispatchPolicy::kLocality,
-                                                 pto::DispatchPolicy::kWorkStealing, pto::DispatchScope::kGlobal));
+  pto::RunStats st =
+      run(waves(), with_threshold(config(0, pto::PipelineScope::kGlobal), T, pto::DispatchPolicy::kLocality,
+                                  pto::DispatchPolicy::kWorkStealing, pto::DispatchScope::kGlobal));
   const std::vector<Placed> tasks = placed_tasks(w.last_trace_json());
   ASSERT_EQ(tasks.size(), 64u);
   int up = 0, down = 0;
@@ -431,9 +431,9 @@ TEST_P(Schedule, DispatchThresholdPicksThePolicyByTheMetricAndSwitchesBothWays) 
 
 TEST_P(Schedule, BelowTheThresholdOnlyThePoolsFirstActiveCoresRunTasks) {
   const uint32_t T = 4, k = 2;
-  pto::RunStats st = run(waves(), with_threshold(config(0, pto::PipelineScope::kGlobal), T,
-                                                 pto::DispatchPolicy::kRoundRobin, pto::DispatchPolicy::kLocality,
-                                                 pto::DispatchScope::kPerPool, k));
+  pto::RunStats st =
+      run(waves(), with_threshold(config(0, pto::PipelineScope::kGlobal), T, pto::DispatchPolicy::kRoundRobin,
+                                  pto::DispatchPolicy::kLocality, pto::DispatchScope::kPerPool, k));
   const std::string trace = w.last_trace_json();
   const std::vector<int> aiv = aiv_slots(trace);
   ASSERT_EQ(aiv.size(), 8u) << "block_dim 4: 8 AIV cores";
@@ -445,8 +445,8 @@ TEST_P(Schedule, BelowTheThresholdOnlyThePoolsFirstActiveCoresRunTasks) {
     EXPECT_EQ(t.policy, t.metric >= T ? "\"locality\"" : "\"round_robin\"") << "metric " << t.metric;
     if (t.metric < T) {
       ++below;
-      EXPECT_LT(rank, k) << "a task placed below the threshold ran on AIV core " << rank << " (slot " << t.slot
-                         << ")";
+      EXPECT_LT(rank, k) << "a task placed below the threshold ran on AIV core " << rank << " (slot "
+                         << t.slot << ")";
     } else {
       outside += rank >= k;
     }

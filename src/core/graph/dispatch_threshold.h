@@ -1,4 +1,5 @@
-// src/core/graph/dispatch_threshold.h — dispatch_threshold: a metric per scope picks how a scheduler places a task.
+// src/core/graph/dispatch_threshold.h — dispatch_threshold: a metric per scope picks how a scheduler places a
+// task.
 //
 // With dispatch_metric = ready (pto/schedule_config.h) a scheduler thread measures, each time
 // it places work, the tasks ready in the scope's queue(s) — the placed task's pool
