@@ -16,9 +16,10 @@ extern "C" {
 #endif
 
 /* 4: pto_call_config has task_window_overflow, pipeline_depth, pipeline_scope after task_window;
- * pto_run_stats ends with pipeline_deferred, pipeline_max_in_flight, window_overflow. */
-/* 5: pto_call_config has batch_deps after pipeline_scope; pto_run_stats ends with batch_flushes,
- * batch_local_hits, batch_unfiled. */
+ * pto_run_stats ends with pipeline_deferred, pipeline_max_in_flight, window_overflow.
+ * 5: pto_call_config has batch_deps, then dispatch_metric .. active_cores_below, after
+ * pipeline_scope; pto_run_stats ends with batch_flushes, batch_local_hits, batch_unfiled, then
+ * dispatch_tasks[3], dispatch_switches. */
 #define PTO_C_API_VERSION 5
 #define PTO_MAX_DIMS 8
 
@@ -62,6 +63,12 @@ typedef struct pto_call_config {
   uint32_t pipeline_depth;       /* tasks in flight per pipeline gate; 0 = no gates */
   uint32_t pipeline_scope;       /* pto::PipelineScope: 0 global, 1 per_stream, 2 per_pool, 3 per_target */
   uint32_t batch_deps;           /* tensormap_and_ringbuffer: submits per dependency batch; 0 = off */
+  uint32_t dispatch_metric;      /* pto::DispatchMetric: 0 none (dispatch_threshold off), 1 ready */
+  uint32_t dispatch_threshold;   /* metric < this: dispatch_below, else dispatch_above; 0..65535 */
+  uint32_t dispatch_scope;       /* pto::DispatchScope: 0 global, 1 per_pool */
+  uint32_t dispatch_below;       /* pto::DispatchPolicy: 0 locality, 1 round_robin, 2 work_stealing */
+  uint32_t dispatch_above;       /* pto::DispatchPolicy */
+  uint32_t active_cores_below;   /* below the threshold: cores 0..n-1 of each pool; 0 = all */
   uint64_t heap_bytes;           /* tensormap_and_ringbuffer: heap ring size */
   uint32_t dep_pool_entries;     /* tensormap_and_ringbuffer: dependency-list pool */
   uint32_t tensormap_entries;    /* tensormap_and_ringbuffer: TensorMap pool */
@@ -113,6 +120,10 @@ typedef struct pto_run_stats {
   uint64_t batch_flushes;
   uint64_t batch_local_hits;
   uint64_t batch_unfiled;
+  /* dispatch_threshold (0 when off): tasks dispatched under each pto::DispatchPolicy, and how
+   * often a scheduler's decision flipped between below and above the threshold. */
+  uint64_t dispatch_tasks[3];
+  uint64_t dispatch_switches;
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -32,6 +32,15 @@
     "pipeline_depth's gates: 0 global, 1 per_stream, 2 per_pool, 3 per_target")                            \
   X(uint32_t, batch_deps, 0, 0, 256,                                                                       \
     "tensormap_and_ringbuffer: submits per dependency batch (local map before the TensorMap); 0 = off")    \
+  X(uint32_t, dispatch_metric, 0, 0, 1, "dispatch_threshold's metric: 0 none (off), 1 ready")              \
+  X(uint32_t, dispatch_threshold, 0, 0, 65535,                                                             \
+    "metric < this: dispatch_below's policy, else dispatch_above's (dispatch_metric on)")                  \
+  X(uint32_t, dispatch_scope, 0, 0, 1, "dispatch_threshold's metric over: 0 global, 1 per_pool")           \
+  X(uint32_t, dispatch_below, 0, 0, 2,                                                                     \
+    "policy below the threshold: 0 locality, 1 round_robin, 2 work_stealing")                              \
+  X(uint32_t, dispatch_above, 0, 0, 2, "policy otherwise: 0 locality, 1 round_robin, 2 work_stealing")     \
+  X(uint32_t, active_cores_below, 0, 0, 65535,                                                             \
+    "below the threshold only cores 0..n-1 of each pool get work; 0 = all")                                \
   X(uint64_t, heap_bytes, 64ull << 20, 64, UINT64_MAX,                                                     \
     "tensormap_and_ringbuffer: heap ring bytes for alloc_tensor")                                          \
   X(uint32_t, dep_pool_entries, 16384, 1, UINT32_MAX,                                                      \

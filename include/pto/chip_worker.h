@@ -142,6 +142,10 @@ struct RunStats {
   uint64_t batch_flushes = 0;
   uint64_t batch_local_hits = 0;
   uint64_t batch_unfiled = 0;
+  // dispatch_threshold (all 0 when off): tasks dispatched under each policy, decisions that
+  // flipped side (below <-> above) against the same scheduler's previous one in that scope.
+  uint64_t dispatch_locality = 0, dispatch_round_robin = 0, dispatch_work_stealing = 0;
+  uint64_t dispatch_switches = 0;
 
   // A short printable table of everything above.
   std::string table() const;

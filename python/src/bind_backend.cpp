@@ -40,7 +40,13 @@ std::string options_repr(const Options &o) {
          ", window_overflow=" + py_quote(pto::window_overflow_name(o.sched.window_overflow)) +
          ", pipeline_depth=" + std::to_string(o.sched.pipeline_depth) +
          ", pipeline_scope=" + py_quote(pto::pipeline_scope_name(o.sched.pipeline_scope)) +
-         ", batch_deps=" + std::to_string(o.sched.batch_deps) + ")";
+         ", batch_deps=" + std::to_string(o.sched.batch_deps) +
+         ", dispatch_metric=" + py_quote(pto::dispatch_metric_name(o.sched.dispatch_metric)) +
+         ", dispatch_threshold=" + std::to_string(o.sched.dispatch_threshold) +
+         ", dispatch_scope=" + py_quote(pto::dispatch_scope_name(o.sched.dispatch_scope)) +
+         ", dispatch_below=" + py_quote(pto::dispatch_policy_name(o.sched.dispatch_below)) +
+         ", dispatch_above=" + py_quote(pto::dispatch_policy_name(o.sched.dispatch_above)) +
+         ", active_cores_below=" + std::to_string(o.sched.active_cores_below) + ")";
 }
 
 bool options_equal(const Options &a, const Options &b) {
@@ -64,6 +70,36 @@ pto::PipelineScope scope_of(const std::string &name) {
                      "CompileOptions.pipeline_scope=" + py_quote(name) +
                          " is not one of 'global', 'per_stream', 'per_pool', 'per_target'");
   return s;
+}
+
+pto::DispatchMetric metric_of(const std::string &name) {
+  pto::DispatchMetric m;
+  if (!pto::parse_dispatch_metric(name.c_str(), &m))
+    throw pto::Error(PTO_INVALID_ARGUMENT,
+                     "CompileOptions.dispatch_metric=" + py_quote(name) + " is not one of 'none', 'ready'");
+  return m;
+}
+pto::DispatchScope dispatch_scope_of(const std::string &name) {
+  pto::DispatchScope s;
+  if (!pto::parse_dispatch_scope(name.c_str(), &s))
+    throw pto::Error(PTO_INVALID_ARGUMENT, "CompileOptions.dispatch_scope=" + py_quote(name) +
+                                               " is not one of 'global', 'per_pool'");
+  return s;
+}
+pto::DispatchPolicy policy_of(const char *field, const std::string &name) {
+  pto::DispatchPolicy p;
+  if (!pto::parse_dispatch_policy(name.c_str(), &p))
+    throw pto::Error(PTO_INVALID_ARGUMENT, std::string("CompileOptions.") + field + "=" + py_quote(name) +
+                                               " is not one of 'locality', 'round_robin', 'work_stealing'");
+  return p;
+}
+// dispatch_threshold and active_cores_below are 16 bits in ScheduleConfig: a larger Python int
+// is refused here rather than silently truncated.
+uint16_t u16_of(const char *field, uint32_t v) {
+  if (v > pto::kMaxDispatchThreshold)
+    throw pto::Error(PTO_INVALID_ARGUMENT, std::string("CompileOptions.") + field + "=" + std::to_string(v) +
+                                               " is outside 0..65535");
+  return static_cast<uint16_t>(v);
 }
 
 void check(const Options &o) {
@@ -116,15 +152,20 @@ void bind_backend(nb::module_ &m) {
       "(0 = the backend's default), aicpu_threads (0 = the default), and the schedule primitives: "
       "task_window (0 = the call config's) with window_overflow ('stall', 'evict_completed', "
       "'error'), pipeline_depth (0 = off) with pipeline_scope ('global', 'per_stream', 'per_pool', "
-      "'per_target'), batch_deps (0 = off; submits per dependency batch, tensormap runtime). Checked when "
-      "made and again by every method; kernel_compiler() and "
-      "call_config() apply it.")
+      "'per_target'), batch_deps (0 = off; submits per dependency batch, tensormap runtime), "
+      "dispatch_metric ('none' = off, 'ready') with dispatch_threshold, dispatch_scope "
+      "('global', 'per_pool'), dispatch_below / dispatch_above ('locality', 'round_robin', "
+      "'work_stealing') and active_cores_below (0 = all). Checked when made and again by every "
+      "method; kernel_compiler() and call_config() apply it.")
       .def(
           "__init__",
           [](Options *self, std::string target, std::string platform, int opt_level, bool debug,
              bool profiling, int host_threads, int aicpu_threads, uint32_t task_window,
              const std::string &window_overflow, uint32_t pipeline_depth, const std::string &pipeline_scope,
-             uint32_t batch_deps) {
+             uint32_t batch_deps,
+             const std::string &dispatch_metric, uint32_t dispatch_threshold,
+             const std::string &dispatch_scope, const std::string &dispatch_below,
+             const std::string &dispatch_above, uint32_t active_cores_below) {
             Options o;
             o.target = std::move(target);
             o.platform = std::move(platform);
@@ -138,13 +179,21 @@ void bind_backend(nb::module_ &m) {
             o.sched.pipeline_depth = pipeline_depth;
             o.sched.pipeline_scope = scope_of(pipeline_scope);
             o.sched.batch_deps = batch_deps;
+            o.sched.dispatch_metric = metric_of(dispatch_metric);
+            o.sched.dispatch_threshold = u16_of("dispatch_threshold", dispatch_threshold);
+            o.sched.dispatch_scope = dispatch_scope_of(dispatch_scope);
+            o.sched.dispatch_below = policy_of("dispatch_below", dispatch_below);
+            o.sched.dispatch_above = policy_of("dispatch_above", dispatch_above);
+            o.sched.active_cores_below = u16_of("active_cores_below", active_cores_below);
             check(o);  // a typo or an unavailable target is reported where it was written
             new (self) Options(std::move(o));
           },
           nb::kw_only(), "target"_a = Options{}.target, "platform"_a = "",
           "opt_level"_a = Options{}.opt_level, "debug"_a = false, "profiling"_a = false, "host_threads"_a = 0,
           "aicpu_threads"_a = 0, "task_window"_a = 0u, "window_overflow"_a = "stall", "pipeline_depth"_a = 0u,
-          "pipeline_scope"_a = "global", "batch_deps"_a = 0u)
+          "pipeline_scope"_a = "global", "batch_deps"_a = 0u, "dispatch_metric"_a = "none", "dispatch_threshold"_a = 0u,
+          "dispatch_scope"_a = "global", "dispatch_below"_a = "locality", "dispatch_above"_a = "locality",
+          "active_cores_below"_a = 0u)
       .def_rw("target", &Options::target)
       .def_rw("platform", &Options::platform)
       .def_rw("opt_level", &Options::opt_level)
@@ -169,6 +218,28 @@ void bind_backend(nb::module_ &m) {
       .def_prop_rw(
           "batch_deps", [](const Options &o) { return o.sched.batch_deps; },
           [](Options &o, uint32_t v) { o.sched.batch_deps = v; })
+      .def_prop_rw(
+          "dispatch_metric",
+          [](const Options &o) { return std::string(pto::dispatch_metric_name(o.sched.dispatch_metric)); },
+          [](Options &o, const std::string &v) { o.sched.dispatch_metric = metric_of(v); })
+      .def_prop_rw(
+          "dispatch_threshold", [](const Options &o) { return uint32_t{o.sched.dispatch_threshold}; },
+          [](Options &o, uint32_t v) { o.sched.dispatch_threshold = u16_of("dispatch_threshold", v); })
+      .def_prop_rw(
+          "dispatch_scope",
+          [](const Options &o) { return std::string(pto::dispatch_scope_name(o.sched.dispatch_scope)); },
+          [](Options &o, const std::string &v) { o.sched.dispatch_scope = dispatch_scope_of(v); })
+      .def_prop_rw(
+          "dispatch_below",
+          [](const Options &o) { return std::string(pto::dispatch_policy_name(o.sched.dispatch_below)); },
+          [](Options &o, const std::string &v) { o.sched.dispatch_below = policy_of("dispatch_below", v); })
+      .def_prop_rw(
+          "dispatch_above",
+          [](const Options &o) { return std::string(pto::dispatch_policy_name(o.sched.dispatch_above)); },
+          [](Options &o, const std::string &v) { o.sched.dispatch_above = policy_of("dispatch_above", v); })
+      .def_prop_rw(
+          "active_cores_below", [](const Options &o) { return uint32_t{o.sched.active_cores_below}; },
+          [](Options &o, uint32_t v) { o.sched.active_cores_below = u16_of("active_cores_below", v); })
       .def("check", &check, "Raises what get_backend(target).check(self) raises.")
       .def_prop_ro("resolved_platform", &pto::platform_of,
                    "platform, or the first platform of the target backend when platform is ''.")
@@ -195,7 +266,7 @@ void bind_backend(nb::module_ &m) {
           "base"_a.none() = nb::none(),
           "base (or a default ChipCallConfig) with enable_profiling = profiling, aicpu_thread_num = "
           "aicpu_threads and task_window = task_window unless 0, and task_window_overflow, "
-          "pipeline_depth, pipeline_scope, batch_deps as numbers.")
+          "pipeline_depth, pipeline_scope, batch_deps and the dispatch_* fields as numbers.")
       .def(
           "__eq__",
           [](const Options &a, nb::handle b) -> nb::object {

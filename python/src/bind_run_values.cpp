@@ -247,6 +247,15 @@ void bind_run_stats(nb::module_ &m) {
               "batch_deps: TensorMap look-ups skipped because an earlier write in the batch covered the view")
       .def_ro("batch_unfiled", &RunStats::batch_unfiled,
               "batch_deps: accesses never filed into the TensorMap (a later write in the batch covered them)")
+      .def_ro("dispatch_locality", &RunStats::dispatch_locality,
+              "dispatch_threshold: tasks placed under the locality policy (0 when off)")
+      .def_ro("dispatch_round_robin", &RunStats::dispatch_round_robin,
+              "dispatch_threshold: tasks placed under the round_robin policy (0 when off)")
+      .def_ro("dispatch_work_stealing", &RunStats::dispatch_work_stealing,
+              "dispatch_threshold: tasks placed under the work_stealing policy (0 when off)")
+      .def_ro("dispatch_switches", &RunStats::dispatch_switches,
+              "dispatch_threshold: decisions that flipped between below and above the threshold, "
+              "against the same scheduler thread's previous one in that scope (0 when off)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

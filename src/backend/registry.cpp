@@ -112,6 +112,35 @@ void check_schedule(const ScheduleConfig &s) {
     throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.sched.batch_deps=" + std::to_string(s.batch_deps) +
                                           " is outside 0..256 (submits per dependency batch; 0 = off)");
   }
+  auto bad = [](const char *field, uint32_t v, const char *allowed) {
+    throw Error(PTO_INVALID_ARGUMENT, std::string("CompileOptions.sched.") + field + "=" + std::to_string(v) +
+                                          " is not one of " + allowed);
+  };
+  if (static_cast<uint32_t>(s.dispatch_metric) >= kDispatchMetricCount)
+    bad("dispatch_metric", static_cast<uint32_t>(s.dispatch_metric), "none (0), ready (1)");
+  if (static_cast<uint32_t>(s.dispatch_scope) >= kDispatchScopeCount)
+    bad("dispatch_scope", static_cast<uint32_t>(s.dispatch_scope), "global (0), per_pool (1)");
+  if (static_cast<uint32_t>(s.dispatch_below) >= kDispatchPolicyCount)
+    bad("dispatch_below", static_cast<uint32_t>(s.dispatch_below),
+        "locality (0), round_robin (1), work_stealing (2)");
+  if (static_cast<uint32_t>(s.dispatch_above) >= kDispatchPolicyCount)
+    bad("dispatch_above", static_cast<uint32_t>(s.dispatch_above),
+        "locality (0), round_robin (1), work_stealing (2)");
+  if (!s.dispatching()) {
+    const ScheduleConfig d;
+    const char *set = s.dispatch_threshold != d.dispatch_threshold   ? "dispatch_threshold"
+                      : s.active_cores_below != d.active_cores_below ? "active_cores_below"
+                      : s.dispatch_scope != d.dispatch_scope         ? "dispatch_scope"
+                      : s.dispatch_below != d.dispatch_below         ? "dispatch_below"
+                      : s.dispatch_above != d.dispatch_above         ? "dispatch_above"
+                                                                     : nullptr;
+    if (set) {
+      throw Error(PTO_INVALID_ARGUMENT, std::string("CompileOptions.sched.") + set +
+                                            " is set but dispatch_metric is none (dispatch_threshold off); "
+                                            "set dispatch_metric='ready' or leave the dispatch_* fields at "
+                                            "their defaults");
+    }
+  }
 }
 
 }  // namespace

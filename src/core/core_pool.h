@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "core/graph/dispatch_threshold.h"
 #include "core/graph/ready_queue_set.h"
 #include "core/handshake.h"
 #include "core/mix_sync.h"
@@ -66,6 +67,7 @@ class CorePool {
     profiling_ = kProfilingBuilt && (profiling || pmu);
     pmu_ = kProfilingBuilt && pmu;
     idle_by_type_[0] = idle_by_type_[1] = 0;
+    rr_[0] = rr_[1] = 0;
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = clusters_[nclusters_];
       cl = Cluster{};
@@ -82,6 +84,7 @@ class CorePool {
         core.slot = members[k];
         core.core_type = hs.core_type;
         core.cluster = nclusters_;
+        core.pool_index = k == 0 ? c : 2 * c + (k - 1);  // AIC cores by cluster, AIV cores two a cluster
         core.seq = core.collected = hs.dispatch.seq.load(std::memory_order_relaxed);
         ++idle_by_type_[hs.core_type & 1];
       }
@@ -139,6 +142,7 @@ class CorePool {
         if (profiling()) {
           if (seen < end) seen = platform_ticks();  // never before the kernel's end
           timing = CoreTiming{c.dispatch[e], start, end, seen, static_cast<int32_t>(c.slot)};
+          timing.dispatch_tag = c.tag[e];
           if (pmu_on()) {
             timing.pmu =
                 PmuTrace{r.pmu_cycles, r.pmu_instructions, r.pmu_cache_misses, r.pmu_valid, r.pmu_error};
@@ -162,7 +166,10 @@ class CorePool {
  public:
   // Hands `payload` (task id `task`, reported back by collect) to core i, which has room
   // (core_for or feed chose it).
-  void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload) { push(i, task, payload, false); }
+  // `tag`: dispatch_threshold's decision, for the trace (profiling only).
+  void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload, graph::DispatchTag tag = 0) {
+    push(i, task, payload, false, tag);
+  }
 
   // A core for a task of `core_type` that this thread just released, to run it right here (no
   // trip through the shared queue, where an idle peer would take it to a cold, parked core):
@@ -185,6 +192,94 @@ class CorePool {
       if (cores_[i].core_type == core_type && can_queue(cores_[i])) return static_cast<int32_t>(i);
     }
     return -1;
+  }
+
+  // dispatch_threshold's core_for: the same places, among the pool's first `active` cores only,
+  // scanned from the warm core (locality) or from the pool's round-robin cursor, which moves
+  // past the core chosen (round_robin).
+  int32_t core_for(uint32_t core_type, bool round_robin, uint32_t active) {
+    if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
+    const uint32_t from = round_robin ? rr_[core_type] : warm_;
+    int32_t found = -1;
+    if (idle_by_type_[core_type] != 0 && !at_cap()) {
+      for (uint32_t k = 0; k < count_ && found < 0; ++k) {
+        const uint32_t i = (from + k) % count_;
+        const Core &c = cores_[i];
+        if (c.core_type == core_type && c.pool_index < active && c.collected == c.seq &&
+            !clusters_[c.cluster].reserved)
+          found = static_cast<int32_t>(i);
+      }
+    }
+    for (uint32_t k = 0; k < count_ && found < 0 && pipelining(); ++k) {
+      const uint32_t i = (from + k) % count_;
+      if (cores_[i].core_type == core_type && cores_[i].pool_index < active && can_queue(cores_[i]))
+        found = static_cast<int32_t>(i);
+    }
+    if (found >= 0 && round_robin) rr_[core_type] = (static_cast<uint32_t>(found) + 1) % count_;
+    return found;
+  }
+
+  // dispatch_threshold's feed: the same places as feed(), in two stages. First the pool (MIX,
+  // then AIC, then AIV, each only when its queue holds work), and choose(pool) decides once
+  // for it (DispatchChoice: policy, active core set, tag); then within the pool, idle cores
+  // whose pool index is below `active`, from the warm core or the round-robin cursor. A cube
+  // or vector core also takes `any` tasks under its own pool's decision. take / take_mix get
+  // the decision's tag.
+  template <typename Take, typename TakeMix, typename Choose>
+  bool feed_by_pool(graph::ReadyQueueSet &ready, Take &&take, TakeMix &&take_mix, Choose &&choose) {
+    using graph::pool_bit;
+    bool progress = false;
+    if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
+      const graph::DispatchChoice ch = choose(graph::kPoolMix);
+      bool waiting = true;
+      for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
+        Cluster &cl = clusters_[c];
+        if (cl.id >= ch.active) continue;
+        uint64_t t;
+        while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
+          progress = true;
+          cl.reserved = false;
+          if (take_mix(static_cast<int64_t>(t), c, ch.tag)) break;
+        }
+        waiting = !ready.probably_empty(pool_bit(graph::kPoolMix));
+      }
+      if (waiting) reserve_one(ch.active);
+    } else {
+      for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+    }
+    for (uint32_t type = 0; type < PTO_CORE_TYPE_COUNT; ++type) {
+      const uint32_t mask = pool_bit(type) | pool_bit(graph::kPoolAny);
+      if (ready.probably_empty(mask)) continue;
+      const graph::DispatchChoice ch = choose(type);
+      const bool rr = ch.policy == DispatchPolicy::kRoundRobin;
+      const uint32_t from = rr ? rr_[type] : warm_;
+      for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
+        const uint32_t i = (from + k) % count_;
+        const Core &c = cores_[i];
+        if (c.core_type != type || c.pool_index >= ch.active || c.collected != c.seq ||
+            clusters_[c.cluster].reserved)
+          continue;
+        uint64_t t;
+        while (ready.try_pop_any(mask, &t)) {
+          progress = true;
+          if (take(static_cast<int64_t>(t), i, ch.tag)) {
+            if (rr) rr_[type] = (i + 1) % count_;
+            break;
+          }
+        }
+      }
+      if (!pipelining()) continue;
+      for (uint32_t k = 0; k < count_; ++k) {
+        const uint32_t i = (from + k) % count_;
+        if (cores_[i].core_type != type || cores_[i].pool_index >= ch.active) continue;
+        uint64_t t;
+        while (can_queue(cores_[i]) && ready.try_pop_any(mask, &t)) {
+          progress = true;
+          take(static_cast<int64_t>(t), i, ch.tag);
+        }
+      }
+    }
+    return progress;
   }
 
   // Feeds cores from the ready queues (core/graph/ready_queue_set.h): a core takes from its
@@ -243,7 +338,8 @@ class CorePool {
   // payloads[1] and [2] to the AIV cores. collect reports it once all three finished. The
   // cluster's MixSync block, reset, becomes the task's (the parts' call blocks point at it);
   // the dispatch rings publish both.
-  void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[3]) {
+  void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[3],
+                    graph::DispatchTag tag = 0) {
     Cluster &cl = clusters_[c];
     if (mix_) {
       MixSync &m = mix_[cl.id];
@@ -254,8 +350,11 @@ class CorePool {
     }
     cl.mix_task = task;
     cl.parts_left = 3;
-    if (profiling()) cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
-    for (uint32_t k = 0; k < 3; ++k) push(cl.core[k], task, payloads[k], true);
+    if (profiling()) {
+      cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
+      cl.mix_timing.dispatch_tag = tag;
+    }
+    for (uint32_t k = 0; k < 3; ++k) push(cl.core[k], task, payloads[k], true, tag);
   }
   uint32_t cluster_aic_slot(uint32_t c) const { return cores_[clusters_[c].core[0]].slot; }
 
@@ -263,6 +362,11 @@ class CorePool {
   void write_counters(CoreCounters *by_slot) const {
     for (uint32_t i = 0; i < count_; ++i) by_slot[cores_[i].slot] = cores_[i].counters;
   }
+
+  // dispatch_threshold: a queue still holds work after this thread fed what its decisions let
+  // it (an inactive core of this thread may be an active one of a peer's, and a peer parked
+  // with idle cores must hear that the metric crossed), so ask for help whenever any does.
+  bool needs_help_any(const graph::ReadyQueueSet &ready) const { return !ready.probably_empty(~0u); }
 
   // True when a queue still holds work that this thread has no place for: time to wake a peer
   // (a hint: the queue may drain meanwhile, which only costs a spurious wake-up).
@@ -290,6 +394,7 @@ class CorePool {
     uint32_t slot = 0;
     uint32_t core_type = 0;
     uint32_t cluster = 0;
+    uint32_t pool_index = 0;         // its index among the chip's cores of its type (active_cores_below)
     uint32_t seq = 0;                // hs->dispatch.seq after our last ring (we are its only writer)
     uint32_t collected = 0;          // last seq whose completion was reported; == seq when idle
     uint32_t mix_parts = 0;          // MIX task parts among the tasks in flight
@@ -297,6 +402,7 @@ class CorePool {
     bool mix_part[kDepth] = {};      // that entry is a part of the cluster's MIX task (a freed part's
                                      // core may meanwhile run single tasks, which must not count)
     uint64_t dispatch[kDepth] = {};  // profiling only: ticks
+    uint32_t tag[kDepth] = {};       // profiling only: dispatch_threshold's decision (graph::DispatchTag)
     CoreCounters counters;           // this run's, always collected
   };
   struct Cluster {
@@ -309,7 +415,7 @@ class CorePool {
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
   };
 
-  void push(uint32_t i, int64_t task, const DispatchPayload *payload, bool mix) {
+  void push(uint32_t i, int64_t task, const DispatchPayload *payload, bool mix, graph::DispatchTag tag) {
     Core &c = cores_[i];
     const uint32_t e = (c.seq + 1) % kDepth;
     if (c.collected == c.seq) {
@@ -319,7 +425,10 @@ class CorePool {
     c.task[e] = task;
     c.mix_part[e] = mix;
     c.mix_parts += mix;
-    if (profiling()) c.dispatch[e] = platform_ticks();
+    if (profiling()) {
+      c.dispatch[e] = platform_ticks();
+      c.tag[e] = tag;
+    }
     ++busy_;
     ++clusters_[c.cluster].busy;
     c.hs->payload[e].store(reinterpret_cast<uint64_t>(payload), std::memory_order_relaxed);
@@ -338,8 +447,10 @@ class CorePool {
     m.pmu.cache_misses += timing->pmu.cache_misses;
     m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing->pmu.valid) : timing->pmu.valid;
     m.pmu.error = m.pmu.error ? m.pmu.error : timing->pmu.error;
-    *timing = CoreTiming{
+    CoreTiming whole{
         m.dispatch, m.start, m.end, timing->complete, static_cast<int32_t>(cores_[cl.core[0]].slot), m.pmu};
+    whole.dispatch_tag = m.dispatch_tag;
+    *timing = whole;
   }
 
   bool at_cap() const { return busy_ != 0 && task_ticks_ < short_ticks_; }
@@ -359,11 +470,13 @@ class CorePool {
     return false;
   }
 
-  void reserve_one() {
+  // `active`: only clusters whose chip index is below it (dispatch_threshold's active set).
+  void reserve_one(uint32_t active = graph::DispatchThreshold::kAllCores) {
     uint32_t best = nclusters_;
     for (uint32_t c = 0; c < nclusters_; ++c) {
       if (clusters_[c].reserved) return;  // one at a time
-      if (clusters_[c].mix_task < 0 && (best == nclusters_ || clusters_[c].busy < clusters_[best].busy))
+      if (clusters_[c].mix_task < 0 && clusters_[c].id < active &&
+          (best == nclusters_ || clusters_[c].busy < clusters_[best].busy))
         best = c;
     }
     if (best < nclusters_) clusters_[best].reserved = true;
@@ -378,6 +491,8 @@ class CorePool {
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
+  // dispatch_threshold's round_robin: per pool, the core after the last one chosen.
+  uint32_t rr_[PTO_CORE_TYPE_COUNT] = {0, 0};
   int64_t short_ticks_ = 0;  // see init
   int64_t pipe_ticks_ = 0;   // see init
   int64_t task_ticks_ = 0;   // moving average of this pool's kernel durations

@@ -83,6 +83,14 @@ class MpmcQueue {
   bool probably_empty() const {
     return head_.load(std::memory_order_relaxed) == tail_.load(std::memory_order_relaxed);
   }
+  // A hint too: the tasks claimed by pushers and not yet claimed by poppers. head is read first
+  // and tail never falls behind it, so the difference cannot wrap; a push or pop between the
+  // two loads makes it at most one of them off. A push still writing its cell already counts.
+  uint64_t size_hint() const {
+    const uint64_t h = head_.load(std::memory_order_relaxed);
+    const uint64_t t = tail_.load(std::memory_order_relaxed);
+    return t > h ? t - h : 0;
+  }
 
  private:
   MpmcCell *cells_ = nullptr;

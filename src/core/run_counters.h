@@ -27,7 +27,12 @@ struct CoreCounters {
 struct alignas(kCacheLine) SchedulerCounters {
   ClockPair start, end;       // the thread's scheduling loop, both clocks
   uint64_t parked_ticks = 0;  // time it waited on its doorbell with nothing to do
+  // dispatch_threshold (core/graph/dispatch_threshold.h), 0 when off: tasks this thread
+  // started under each DispatchPolicy, and its decisions that flipped below <-> above.
+  uint32_t dispatched[3] = {0, 0, 0};
+  uint32_t dispatch_switches = 0;
 };
+static_assert(sizeof(SchedulerCounters) == kCacheLine, "one line per scheduler thread");
 
 // The counters region of a run: SchedulerCounters[threads], then CoreCounters[cores] by slot.
 inline uint64_t run_counters_bytes(uint32_t threads, uint32_t cores) {

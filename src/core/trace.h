@@ -19,17 +19,19 @@ enum TraceEdgeKind : uint32_t { kEdgeRaw = 0, kEdgeWaw = 1, kEdgeWar = 2, kEdgeE
 struct TaskTrace {
   int64_t id;
   uint32_t func;
-  uint8_t shape;      // pto_core_type: AIC, AIV or MIX
-  uint8_t status;     // TraceStatus; kTraceNone until the record is written
-  uint16_t stream;    // the stream it was submitted on (0 unless set_stream)
-  int32_t core;       // handshake slot (a MIX task: its cluster's AIC slot)
-  int16_t thread;     // AICPU thread that dispatched it
-  uint16_t target;    // its target affinity (kNoTarget = none, pto/schedule_config.h)
-  uint64_t submit;    // orchestrator (tensormap runtime), 0 otherwise
-  uint64_t dispatch;  // scheduler, when it handed the task to a core
-  uint64_t start;     // core, just before the kernel
-  uint64_t end;       // core, just after the kernel
-  uint64_t complete;  // scheduler, when it saw the completion
+  uint8_t shape;             // pto_core_type: AIC, AIV or MIX
+  uint8_t status;            // TraceStatus; kTraceNone until the record is written
+  uint16_t stream;           // the stream it was submitted on (0 unless set_stream)
+  int16_t core;              // handshake slot (a MIX task: its cluster's AIC slot); slots < 96
+  uint16_t dispatch_metric;  // dispatch_threshold: the metric when it was placed (0 when off)
+  int8_t thread;             // AICPU thread that dispatched it
+  uint8_t dispatch_policy;   // pto::DispatchPolicy it was placed under (locality when off)
+  uint16_t target;           // its target affinity (kNoTarget = none, pto/schedule_config.h)
+  uint64_t submit;           // orchestrator (tensormap runtime), 0 otherwise
+  uint64_t dispatch;         // scheduler, when it handed the task to a core
+  uint64_t start;            // core, just before the kernel
+  uint64_t end;              // core, just after the kernel
+  uint64_t complete;         // scheduler, when it saw the completion
 };
 static_assert(sizeof(TaskTrace) == 64, "one cache line per record");
 
@@ -51,7 +53,8 @@ struct PmuTrace {
 struct CoreTiming {
   uint64_t dispatch = 0, start = 0, end = 0, complete = 0;  // ticks
   int32_t core = -1;
-  PmuTrace pmu{};  // enable_pmu only
+  PmuTrace pmu{};             // enable_pmu only
+  uint32_t dispatch_tag = 0;  // dispatch_threshold's decision (graph::DispatchTag), profiling only
 };
 
 }  // namespace pto

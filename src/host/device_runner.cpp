@@ -283,6 +283,21 @@ pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
   }
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_CHECK_FIELD)
 #undef PTO_CHECK_FIELD
+  // dispatch_threshold is off without a metric: a threshold or policy set then is a mistake.
+  if (cfg.dispatch_metric == 0) {
+    const char *set = cfg.dispatch_threshold   ? "dispatch_threshold"
+                      : cfg.active_cores_below ? "active_cores_below"
+                      : cfg.dispatch_scope     ? "dispatch_scope"
+                      : cfg.dispatch_below     ? "dispatch_below"
+                      : cfg.dispatch_above     ? "dispatch_above"
+                                               : nullptr;
+    if (set) {
+      return fail(PTO_INVALID_ARGUMENT,
+                  std::string(set) +
+                      " is set but dispatch_metric=0 (none: dispatch_threshold is off); "
+                      "set dispatch_metric=1 (ready) or leave the dispatch_* fields at 0");
+    }
+  }
   const ChipGeometry &g = *geometry_;
   if (cfg.block_dim > g.num_clusters) {
     return fail(PTO_GEOMETRY_EXCEEDED, "block_dim " + std::to_string(cfg.block_dim) + " is outside 1.." +

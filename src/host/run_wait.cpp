@@ -46,6 +46,8 @@ void read_run_counters(Device &device, const void *region, uint32_t threads, uin
     const uint64_t span = sched[t].end.ns > sched[t].start.ns ? sched[t].end.ns - sched[t].start.ns : 0;
     const uint64_t parked = clock.span_ns(sched[t].parked_ticks);
     stats->scheduling_ns += span > parked ? span - parked : 0;
+    for (uint32_t p = 0; p < 3; ++p) stats->dispatch_tasks[p] += sched[t].dispatched[p];
+    stats->dispatch_switches += sched[t].dispatch_switches;
   }
   uint64_t first = UINT64_MAX, last = 0;
   stats->num_cores = cores < PTO_STATS_MAX_CORES ? cores : PTO_STATS_MAX_CORES;

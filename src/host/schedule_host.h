@@ -21,6 +21,12 @@ inline ScheduleConfig schedule_config_of(const pto_call_config &c) {
   s.pipeline_depth = c.pipeline_depth;
   s.pipeline_scope = static_cast<PipelineScope>(c.pipeline_scope);
   s.batch_deps = c.batch_deps;
+  s.dispatch_threshold = static_cast<uint16_t>(c.dispatch_threshold);  // all range-checked per run
+  s.active_cores_below = static_cast<uint16_t>(c.active_cores_below);
+  s.dispatch_metric = static_cast<DispatchMetric>(c.dispatch_metric);
+  s.dispatch_scope = static_cast<DispatchScope>(c.dispatch_scope);
+  s.dispatch_below = static_cast<DispatchPolicy>(c.dispatch_below);
+  s.dispatch_above = static_cast<DispatchPolicy>(c.dispatch_above);
   return s;
 }
 

@@ -124,6 +124,12 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
            ", \"cache_misses\": " + counter(kPmuCacheMisses, p.cache_misses) + "}";
     }
     if (ran && t.thread >= 0) j += ", \"thread\": " + std::to_string(t.thread);
+    // dispatch_threshold's decision (locality, metric 0 when the run has none).
+    if (ran) {
+      j += ", \"dispatch_policy\": \"" +
+           std::string(dispatch_policy_name(static_cast<DispatchPolicy>(t.dispatch_policy))) +
+           "\", \"dispatch_metric\": " + std::to_string(t.dispatch_metric);
+    }
     j += "}";
     first = false;
     if (ran && t.thread >= 0 && static_cast<uint32_t>(t.thread) < meta.aicpu_threads) {

@@ -122,6 +122,15 @@ std::string RunStats::table() const {
         static_cast<unsigned long long>(batch_unfiled));
     t += buf;
   }
+  if (dispatch_locality + dispatch_round_robin + dispatch_work_stealing > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "dispatch         %llu locality, %llu round_robin, %llu work_stealing, %llu switch(es)\n",
+                  static_cast<unsigned long long>(dispatch_locality),
+                  static_cast<unsigned long long>(dispatch_round_robin),
+                  static_cast<unsigned long long>(dispatch_work_stealing),
+                  static_cast<unsigned long long>(dispatch_switches));
+    t += buf;
+  }
   const char *names[4] = {"task window", "heap (bytes)", "dep pool", "TensorMap"};
   const Ring *rings[4] = {&window, &heap, &dep_pool, &tensormap};
   if (window.capacity) {
@@ -336,6 +345,10 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.batch_flushes = s.batch_flushes;
   out.batch_local_hits = s.batch_local_hits;
   out.batch_unfiled = s.batch_unfiled;
+  out.dispatch_locality = s.dispatch_tasks[0];
+  out.dispatch_round_robin = s.dispatch_tasks[1];
+  out.dispatch_work_stealing = s.dispatch_tasks[2];
+  out.dispatch_switches = s.dispatch_switches;
   const uint32_t C = s.num_clusters;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {

@@ -40,6 +40,12 @@ ChipCallConfig make_call_config(const backend::CompileOptions &o, ChipCallConfig
   base.pipeline_depth = o.sched.pipeline_depth;
   base.pipeline_scope = static_cast<uint32_t>(o.sched.pipeline_scope);
   base.batch_deps = o.sched.batch_deps;
+  base.dispatch_metric = static_cast<uint32_t>(o.sched.dispatch_metric);
+  base.dispatch_threshold = o.sched.dispatch_threshold;
+  base.dispatch_scope = static_cast<uint32_t>(o.sched.dispatch_scope);
+  base.dispatch_below = static_cast<uint32_t>(o.sched.dispatch_below);
+  base.dispatch_above = static_cast<uint32_t>(o.sched.dispatch_above);
+  base.active_cores_below = o.sched.active_cores_below;
   return base;
 }
 

@@ -8,6 +8,11 @@
 //   task_window_overflow: error fails a program larger than the window (CAPACITY_EXCEEDED naming
 //     task_window and its size); evict_completed and stall complete one; host_build_graph
 //     refuses evict_completed (NOT_SUPPORTED).
+//   dispatch_threshold T with metric `ready`: every task's recorded decision is dispatch_above's
+//     policy when its recorded metric is >= T, else dispatch_below's; a program that alternates
+//     chains and wide fan-outs crosses T both ways; below T only the pool's first
+//     active_cores_below cores run tasks; results are unchanged; without it every task records
+//     locality.
 //   Bad values are typed errors naming the field and the value.
 #include <gtest/gtest.h>
 
@@ -24,7 +29,7 @@
 namespace {
 
 // Kernel 0 (AIV): args dst, i, sleep_us, chained. Sleeps, then dst[i] = dst[i - 1] + 1 when
-// chained (so a missing order shows), else i + 1. Either way the result is dst[i] = i + 1.
+// chained == 1 (so a missing order shows), else i + 1. Either way the result is dst[i] = i + 1.
 const char *const kStep = R"(
 #include <time.h>
 #include "pto/kernel.h"
@@ -33,13 +38,14 @@ PTO_KERNEL(args) {
   const int64_t i = args[1];
   struct timespec ts = {0, static_cast<long>(args[2]) * 1000L};
   nanosleep(&ts, nullptr);
-  dst[i] = args[3] && i > 0 ? dst[i - 1] + 1 : static_cast<int32_t>(i + 1);
+  dst[i] = args[3] == 1 && i > 0 ? dst[i - 1] + 1 : static_cast<int32_t>(i + 1);
 }
 )";
 
 // Scalars of both orchestrations: tasks, streams, sleep_us, chained, with_target. Task i runs on
-// stream i % streams (and target i % streams when with_target); chained: task i waits for i - 1
-// and i - 3.
+// stream i % streams (and target i % streams when with_target); chained 1: task i waits for i - 1
+// and i - 3; chained 2 (waves): blocks of 16, a chain of 4 (each waits for the one before, the
+// first for the previous block's last 12) then a fan-out of 12 that all wait for the chain's end.
 const char *const kHbgOrch = R"(
 #include "pto/host_graph.h"
 PTO_ORCHESTRATION(g, a) {
@@ -50,8 +56,14 @@ PTO_ORCHESTRATION(g, a) {
     pto::TaskArg args[4] = {pto::TaskArg::of(a.tensor(0)), pto::TaskArg::of_i64(i), pto::TaskArg::of_i64(sleep_us),
                             pto::TaskArg::of_i64(chained)};
     const pto::TaskId t = g.add_task(0, PTO_CORE_AIV, args, 4);
-    if (chained && i >= 1) g.add_dependency(t - 1, t);
-    if (chained && i >= 3) g.add_dependency(t - 3, t);
+    if (chained == 1 && i >= 1) g.add_dependency(t - 1, t);
+    if (chained == 1 && i >= 3) g.add_dependency(t - 3, t);
+    const int64_t r = i % 16;
+    if (chained == 2 && r == 0 && i >= 16) {
+      for (int64_t j = 1; j <= 12; ++j) g.add_dependency(t - static_cast<pto::TaskId>(j), t);
+    }
+    if (chained == 2 && r >= 1 && r <= 3) g.add_dependency(t - 1, t);
+    if (chained == 2 && r >= 4) g.add_dependency(t - static_cast<pto::TaskId>(r - 3), t);
   }
 }
 )";
@@ -66,10 +78,16 @@ PTO_DEVICE_ORCHESTRATION(o) {
   for (int64_t i = 0; i < n && i < 512; ++i) {
     o.set_stream(static_cast<uint32_t>(i % streams), with_target ? static_cast<uint32_t>(i % streams) : pto::kNoTarget);
     pto::Arg args[4] = {Arg::no_dep(y), Arg::i64(i), Arg::i64(sleep_us), Arg::i64(chained)};
-    pto::TaskHandle after[2];
+    pto::TaskHandle after[12];
     uint32_t na = 0;
-    if (chained && i >= 1) after[na++] = h[i - 1];
-    if (chained && i >= 3) after[na++] = h[i - 3];
+    if (chained == 1 && i >= 1) after[na++] = h[i - 1];
+    if (chained == 1 && i >= 3) after[na++] = h[i - 3];
+    const int64_t r = i % 16;
+    if (chained == 2 && r == 0 && i >= 16) {
+      for (int64_t j = 1; j <= 12; ++j) after[na++] = h[i - j];
+    }
+    if (chained == 2 && r >= 1 && r <= 3) after[na++] = h[i - 1];
+    if (chained == 2 && r >= 4) after[na++] = h[i - (r - 3)];
     h[i] = o.submit_task(0, PTO_CORE_AIV, args, 4, after, na);
   }
 }
@@ -313,6 +331,131 @@ TEST_P(Schedule, SetStreamOutOfRangeIsAnInvalidArgumentNamingTheValue) {
   }
 }
 
+// dispatch_threshold: one task's recorded decision, from the trace.
+struct Placed {
+  long long dispatch = 0;
+  int slot = -1;
+  std::string policy;
+  long long metric = -1;
+};
+std::vector<Placed> placed_tasks(const std::string &trace) {
+  std::vector<Placed> out;
+  const size_t tasks = trace.find("\"tasks\": [");
+  const size_t edges = trace.find("\"edges\": [");
+  for (size_t at = trace.find("{\"id\": ", tasks); at != std::string::npos && at < edges;
+       at = trace.find("{\"id\": ", at + 1)) {
+    const std::string d = field(trace, at, "dispatch"), cores = field(trace, at, "cores");
+    if (d.empty() || cores.size() < 3) continue;
+    Placed p;
+    p.dispatch = std::stoll(d);
+    p.slot = std::stoi(cores.substr(1));
+    p.policy = field(trace, at, "dispatch_policy");
+    const std::string m = field(trace, at, "dispatch_metric");
+    p.metric = m.empty() ? -1 : std::stoll(m);
+    out.push_back(p);
+  }
+  std::sort(out.begin(), out.end(), [](const Placed &a, const Placed &b) { return a.dispatch < b.dispatch; });
+  return out;
+}
+
+// The AIV cores' slots of the trace's "cores" list, in slot order: a core's index there is its
+// index in the vector pool (what active_cores_below counts).
+std::vector<int> aiv_slots(const std::string &trace) {
+  std::vector<int> out;
+  const size_t end = trace.find("\"tasks\": [");
+  for (size_t at = trace.find("{\"slot\": "); at != std::string::npos && at < end;
+       at = trace.find("{\"slot\": ", at + 1)) {
+    if (field(trace, at, "type") == "\"AIV\"") out.push_back(std::stoi(field(trace, at, "slot")));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+pto::ChipCallConfig with_threshold(pto::ChipCallConfig cfg, uint32_t threshold, pto::DispatchPolicy below,
+                                   pto::DispatchPolicy above, pto::DispatchScope scope, uint32_t active = 0) {
+  cfg.dispatch_metric = static_cast<uint32_t>(pto::DispatchMetric::kReady);
+  cfg.dispatch_threshold = threshold;
+  cfg.dispatch_below = static_cast<uint32_t>(below);
+  cfg.dispatch_above = static_cast<uint32_t>(above);
+  cfg.dispatch_scope = static_cast<uint32_t>(scope);
+  cfg.active_cores_below = active;
+  return cfg;
+}
+
+Program waves() {
+  Program p;
+  p.tasks = 64;
+  p.sleep_us = 1000;
+  p.chained = 2;
+  return p;
+}
+
+TEST_P(Schedule, WithoutDispatchThresholdEveryTaskRecordsLocality) {
+  pto::RunStats st = run(Program{}, config(0, pto::PipelineScope::kGlobal));
+  const std::vector<Placed> tasks = placed_tasks(w.last_trace_json());
+  ASSERT_EQ(tasks.size(), 40u);
+  for (const Placed &t : tasks) {
+    EXPECT_EQ(t.policy, "\"locality\"");
+    EXPECT_EQ(t.metric, 0);
+  }
+  EXPECT_EQ(st.dispatch_locality + st.dispatch_round_robin + st.dispatch_work_stealing, 0u);
+  EXPECT_EQ(st.dispatch_switches, 0u);
+}
+
+TEST_P(Schedule, DispatchThresholdPicksThePolicyByTheMetricAndSwitchesBothWays) {
+  const uint32_t T = 4;
+  pto::RunStats st =
+      run(waves(), with_threshold(config(0, pto::PipelineScope::kGlobal), T, pto::DispatchPolicy::kLocality,
+                                  pto::DispatchPolicy::kWorkStealing, pto::DispatchScope::kGlobal));
+  const std::vector<Placed> tasks = placed_tasks(w.last_trace_json());
+  ASSERT_EQ(tasks.size(), 64u);
+  int up = 0, down = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const Placed &t = tasks[i];
+    ASSERT_GE(t.metric, 1) << "the metric counts the task being placed";
+    EXPECT_EQ(t.policy, t.metric >= T ? "\"work_stealing\"" : "\"locality\"") << "metric " << t.metric;
+    if (i > 0) {
+      const bool was = tasks[i - 1].metric >= T, is = t.metric >= T;
+      up += !was && is;
+      down += was && !is;
+    }
+  }
+  EXPECT_GE(up, 1) << "a fan-out takes the metric to the threshold";
+  EXPECT_GE(down, 1) << "a chain takes it back below";
+  EXPECT_EQ(st.dispatch_locality + st.dispatch_work_stealing, 64u);
+  EXPECT_EQ(st.dispatch_round_robin, 0u);
+  EXPECT_GT(st.dispatch_locality, 0u);
+  EXPECT_GT(st.dispatch_work_stealing, 0u);
+  EXPECT_GE(st.dispatch_switches, 2u);
+}
+
+TEST_P(Schedule, BelowTheThresholdOnlyThePoolsFirstActiveCoresRunTasks) {
+  const uint32_t T = 4, k = 2;
+  pto::RunStats st =
+      run(waves(), with_threshold(config(0, pto::PipelineScope::kGlobal), T, pto::DispatchPolicy::kRoundRobin,
+                                  pto::DispatchPolicy::kLocality, pto::DispatchScope::kPerPool, k));
+  const std::string trace = w.last_trace_json();
+  const std::vector<int> aiv = aiv_slots(trace);
+  ASSERT_EQ(aiv.size(), 8u) << "block_dim 4: 8 AIV cores";
+  const std::vector<Placed> tasks = placed_tasks(trace);
+  ASSERT_EQ(tasks.size(), 64u);
+  int below = 0, outside = 0;
+  for (const Placed &t : tasks) {
+    const auto rank = std::find(aiv.begin(), aiv.end(), t.slot) - aiv.begin();
+    EXPECT_EQ(t.policy, t.metric >= T ? "\"locality\"" : "\"round_robin\"") << "metric " << t.metric;
+    if (t.metric < T) {
+      ++below;
+      EXPECT_LT(rank, k) << "a task placed below the threshold ran on AIV core " << rank << " (slot "
+                         << t.slot << ")";
+    } else {
+      outside += rank >= k;
+    }
+  }
+  EXPECT_GT(below, 0);
+  EXPECT_GT(outside, 0) << "above the threshold every core takes work (else the check above proves nothing)";
+  EXPECT_EQ(st.dispatch_round_robin + st.dispatch_locality, 64u);
+}
+
 INSTANTIATE_TEST_SUITE_P(BothRuntimes, Schedule,
                          ::testing::Values("host_build_graph", "tensormap_and_ringbuffer"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
@@ -337,6 +480,16 @@ TEST(ScheduleConfig, CallConfigFieldsOutOfRangeNameTheFieldAndTheRange) {
     c = {};
     c.batch_deps = 257;
     v.emplace_back("batch_deps=257 is outside 0..256", c);
+    c = {};
+    c.dispatch_metric = 1;
+    c.dispatch_below = 3;
+    v.emplace_back("dispatch_below=3 is outside 0..2", c);
+    c = {};
+    c.dispatch_metric = 2;
+    v.emplace_back("dispatch_metric=2 is outside 0..1", c);
+    c = {};
+    c.dispatch_threshold = 8;
+    v.emplace_back("dispatch_threshold is set but dispatch_metric=0", c);
     return v;
   }();
   for (const auto &[message, cfg] : bad) {
@@ -394,6 +547,41 @@ TEST(ScheduleConfig, CompileOptionsOutOfRangeNameTheField) {
               std::string::npos)
         << e.what();
   }
+  o = {};
+  o.sched.dispatch_metric = pto::DispatchMetric::kReady;
+  o.sched.dispatch_above = static_cast<pto::DispatchPolicy>(5);
+  try {
+    pto::make_call_config(o);
+    ADD_FAILURE() << "dispatch_above 5 accepted";
+  } catch (const pto::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("CompileOptions.sched.dispatch_above=5 is not one of locality (0)"),
+              std::string::npos)
+        << e.what();
+  }
+  o = {};
+  o.sched.active_cores_below = 2;
+  try {
+    pto::make_call_config(o);
+    ADD_FAILURE() << "active_cores_below without a metric accepted";
+  } catch (const pto::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("active_cores_below is set but dispatch_metric is none"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ScheduleConfig, DispatchThresholdLowersIntoTheCallConfigFields) {
+  pto::backend::CompileOptions o;
+  o.sched.dispatch_metric = pto::DispatchMetric::kReady;
+  o.sched.dispatch_threshold = 7;
+  o.sched.dispatch_scope = pto::DispatchScope::kPerPool;
+  o.sched.dispatch_below = pto::DispatchPolicy::kRoundRobin;
+  o.sched.dispatch_above = pto::DispatchPolicy::kWorkStealing;
+  o.sched.active_cores_below = 3;
+  const pto::ChipCallConfig c = pto::make_call_config(o);
+  EXPECT_EQ(std::make_tuple(c.dispatch_metric, c.dispatch_threshold, c.dispatch_scope, c.dispatch_below,
+                            c.dispatch_above, c.active_cores_below),
+            std::make_tuple(1u, 7u, 1u, 1u, 2u, 3u));
 }
 
 TEST(ScheduleConfig, NamesParseBack) {
@@ -410,6 +598,20 @@ TEST(ScheduleConfig, NamesParseBack) {
   }
   pto::PipelineScope s;
   EXPECT_FALSE(pto::parse_pipeline_scope("per_thread", &s));
+  for (uint32_t i = 0; i < pto::kDispatchPolicyCount; ++i) {
+    pto::DispatchPolicy p;
+    ASSERT_TRUE(
+        pto::parse_dispatch_policy(pto::dispatch_policy_name(static_cast<pto::DispatchPolicy>(i)), &p));
+    EXPECT_EQ(static_cast<uint32_t>(p), i);
+  }
+  pto::DispatchMetric m;
+  ASSERT_TRUE(pto::parse_dispatch_metric("ready", &m));
+  EXPECT_EQ(m, pto::DispatchMetric::kReady);
+  pto::DispatchScope d;
+  ASSERT_TRUE(pto::parse_dispatch_scope("per_pool", &d));
+  EXPECT_FALSE(pto::parse_dispatch_scope("per_stream", &d));
+  pto::DispatchPolicy p;
+  EXPECT_FALSE(pto::parse_dispatch_policy("random", &p));
 }
 
 }  // namespace

@@ -100,8 +100,8 @@ def test_call_config_schedule_fields_round_trip() -> None:
     assert c != pto.ChipCallConfig()
 
 
-@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
-def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
+def _basic_run(runtime: str) -> tuple[np.ndarray, pto.ChipStorageTaskArgs, pto.ChipWorker]:
+    """The basic example's output f, its arguments and a worker on device 0 of a2a3sim."""
     a = np.full(64, 2.0, dtype=np.float32)
     b = np.full(64, 3.0, dtype=np.float32)
     f = np.zeros(64, dtype=np.float32)
@@ -112,6 +112,12 @@ def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
     w = pto.ChipWorker()
     w.init("a2a3sim", runtime)
     w.set_device(0)
+    return f, args, w
+
+
+@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
+def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
+    f, args, w = _basic_run(runtime)
     cfg = pto.CompileOptions(
         pipeline_depth=1, pipeline_scope="global", aicpu_threads=3
     ).call_config(pto.ChipCallConfig(block_dim=2))
@@ -164,16 +170,7 @@ def test_batch_deps_below_zero_is_a_type_error() -> None:
 
 @pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
 def test_batch_deps_runs_and_reports(runtime: str) -> None:
-    a = np.full(64, 2.0, dtype=np.float32)
-    b = np.full(64, 3.0, dtype=np.float32)
-    f = np.zeros(64, dtype=np.float32)
-    args = pto.ChipStorageTaskArgs()
-    args.add_tensor(a, pto.Direction.INPUT)
-    args.add_tensor(b, pto.Direction.INPUT)
-    args.add_tensor(f, pto.Direction.OUTPUT)
-    w = pto.ChipWorker()
-    w.init("a2a3sim", runtime)
-    w.set_device(0)
+    f, args, w = _basic_run(runtime)
     cfg = pto.CompileOptions(batch_deps=4, aicpu_threads=3).call_config(
         pto.ChipCallConfig(block_dim=2)
     )
@@ -187,3 +184,119 @@ def test_batch_deps_runs_and_reports(runtime: str) -> None:
         # wrote.
         assert (stats.batch_flushes, stats.batch_local_hits) == (3, 0)
     w.finalize()
+
+
+def test_dispatch_threshold_options_lower_into_the_call_config_fields() -> None:
+    o = pto.CompileOptions()
+    assert (
+        o.dispatch_metric,
+        o.dispatch_threshold,
+        o.dispatch_scope,
+        o.dispatch_below,
+        o.dispatch_above,
+        o.active_cores_below,
+    ) == ("none", 0, "global", "locality", "locality", 0)
+    o = pto.CompileOptions(
+        dispatch_metric="ready",
+        dispatch_threshold=8,
+        dispatch_scope="per_pool",
+        dispatch_below="round_robin",
+        dispatch_above="work_stealing",
+        active_cores_below=2,
+    )
+    assert "dispatch_above='work_stealing'" in repr(o) and "active_cores_below=2" in repr(o)
+    c = o.call_config()
+    assert (
+        c.dispatch_metric,
+        c.dispatch_threshold,
+        c.dispatch_scope,
+        c.dispatch_below,
+        c.dispatch_above,
+        c.active_cores_below,
+    ) == (1, 8, 1, 1, 2, 2)
+    o.dispatch_below = "locality"
+    assert o.call_config().dispatch_below == 0
+    assert pickle.loads(pickle.dumps(c)) == c
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"dispatch_metric": "in_flight"},
+            "CompileOptions.dispatch_metric='in_flight' is not one of 'none'",
+        ),
+        (
+            {"dispatch_metric": "ready", "dispatch_below": "random"},
+            "CompileOptions.dispatch_below='random' is not one of 'locality', 'round_robin'",
+        ),
+        (
+            {"dispatch_metric": "ready", "dispatch_scope": "per_stream"},
+            "CompileOptions.dispatch_scope='per_stream' is not one of 'global', 'per_pool'",
+        ),
+        (
+            {"dispatch_metric": "ready", "dispatch_threshold": 70000},
+            r"CompileOptions.dispatch_threshold=70000 is outside 0..65535",
+        ),
+        (
+            {"dispatch_threshold": 4},
+            "CompileOptions.sched.dispatch_threshold is set but dispatch_metric is none",
+        ),
+    ],
+)
+def test_bad_dispatch_threshold_options_name_the_field_and_the_value(
+    kwargs: dict, message: str
+) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        pto.CompileOptions(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("dispatch_metric", 2, "ChipCallConfig.dispatch_metric=2 is outside 0..1"),
+        ("dispatch_above", 3, "ChipCallConfig.dispatch_above=3 is outside 0..2"),
+        (
+            "dispatch_threshold",
+            65536,
+            "ChipCallConfig.dispatch_threshold=65536 is outside 0..65535",
+        ),
+    ],
+)
+def test_call_config_dispatch_fields_are_range_checked(
+    field: str, value: int, message: str
+) -> None:
+    with pytest.raises(pto.InvalidArgumentError, match=message):
+        pto.ChipCallConfig(**{field: value})
+
+
+@pytest.mark.parametrize("runtime", ["host_build_graph", "tensormap_and_ringbuffer"])
+def test_run_stats_and_trace_report_dispatch_threshold(runtime: str) -> None:
+    f, args, w = _basic_run(runtime)
+    # Threshold 1: the metric counts the task being placed, so every decision is "above".
+    cfg = pto.CompileOptions(
+        profiling=True,
+        aicpu_threads=3,
+        dispatch_metric="ready",
+        dispatch_threshold=1,
+        dispatch_above="round_robin",
+    ).call_config(pto.ChipCallConfig(block_dim=2))
+    try:
+        stats = w.run(basic_callable(runtime), args, cfg)
+        assert (f == 42.0).all()
+        assert stats.dispatch_round_robin == stats.tasks_run > 0
+        assert (stats.dispatch_locality, stats.dispatch_work_stealing, stats.dispatch_switches) == (
+            0,
+            0,
+            0,
+        )
+        trace = pto.Trace.from_dict(w.last_trace())
+        tasks = [t for t in trace.tasks if t.ran]
+        assert tasks and all(
+            t.dispatch_policy == "round_robin" and (t.dispatch_metric or 0) >= 1 for t in tasks
+        )
+        assert pto.Trace.from_dict(trace.to_dict()).tasks == trace.tasks  # saved and loaded alike
+        slices = [e for e in trace.to_chrome_trace()["traceEvents"] if e.get("ph") == "X"]
+        assert slices and all(e["args"]["dispatch_policy"] == "round_robin" for e in slices)
+    finally:
+        w.finalize()

@@ -85,6 +85,9 @@ def to_chrome_trace(trace: Any, max_flows: int = MAX_FLOWS) -> dict[str, Any]:
             args["aicpu_thread"] = t.thread
         if t.submit is not None:
             args["submit_us"] = _us(t.submit)
+        if t.dispatch_policy is not None:
+            args["dispatch_policy"] = t.dispatch_policy
+            args["dispatch_metric"] = t.dispatch_metric
         if t.pmu is not None:
             args.update({k: v for k, v in t.pmu.items() if v is not None})
         for slot in t.cores:

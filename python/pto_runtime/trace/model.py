@@ -108,6 +108,10 @@ class Trace:
                 row["thread"] = t.thread
             if t.pmu is not None:
                 row["pmu"] = dict(t.pmu)
+            if t.dispatch_policy is not None:
+                row["dispatch_policy"] = t.dispatch_policy
+            if t.dispatch_metric is not None:
+                row["dispatch_metric"] = t.dispatch_metric
             tasks.append(row)
         return {
             "version": self.version,

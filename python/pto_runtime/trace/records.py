@@ -62,6 +62,10 @@ class Task:
     # enable_pmu: {"cycles": int, "instructions": int | None, "cache_misses": int | None}
     # (None where the counter could not be read; Trace.pmu_note says why)
     pmu: dict[str, int | None] | None = None
+    # dispatch_threshold's decision when the task was placed: its policy ("locality",
+    # "round_robin", "work_stealing"; "locality" when the run had none) and the metric then
+    dispatch_policy: str | None = None
+    dispatch_metric: int | None = None
 
     @property
     def ran(self) -> bool:

@@ -37,6 +37,8 @@ SCHEMA_VERSION = 1
 
 # enable_pmu: the counters a task may carry.
 PMU_COUNTERS = ("cycles", "instructions", "cache_misses")
+# dispatch_threshold: the policies a task may have been placed under (pto/schedule_config.h).
+DISPATCH_POLICIES = ("locality", "round_robin", "work_stealing")
 
 
 def trace_error(where: str, message: str) -> Exception:
@@ -162,7 +164,15 @@ def _task(entry: Mapping[str, Any], where: str, core_type: dict[int, str], threa
             if value is not None and (not _is_int(value) or value < 0):
                 _fail(f"{where}pmu.{name}", f"expected a count (>= 0) or null, got {value!r}")
         pmu = {name: pmu.get(name) for name in PMU_COUNTERS}
-    return Task(task_id, func, shape, tuple(cores), start, end, status, submit, thread, pmu)
+    policy = entry.get("dispatch_policy")
+    if policy is not None and policy not in DISPATCH_POLICIES:
+        _fail(f"{where}dispatch_policy", f"expected one of {DISPATCH_POLICIES}, got {policy!r}")
+    metric = entry.get("dispatch_metric")
+    if metric is not None and (not _is_int(metric) or metric < 0):
+        _fail(f"{where}dispatch_metric", f"expected a count (>= 0), got {metric!r}")
+    return Task(
+        task_id, func, shape, tuple(cores), start, end, status, submit, thread, pmu, policy, metric
+    )
 
 
 def _tasks(raw: Mapping[str, Any], cores: tuple[Core, ...], threads: int) -> tuple[Task, ...]:

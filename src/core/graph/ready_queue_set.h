@@ -74,6 +74,14 @@ class ReadyQueueSet {
     return true;
   }
 
+  // dispatch_threshold's `ready` metric: the tasks in the queues of `mask` (a hint, two loads a
+  // pool, no writes).
+  uint64_t size_hint(uint32_t mask) const {
+    uint64_t n = 0;
+    for (uint32_t m = mask & attached_; m != 0; m &= m - 1) n += q_[__builtin_ctz(m)].size_hint();
+    return n;
+  }
+
  private:
   MpmcQueue q_[kPoolCount];
   uint32_t attached_ = 0;  // host-written before launch, read-only during the run

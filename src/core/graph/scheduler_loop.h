@@ -20,6 +20,11 @@
 // completion returns the token and releases the gate's oldest deferred task. Without gates
 // each of the two costs one predictable branch.
 //
+// dispatch_threshold (core/graph/dispatch_threshold.h): when the run has a dispatch metric,
+// each release and each feed pass first measures it and takes the policy and active core set
+// it selects (release_by_policy, CorePool::feed_by_pool); the decision travels with the task
+// to the trace. Without a metric each of the two costs one predictable branch.
+//
 // What is runtime-specific is a Policy (static: every hook inlines into the loop):
 //   TaskRecord &task(int64_t id)                 the record of a task id
 //   template <F> void for_each_consumer(id, F)   walk id's fan-out (once, when id finishes)
@@ -40,6 +45,7 @@
 #include <cstdint>
 
 #include "core/core_pool.h"
+#include "core/graph/dispatch_threshold.h"
 #include "core/graph/pipeline_gates.h"
 #include "core/graph/ready_queue_set.h"
 #include "core/graph/task_record.h"
@@ -74,6 +80,7 @@ struct SchedulerEnv {
   ReadyQueueSet *ready;
   const std::atomic<uint32_t> *abort;  // host-written: stop starting work, drain, quit
   PipelineGates gates;                 // pipeline_depth's token gates; off (null) by default
+  ScheduleConfig schedule;             // the run's schedule primitives (dispatch_threshold's)
 };
 
 // The fields every runtime's run header names alike (handshakes_addr, sched_addr, ...); the
@@ -101,6 +108,7 @@ SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter
   e.abort = &h->abort;
   e.gates = PipelineGates(reinterpret_cast<PipelineGate *>(h->gates_addr), h->sched.pipeline_depth,
                           h->sched.pipeline_scope);
+  e.schedule = h->sched;
   return e;
 }
 
@@ -119,7 +127,8 @@ class SchedulerLoop {
         policy_(policy),
         idx_(idx),
         bell_(&env.sched[idx].bell),
-        peers_(env.sched, env.sched_threads, idx) {
+        peers_(env.sched, env.sched_threads, idx),
+        dispatch_(env.schedule) {
     cores_.init(env.handshakes, env.num_clusters, env.block_dim, idx, count, bell_, env.trace_addr != 0,
                 env.pmu_addr != 0, env.short_task_ticks, env.pipeline_ticks, env.mix);
     counters_.start = platform_clock_pair();
@@ -137,7 +146,8 @@ class SchedulerLoop {
         cores_.collect([this](int64_t id, const CoreTiming &timing) { completed(id, timing); }) != 0;
     if (aborting()) return collected;
     const bool dispatched = dispatch_ready();
-    if (cores_.needs_help(*env_.ready)) peers_.ask_for_help(dispatched || collected);
+    if (dispatch_.on() ? cores_.needs_help_any(*env_.ready) : cores_.needs_help(*env_.ready))
+      peers_.ask_for_help(dispatched || collected);
     return dispatched || collected;
   }
 
@@ -161,6 +171,7 @@ class SchedulerLoop {
     DEV_DEBUG(env_.log, "scheduler %u: done on %u core(s), parked %llu of %llu ticks", idx_, cores_.size(),
               static_cast<unsigned long long>(counters_.parked_ticks),
               static_cast<unsigned long long>(counters_.end.ticks - counters_.start.ticks));
+    if (dispatch_.on()) dispatch_.write_counters(&counters_);
     scheduler_counters(env_.counters_addr)[idx_] = counters_;
     cores_.write_counters(core_counters(env_.counters_addr, env_.counter_threads));
   }
@@ -208,6 +219,10 @@ class SchedulerLoop {
   // A consumer this thread made ready: on one of its own idle cores now, else into the queue.
   void release(int64_t id) {
     TaskRecord &t = policy_.task(id);
+    if (dispatch_.on()) {
+      release_by_policy(id, t);
+      return;
+    }
     const int32_t core =
         t.poisoned.load(std::memory_order_relaxed) != 0 || aborting() ? -1 : cores_.core_for(t.core_type);
     if (core >= 0) {
@@ -215,6 +230,26 @@ class SchedulerLoop {
     } else {
       make_ready(t, *env_.ready, id);
     }
+  }
+
+  // dispatch_threshold's release: the metric picks the policy; locality and round_robin start
+  // the task on one of this thread's active cores if one has room, work_stealing (or no room)
+  // queues it, and work_stealing wakes a peer to come and take it.
+  void release_by_policy(int64_t id, TaskRecord &t) {
+    if (t.poisoned.load(std::memory_order_relaxed) != 0 || aborting()) {
+      make_ready(t, *env_.ready, id);
+      return;
+    }
+    const DispatchChoice ch = dispatch_.choose(t.core_type, *env_.ready, 1);
+    const bool steal = ch.policy == DispatchPolicy::kWorkStealing;
+    const int32_t core =
+        steal ? -1 : cores_.core_for(t.core_type, ch.policy == DispatchPolicy::kRoundRobin, ch.active);
+    if (core >= 0) {
+      if (start(id, static_cast<uint32_t>(core), ch.tag)) dispatch_.dispatched(ch.tag);
+      return;
+    }
+    make_ready(t, *env_.ready, id);
+    if (steal) peers_.wake_one();
   }
 
   // pipeline_depth: takes a token for the task, or defers it at its gate (false: not started).
@@ -226,7 +261,7 @@ class SchedulerLoop {
   }
 
   // Starts the task on core `core`, unless pipeline_depth defers it (false).
-  bool start(int64_t id, uint32_t core) {
+  bool start(int64_t id, uint32_t core, DispatchTag tag = 0) {
     TaskRecord &t = policy_.task(id);
     if (!admit(t, id)) return false;
     t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
@@ -235,11 +270,11 @@ class SchedulerLoop {
     // Profiling: fetch the task's record line for writing while the core runs it.
     if (kProfilingBuilt && env_.trace_addr && static_cast<uint64_t>(id) < env_.trace_capacity)
       __builtin_prefetch(reinterpret_cast<TaskTrace *>(env_.trace_addr) + id, 1);
-    cores_.dispatch(core, id, &t.payload);
+    cores_.dispatch(core, id, &t.payload, tag);
     return true;
   }
 
-  bool start_mix(int64_t id, uint32_t cluster) {
+  bool start_mix(int64_t id, uint32_t cluster, DispatchTag tag = 0) {
     TaskRecord &t = policy_.task(id);
     if (!admit(t, id)) return false;
     t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
@@ -247,7 +282,7 @@ class SchedulerLoop {
     if (t.dump >= 0) dump_views(t, kDumpBefore);
     const DispatchPayload *parts[3];
     policy_.mix_parts(id, parts);
-    cores_.dispatch_mix(cluster, id, parts);
+    cores_.dispatch_mix(cluster, id, parts, tag);
     return true;
   }
 
@@ -260,6 +295,7 @@ class SchedulerLoop {
   }
 
   bool dispatch_ready() {
+    if (dispatch_.on()) return dispatch_ready_by_policy();
     return cores_.feed(
         *env_.ready,
         [this](int64_t id, uint32_t core) {
@@ -278,6 +314,29 @@ class SchedulerLoop {
         });
   }
 
+  bool dispatch_ready_by_policy() {
+    return cores_.feed_by_pool(
+        *env_.ready,
+        [this](int64_t id, uint32_t core, DispatchTag tag) {
+          if (skip_if_poisoned(id) || !start(id, core, tag)) return false;
+          dispatch_.dispatched(tag);
+          return true;
+        },
+        [this](int64_t id, uint32_t cluster, DispatchTag tag) {
+          if constexpr (Policy::kHasMix) {
+            if (skip_if_poisoned(id) || !start_mix(id, cluster, tag)) return false;
+            dispatch_.dispatched(tag);
+            return true;
+          } else {
+            (void)id;
+            (void)cluster;
+            (void)tag;
+            return false;  // never called: the runtime attaches no MIX pool
+          }
+        },
+        [this](uint32_t pool) { return dispatch_.choose(pool, *env_.ready, 0); });
+  }
+
   void dump_views(const TaskRecord &t, uint32_t phase) {
     dump_task_views(env_.dump, dump_tasks(env_.dump)[t.dump], phase);
   }
@@ -293,8 +352,10 @@ class SchedulerLoop {
     r.status = static_cast<uint8_t>(status);
     r.stream = t.stream;
     r.target = t.target;
-    r.core = timing.core;
-    r.thread = static_cast<int16_t>(status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_));
+    r.core = static_cast<int16_t>(timing.core);
+    r.thread = static_cast<int8_t>(status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_));
+    r.dispatch_policy = dispatch_tag_policy(timing.dispatch_tag);
+    r.dispatch_metric = dispatch_tag_metric(timing.dispatch_tag);
     if (Policy::kZeroSubmit) r.submit = 0;
     r.dispatch = timing.dispatch;
     r.start = timing.start;
@@ -309,6 +370,7 @@ class SchedulerLoop {
   Doorbell *bell_;
   PeerWaker peers_;
   CorePool cores_;
+  DispatchThreshold dispatch_;  // dispatch_threshold's config and this thread's decisions
   SchedulerCounters counters_;  // written to the run's counters when run() ends
 };
 

@@ -33,12 +33,18 @@ void DeviceOrchestrator::select_for_dump(TaskSlot &task, int64_t id, uint32_t fu
 void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_type core_type) {
   if (static_cast<uint64_t>(id) < h_->trace_capacity) {
     // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
-    reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] =
-        TaskTrace{id,         func_id, static_cast<uint8_t>(core_type),
-                  kTraceNone, stream_, -1,
-                  -1,         target_, platform_ticks(),
-                  0,          0,       0,
-                  0};
+    // Field by field: the record's layout packs the dispatch decision next to core and thread.
+    TaskTrace r{};
+    r.id = id;
+    r.func = func_id;
+    r.shape = static_cast<uint8_t>(core_type);
+    r.status = kTraceNone;
+    r.stream = stream_;
+    r.core = -1;
+    r.thread = -1;
+    r.target = target_;
+    r.submit = platform_ticks();
+    reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] = r;
   }
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
   edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());
