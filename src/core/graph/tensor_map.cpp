@@ -104,9 +104,10 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
                        IdList *out, EdgeKindList *kinds) {
   if (r.empty()) return true;
   retire(live_from);
-  // Each live entry is reported at most once below: room for used() keeps every push.
-  PTO_CHECK(out->room() >= used_ && (!kinds || kinds->room() >= used_),
-            "TensorMap::access: the result list has no room for used() more producers");
+  // Each live entry is reported at most once below: room for used() keeps every push. A debug
+  // check (hot path): a list that did overflow says so anyway (FixedList::overflowed).
+  PTO_DCHECK(out->room() >= used_ && (!kinds || kinds->room() >= used_),
+             "TensorMap::access: the result list has no room for used() more producers");
   bool duplicate = false;
   const Period rp = period_of(r);
   for_candidates(r, live_from, [&](uint32_t e) {

@@ -61,7 +61,8 @@ class TensorMap {
   // `live_from` is last_task_alive: entries of older tasks are freed first (reclaim) and never
   // returned. With `kinds` (profiling), also appends each (producer, TraceEdgeKind) found.
   // Each live entry is reported at most once per call, so *out (and *kinds) must have room()
-  // for used() more: checked (PTO_CHECK), the lists never overflow silently.
+  // for used() more: checked in debug builds (PTO_DCHECK); a list that overflowed anyway
+  // refused the extra ids and says so (FixedList::overflowed), it never writes past its end.
   // Returns false when the pool is full and the access could not be recorded (the look-up part
   // is done: the caller reclaims or waits, then calls add).
   // Calling it for a task's accesses one after another equals looking all of them up before

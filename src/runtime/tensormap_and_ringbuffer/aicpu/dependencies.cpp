@@ -92,7 +92,8 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
       edge_kinds_.push_back(graph::EdgeKind{after[i].id, kEdgeExplicit});
     }
   }
-  PTO_DCHECK(!producers_.overflowed(), "orchestrator: the producer list overflowed");
+  // Once per submit, always on: the room kept above means no producer was refused.
+  PTO_CHECK(!producers_.overflowed() && !edge_kinds_.overflowed(), "orchestrator: a producer list overflowed");
   if (tracing) record_trace(id, func_id, core_type);
   distinct_live_producers(id);
   return true;
