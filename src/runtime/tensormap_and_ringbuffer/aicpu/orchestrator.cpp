@@ -37,11 +37,13 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
       run_buffers_(tensors_of(h), h->num_tensors),
       full_validation_(full_validation_requested()),
       heap_(h->heap_bytes) {
-  const uint32_t producers = h->window + h->tensormap_entries;
+  // Sizes in 64 bits, capped: a TensorMap that large could not be allocated in the first place.
+  auto capped = [](uint64_t n) { return static_cast<uint32_t>(n < UINT32_MAX ? n : UINT32_MAX); };
+  const uint32_t producers = capped(uint64_t{h->window} + h->tensormap_entries);
   // Profiling: one look-up adds at most tensormap_entries edges, and after sorting out
   // duplicates at most two kinds per entry a look-up can meet remain (make_edge_room).
   const bool tracing = kProfilingBuilt && h->trace_addr != 0;
-  const uint32_t edges = tracing ? 3 * h->tensormap_entries + 64 : 0;
+  const uint32_t edges = tracing ? capped(3 * uint64_t{h->tensormap_entries} + 64) : 0;
   const size_t p = arena_.reserve<int64_t>(producers), s = arena_.reserve<int64_t>(h->window),
                d = arena_.reserve<uint64_t>(h->window), e = arena_.reserve<graph::EdgeKind>(edges);
   arena_.allocate("orchestrator");
