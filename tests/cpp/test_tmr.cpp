@@ -123,13 +123,14 @@ TEST_F(Tmr, NoDepArgumentsAreOrderedOnlyByExplicitDependencies) {
 
 // More handles than the orchestrator's producer list holds (task_window 4 + tensormap_entries 4
 // = 8 ids, 3 * 4 + 64 = 76 traced edges): the list is reduced to its live producers on the way
-// and the traced edges are flushed early, so none is lost. Task 99 is slow and the last task
-// overwrites what it writes: a live producer dropped from the list would let y end as x.
+// and the traced edges are flushed early, so none is lost. Task 99 alone copies x to y, slowly
+// (the others copy nothing), and the last task overwrites y: a live producer dropped from the
+// list would let y end as x.
 TEST_F(Tmr, MoreExplicitHandlesThanTheProducerListHoldsAreAllWaitedForAndTraced) {
   auto c = callable(
       "static pto::TaskHandle h[100];\n"
       "for (int k = 0; k < 100; ++k)\n"
-      "  h[k] = o.submit_task(0, PTO_CORE_AIV, {Arg::no_dep(x), Arg::no_dep(y), Arg::i64(n), "
+      "  h[k] = o.submit_task(0, PTO_CORE_AIV, {Arg::no_dep(x), Arg::no_dep(y), Arg::i64(k == 99 ? n : 0), "
       "Arg::i64(k == 99 ? 100 : 0)});\n"
       "pto::TaskHandle after[200];\n"
       "for (int k = 0; k < 200; ++k) after[k] = h[(k * 37) % 100];\n"
