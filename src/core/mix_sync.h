@@ -24,7 +24,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 #include "core/handshake.h"
 #include "pto/kernel.h"
@@ -240,13 +239,6 @@ inline void mix_part_returned(pto_kernel_call *call) {
   m.waiting &= ~(1u << call->mix_part);
   mix_impl::unlock(m);
   doorbell_ring(m.bell);
-}
-
-// For the host's TASK_FAILED message: " (what it means)" for a status these calls fail a task
-// with, "" for any other.
-inline std::string mix_status_text(int32_t status) {
-  char text[256];
-  return pto_mix_status_describe(status, text, sizeof text) ? std::string(" (") + text + ")" : std::string();
 }
 
 }  // namespace pto

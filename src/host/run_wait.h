@@ -10,8 +10,16 @@
 
 #include "core/tick_clock.h"
 #include "host/device_runner.h"
+#include "pto/mix_sync.h"  // pto_mix_status_describe
 
 namespace pto {
+
+// For the host's TASK_FAILED message: " (what it means)" for a status the MIX sync calls
+// (core/mix_sync.h) fail a task with, "" for any other.
+inline std::string mix_status_text(int32_t status) {
+  char text[256];
+  return pto_mix_status_describe(status, text, sizeof text) ? std::string(" (") + text + ")" : std::string();
+}
 
 // A zeroed, cache-line-aligned host buffer in which a runtime lays out its shared memory
 // before copying it to the device.

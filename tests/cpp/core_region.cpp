@@ -30,7 +30,7 @@ TEST(Region, InterleavedColumnsDoNotOverlap) {
 
 // Same strides, but the first view's rows start mid-row and spill into the next row: its
 // row coordinates alone (89..90) do not show that it reaches row 91. (Found by
-// tmr_tensor_map's brute-force test: the coordinate test answered "disjoint" here.)
+// core_tensor_map's brute-force test: the coordinate test answered "disjoint" here.)
 TEST(Region, RowsThatSpillPastTheRowStrideStillOverlap) {
   const int64_t wshape[2] = {2, 7}, rshape[2] = {6, 6}, strides[2] = {7, 1};
   const pto::Region w = pto::make_region(0x1000, 627, 4, 2, wshape, strides);  // row 89, column 4

@@ -42,7 +42,8 @@ PTO_KERNEL(args) {
 }
 )";
 
-// Scalars of both orchestrations: tasks, streams, sleep_us, chained, with_target. Task i runs on
+// Scalars of both orchestrations: tasks, streams, sleep_us, chained, with_target, hold_first_us
+// (Program). Task i runs on
 // stream i % streams (and target i % streams when with_target); chained 1: task i waits for i - 1
 // and i - 3; chained 2 (waves): blocks of 16, a chain of 4 (each waits for the one before, the
 // first for the previous block's last 12) then a fan-out of 12 that all wait for the chain's end.
@@ -51,11 +52,13 @@ const char *const kHbgOrch = R"(
 PTO_ORCHESTRATION(g, a) {
   const int64_t n = a.scalar(0), streams = a.scalar(1), sleep_us = a.scalar(2), chained = a.scalar(3);
   const bool with_target = a.scalar(4) != 0;
+  const int64_t hold = a.scalar(5);
   for (int64_t i = 0; i < n; ++i) {
     g.set_stream(static_cast<uint32_t>(i % streams), with_target ? static_cast<uint32_t>(i % streams) : pto::kNoTarget);
-    pto::TaskArg args[4] = {pto::TaskArg::of(a.tensor(0)), pto::TaskArg::of_i64(i), pto::TaskArg::of_i64(sleep_us),
-                            pto::TaskArg::of_i64(chained)};
+    pto::TaskArg args[4] = {pto::TaskArg::of(a.tensor(0)), pto::TaskArg::of_i64(i),
+                            pto::TaskArg::of_i64(hold > 0 && i == 0 ? hold : sleep_us), pto::TaskArg::of_i64(chained)};
     const pto::TaskId t = g.add_task(0, PTO_CORE_AIV, args, 4);
+    if (hold > 0 && i >= 1) g.add_dependency(t - static_cast<pto::TaskId>(i), t);
     if (chained == 1 && i >= 1) g.add_dependency(t - 1, t);
     if (chained == 1 && i >= 3) g.add_dependency(t - 3, t);
     const int64_t r = i % 16;
@@ -73,13 +76,15 @@ using pto::Arg;
 PTO_DEVICE_ORCHESTRATION(o) {
   const int64_t n = o.scalar(0), streams = o.scalar(1), sleep_us = o.scalar(2), chained = o.scalar(3);
   const bool with_target = o.scalar(4) != 0;
+  const int64_t hold = o.scalar(5);
   pto::TensorView y = o.tensor(0);
   pto::TaskHandle h[512];
   for (int64_t i = 0; i < n && i < 512; ++i) {
     o.set_stream(static_cast<uint32_t>(i % streams), with_target ? static_cast<uint32_t>(i % streams) : pto::kNoTarget);
-    pto::Arg args[4] = {Arg::no_dep(y), Arg::i64(i), Arg::i64(sleep_us), Arg::i64(chained)};
-    pto::TaskHandle after[12];
+    pto::Arg args[4] = {Arg::no_dep(y), Arg::i64(i), Arg::i64(hold > 0 && i == 0 ? hold : sleep_us), Arg::i64(chained)};
+    pto::TaskHandle after[13];
     uint32_t na = 0;
+    if (hold > 0 && i >= 1) after[na++] = h[0];
     if (chained == 1 && i >= 1) after[na++] = h[i - 1];
     if (chained == 1 && i >= 3) after[na++] = h[i - 3];
     const int64_t r = i % 16;
@@ -95,6 +100,11 @@ PTO_DEVICE_ORCHESTRATION(o) {
 
 struct Program {
   int64_t tasks = 40, streams = 2, sleep_us = 2000, chained = 0, with_target = 0;
+  // > 0: task 0 sleeps this long and every other task waits for it, so the whole program is
+  // submitted before the rest becomes ready at once. Without it a loaded machine can leave the
+  // tensormap orchestrator submitting as slowly as the kernels finish (sleeping kernels hold
+  // the sim's threads), and a stream never has three tasks ready together.
+  int64_t hold_first_us = 0;
 };
 
 // The value after `"key": ` in the JSON object that starts at `at` ("" when absent).
@@ -173,7 +183,7 @@ class Schedule : public ::testing::TestWithParam<const char *> {
     std::vector<int32_t> dst(static_cast<size_t>(p.tasks), -1);
     pto::ChipStorageTaskArgs args;
     args.add_tensor(dst.data(), dst.size() * 4, PTO_DTYPE_I32, {p.tasks}, PTO_DIR_INOUT);
-    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target}) args.add_scalar(s);
+    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target, p.hold_first_us}) args.add_scalar(s);
     pto::RunStats st = w.run(callable, args, cfg);
     for (int64_t i = 0; i < p.tasks; ++i) EXPECT_EQ(dst[i], i + 1) << "task " << i << " (results changed)";
     return st;
@@ -185,7 +195,9 @@ class Schedule : public ::testing::TestWithParam<const char *> {
 
 TEST_P(Schedule, WithoutGatesAStreamHasMoreThanTwoTasksInFlight) {
   // The control for the next test: the program does exceed two per stream when nothing gates it.
-  pto::RunStats st = run(Program{}, config(0, pto::PipelineScope::kGlobal));
+  Program p;
+  p.hold_first_us = 20000;
+  pto::RunStats st = run(p, config(0, pto::PipelineScope::kGlobal));
   const auto most = max_in_flight(w.last_trace_json(), by_stream);
   int hi = 0;
   for (const auto &kv : most) hi = std::max(hi, kv.second);
@@ -195,7 +207,9 @@ TEST_P(Schedule, WithoutGatesAStreamHasMoreThanTwoTasksInFlight) {
 }
 
 TEST_P(Schedule, PipelineDepthTwoPerStreamNeverHasMoreThanTwoInFlightPerStream) {
-  pto::RunStats st = run(Program{}, config(2, pto::PipelineScope::kPerStream));
+  Program p;
+  p.hold_first_us = 20000;
+  pto::RunStats st = run(p, config(2, pto::PipelineScope::kPerStream));
   const auto most = max_in_flight(w.last_trace_json(), by_stream);
   ASSERT_EQ(most.size(), 2u) << "both streams appear in the trace";
   for (const auto &[stream, n] : most) EXPECT_LE(n, 2) << "stream " << stream;
@@ -258,7 +272,7 @@ TEST_P(Schedule, WindowOverflowErrorFailsAProgramLargerThanTheWindow) {
     std::vector<int32_t> dst(17);
     pto::ChipStorageTaskArgs args;
     args.add_tensor(dst.data(), dst.size() * 4, PTO_DTYPE_I32, {17}, PTO_DIR_INOUT);
-    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target}) args.add_scalar(s);
+    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target, p.hold_first_us}) args.add_scalar(s);
     w.run(callable, args, cfg);
     ADD_FAILURE() << "a 17-task program ran in a 16-task window with overflow=error";
   } catch (const pto::Error &e) {

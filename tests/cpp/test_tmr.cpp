@@ -121,6 +121,35 @@ TEST_F(Tmr, NoDepArgumentsAreOrderedOnlyByExplicitDependencies) {
   for (int32_t v : run(c)) ASSERT_EQ(v, 3);
 }
 
+// More handles than the orchestrator's producer list holds (task_window 4 + tensormap_entries 4
+// = 8 ids, 3 * 4 + 64 = 76 traced edges): the list is reduced to its live producers on the way
+// and the traced edges are flushed early, so none is lost. Task 99 alone copies x to y, slowly
+// (the others copy nothing), and the last task overwrites y: a live producer dropped from the
+// list would let y end as x.
+TEST_F(Tmr, MoreExplicitHandlesThanTheProducerListHoldsAreAllWaitedForAndTraced) {
+  auto c = callable(
+      "static pto::TaskHandle h[100];\n"
+      "for (int k = 0; k < 100; ++k)\n"
+      "  h[k] = o.submit_task(0, PTO_CORE_AIV, {Arg::no_dep(x), Arg::no_dep(y), Arg::i64(k == 99 ? n : 0), "
+      "Arg::i64(k == 99 ? 100 : 0)});\n"
+      "pto::TaskHandle after[200];\n"
+      "for (int k = 0; k < 200; ++k) after[k] = h[(k * 37) % 100];\n"
+      "pto::Arg a[3] = {Arg::no_dep(y), Arg::i64(n), Arg::i64(6)};\n"
+      "o.submit_task(1, PTO_CORE_AIV, a, 3, after, 200);",
+      "many_handles");
+  pto::ChipCallConfig cfg;
+  cfg.task_window = 4;
+  cfg.tensormap_entries = 4;
+  cfg.enable_profiling = true;
+  for (int32_t v : run(c, cfg)) ASSERT_EQ(v, 6);
+  const std::string trace = w.last_trace_json();
+  for (int k = 0; k < 100; ++k) {
+    const std::string edge =
+        "{\"from\": " + std::to_string(k) + ", \"to\": 100, \"kind\": \"explicit\"";
+    EXPECT_NE(trace.find(edge), std::string::npos) << "no traced edge " << k << " -> 100";
+  }
+}
+
 TEST_F(Tmr, ManualScopeUsesOnlyExplicitDependencies) {
   auto c = callable(
       "pto::Scope s(o, /*manual=*/true);\n"

@@ -37,7 +37,7 @@ Region flat(int64_t elem_offset, int64_t n, uint64_t buf = kBuf) {
   return pto::make_region(buf, elem_offset, 4, 1, shape, strides);
 }
 
-using Kinds = std::vector<std::pair<int64_t, uint32_t>>;
+using Kinds = pto::graph::EdgeKindList;
 
 struct Scan {
   std::vector<int64_t> producers;

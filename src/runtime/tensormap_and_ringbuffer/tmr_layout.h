@@ -35,6 +35,7 @@
 
 #include "core/graph/ready_queue_set.h"
 #include "core/graph/task_record.h"
+#include "core/graph/task_window.h"
 #include "core/handshake.h"
 #include "core/run_counters.h"
 #include "core/scheduler_bell.h"
@@ -161,12 +162,16 @@ inline TaskSlot *slots_of(const Header *h) {
   return reinterpret_cast<TaskSlot *>(h->slots_addr);
 }
 inline TaskSlot &slot_of(const Header *h, int64_t id) {
-  return slots_of(h)[static_cast<uint64_t>(id) & (h->window - 1)];
+  return slots_of(h)[graph::window_slot(id, h->window)];
 }
 // Three kernel-call blocks per slot: part 0 for every task, parts 1 and 2 for a MIX task's AIV cores.
 inline pto_kernel_call *call_of(const Header *h, int64_t id, uint32_t part = 0) {
   return reinterpret_cast<pto_kernel_call *>(
-      h->calls_addr + ((static_cast<uint64_t>(id) & (h->window - 1)) * 3 + part) * h->call_stride);
+      h->calls_addr + (graph::window_slot(id, h->window) * 3 + part) * h->call_stride);
+}
+// The run's task window (core/graph/task_window.h) over last_task_alive.
+inline graph::TaskWindow window_of(Header *h) {
+  return graph::TaskWindow(h->window, h->task_limit, h->sched.window_overflow, &h->last_task_alive);
 }
 inline DepEntry *deps_of(const Header *h) {
   return reinterpret_cast<DepEntry *>(h->deps_addr);

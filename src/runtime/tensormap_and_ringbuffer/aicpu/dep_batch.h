@@ -31,6 +31,7 @@
 #include <memory>
 #include <new>
 
+#include "core/graph/id_list.h"
 #include "core/region.h"
 #include "core/trace.h"
 
@@ -69,7 +70,7 @@ class DepBatch {
       Entry &c = entries_[cover];
       last = c.task;
       out->push_back(last);
-      if (kinds) kinds->emplace_back(last, write ? kEdgeWaw : kEdgeRaw);
+      if (kinds) kinds->push_back(graph::EdgeKind{last, write ? kEdgeWaw : kEdgeRaw});
       if (write && r.contiguous) drop(c);  // the same bytes again: this write stands for it now
       for (uint32_t e = cover + 1; e < used_; ++e) visit(e, r, write, task, &last, out, kinds);
       return true;
@@ -212,7 +213,7 @@ class DepBatch {
     }
     if (x.task != *last) out->push_back(x.task);
     *last = x.task;
-    if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
+    if (kinds) kinds->push_back(graph::EdgeKind{x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar});
     if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) drop(x);
   }
   void drop(Entry &x) {

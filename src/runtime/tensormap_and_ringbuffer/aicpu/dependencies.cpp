@@ -17,7 +17,7 @@ namespace tmr {
 
 uint64_t DeviceOrchestrator::dep_tail() const {
   const int64_t la = live_from();
-  return la == 0 ? 0 : dep_end_[static_cast<uint64_t>(la - 1) & (h_->window - 1)];
+  return la == 0 ? 0 : dep_end_[window_.slot(la - 1)];
 }
 
 // Puts the task on the fanout list of every producer still running; a producer that already
@@ -59,6 +59,9 @@ bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id
     const TensorView &v = args[i].view;
     const Region r = region_of(v);
     const bool write = args[i].access != Access::INPUT;
+    // Room for what one look-up can return (TensorMap::access): rarely short, then compacted.
+    if (producers_.room() < tmap_.used()) distinct_live_producers(id);
+    if (tracing) make_edge_room(tmap_.used(), id);
     bool recorded =
         manual ? tmap_.insert(r, write, id, live_from())
                : tmap_.access(r, write, id, seen_from, &producers_, tracing ? &edge_kinds_ : nullptr);
@@ -89,12 +92,17 @@ bool DeviceOrchestrator::record_batched(const Arg *args, uint32_t n, int64_t id,
       !flush_batch())
     return false;
   const int64_t seen_from = tracing ? 0 : live_from();
-  std::vector<std::pair<int64_t, uint32_t>> *kinds = tracing ? &edge_kinds_ : nullptr;
+  graph::EdgeKindList *kinds = tracing ? &edge_kinds_ : nullptr;
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
     const Region r = region_of(args[i].view);
     if (r.empty()) continue;
     const bool write = args[i].access != Access::INPUT;
+    // Room for what the batch scan and one look-up can return: the batch's entries and the
+    // TensorMap's (the list has room for both past the window once compacted).
+    const uint32_t most = tmap_.used() + batch_->size();
+    if (producers_.room() < most) distinct_live_producers(id);
+    if (tracing) make_edge_room(most, id);
     const bool covered = batch_->scan(r, write, id, &producers_, kinds);
     if (covered) {
       ++batch_local_hits_;
@@ -145,6 +153,7 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
   const bool manual = scopes_.back().manual;
   const bool tracing = kProfilingBuilt && h_->trace_addr != 0;
   producers_.clear();
+  producers_kept_ = 0;
   edge_kinds_.clear();
   const bool batching = batch_ != nullptr && !manual;  // batch_deps; no batch in a manual scope
   if (batching) {
@@ -156,25 +165,43 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
     return false;
   }
   for (uint32_t i = 0; i < num_after; ++i) {
+    if (producers_.room() == 0) distinct_live_producers(id);
     producers_.push_back(after[i].id);
-    if (tracing) edge_kinds_.emplace_back(after[i].id, kEdgeExplicit);
+    if (tracing) {
+      make_edge_room(1, id);
+      edge_kinds_.push_back(graph::EdgeKind{after[i].id, kEdgeExplicit});
+    }
   }
+  // Once per submit, always on: the room kept above means no producer was refused.
+  PTO_CHECK(!producers_.overflowed() && !edge_kinds_.overflowed(), "orchestrator: a producer list overflowed");
   if (tracing) record_trace(id, func_id, core_type);
-  // Each live producer once. Retired ones (looked up only for the trace, or explicit handles of
-  // finished tasks) need no edge. A live producer p (last_task_alive <= p < id) is the only
-  // task in slot p % window, so seen_ by slot holds the last consumer that listed it.
+  distinct_live_producers(id);
+  return true;
+}
+
+// Each live producer once. Retired ones (looked up only for the trace, or explicit handles of
+// finished tasks) need no edge. A live producer p (last_task_alive <= p < id) is the only
+// task in slot p % window, so seen_ by slot holds the last consumer that listed it. Called
+// once per submit, and before a look-up that might not fit (the kept prefix is then only
+// re-checked for liveness).
+// Inlined into find_producers (its one call per submit; the others are rare): callgrind counted
+// the call and its prologue on every submit otherwise.
+[[gnu::always_inline]] inline void DeviceOrchestrator::distinct_live_producers(int64_t id) {
   const int64_t la = live_from();
-  const uint64_t mask = h_->window - 1;
-  size_t kept = 0;
-  for (const int64_t p : producers_) {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < producers_kept_; ++i) {
+    if (producers_[i] >= la) producers_[kept++] = producers_[i];
+  }
+  for (uint32_t i = producers_kept_; i < producers_.size(); ++i) {
+    const int64_t p = producers_[i];
     if (p < la) continue;
-    int64_t &seen = seen_[static_cast<uint64_t>(p) & mask];
+    int64_t &seen = seen_[window_.slot(p)];
     if (seen == id) continue;
     seen = id;
     producers_[kept++] = p;
   }
   producers_.resize(kept);
-  return true;
+  producers_kept_ = kept;
 }
 
 bool DeviceOrchestrator::wire_producers(TaskSlot &task, int64_t id, uint32_t func_id) {
@@ -190,7 +217,7 @@ bool DeviceOrchestrator::wire_producers(TaskSlot &task, int64_t id, uint32_t fun
     return false;
   wire(task, id);
   note_use(kStallDeps, dep_head_ - dep_tail());
-  dep_end_[static_cast<uint64_t>(id) & (h_->window - 1)] = dep_head_;
+  dep_end_[window_.slot(id)] = dep_head_;
   note_use(kStallTensorMap, tmap_.used());
   return true;
 }

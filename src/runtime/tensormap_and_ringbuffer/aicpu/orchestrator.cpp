@@ -7,6 +7,7 @@
 
 #include "back_pressure.h"
 #include "core/check.h"
+#include "core/profiling.h"
 #include "core/schedule_messages.h"
 #include "orchestrator.h"
 
@@ -31,15 +32,32 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
       poller_(poller),
       wait_bell_(poller ? &poller->bell() : &h->orch_bell),
       waker_(sched_of(h), h->sched_threads, h->sched_threads),
+      window_(window_of(h)),
       tmap_(h->tensormap_entries),
       run_buffers_(tensors_of(h), h->num_tensors),
       full_validation_(full_validation_requested()),
-      seen_(h->window, -1),
-      dep_end_(h->window, 0),
       heap_(h->heap_bytes) {
-  producers_.reserve(h->window + 64);  // live producers are distinct window slots
-  if (h->sched.batch_deps != 0)
-    batch_ = std::make_unique<DepBatch>(h->sched.batch_deps * std::max<uint32_t>(h->max_args, 1));
+  // Sizes in 64 bits, capped: a TensorMap that large could not be allocated in the first place.
+  auto capped = [](uint64_t n) { return static_cast<uint32_t>(n < UINT32_MAX ? n : UINT32_MAX); };
+  // batch_deps: a batch scan lists at most every entry of the batch before the list is compacted.
+  const uint64_t batch_entries = uint64_t{h->sched.batch_deps} * std::max<uint32_t>(h->max_args, 1);
+  const uint32_t producers = capped(uint64_t{h->window} + h->tensormap_entries + batch_entries);
+  // Profiling: one look-up adds at most tensormap_entries edges, and after sorting out
+  // duplicates at most two kinds per entry a look-up can meet remain (make_edge_room).
+  const bool tracing = kProfilingBuilt && h->trace_addr != 0;
+  const uint32_t edges = tracing ? capped(3 * (uint64_t{h->tensormap_entries} + batch_entries) + 64) : 0;
+  const size_t p = arena_.reserve<int64_t>(producers), s = arena_.reserve<int64_t>(h->window),
+               d = arena_.reserve<uint64_t>(h->window), e = arena_.reserve<graph::EdgeKind>(edges);
+  arena_.allocate("orchestrator");
+  producers_ = graph::IdList(arena_.at<int64_t>(p), producers);
+  seen_ = arena_.at<int64_t>(s);
+  dep_end_ = arena_.at<uint64_t>(d);
+  edge_kinds_ = graph::EdgeKindList(arena_.at<graph::EdgeKind>(e), edges);
+  for (uint32_t i = 0; i < h->window; ++i) {
+    seen_[i] = -1;
+    dep_end_[i] = 0;
+  }
+  if (h->sched.batch_deps != 0) batch_ = std::make_unique<DepBatch>(static_cast<uint32_t>(batch_entries));
 }
 
 void DeviceOrchestrator::error(pto_status code, std::string message) {
@@ -75,25 +93,19 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   }
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const int64_t id = next_id_;
-  const uint64_t window = h_->window;
-  // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"). error: the
-  // configured window is a capacity, no slot is reused. stall: when the window is full, resume
-  // once a quarter of it is free (one wake-up per batch of evictions); evict_completed: resume
-  // at the first slot evicted.
-  const WindowOverflow overflow = h_->sched.window_overflow;
-  if (overflow == WindowOverflow::kError && static_cast<uint64_t>(id) >= h_->task_limit) {
-    error(PTO_CAPACITY_EXCEEDED, window_overflow_message("tensormap_and_ringbuffer", id, h_->task_limit));
+  // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"): the window
+  // decides (core/graph/task_window.h); this waits or reports.
+  const graph::TaskWindow::Admission a = window_.admit(id);
+  if (a.verdict == graph::TaskWindow::Verdict::kReject) {
+    error(PTO_CAPACITY_EXCEEDED, window_overflow_message("tensormap_and_ringbuffer", id, window_.limit()));
     return TaskHandle{};
   }
-  const int64_t batch =
-      overflow == WindowOverflow::kEvictCompleted ? 1 : static_cast<int64_t>(window / 4 > 0 ? window / 4 : 1);
-  if (!wait_until(
-          kStallWindow, [&] { return static_cast<uint64_t>(id - live_from()) < window; },
-          id - static_cast<int64_t>(window) + batch)) {
+  if (a.verdict == graph::TaskWindow::Verdict::kWait &&
+      !wait_until(kStallWindow, [&] { return window_.has_room(id); }, a.wake_at)) {
     return {};
   }
 
-  note_use(kStallWindow, static_cast<uint64_t>(id - live_from()) + 1);
+  note_use(kStallWindow, window_.held_with(id));
 
   // Fill the slot, every field: the host neither zeroes nor initialises slots, and a slot may
   // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here

@@ -2,9 +2,10 @@
 // thread).
 //
 // Implements pto::Orchestrator for the orchestration function: validates each task, waits for
-// ring space (back-pressure), infers producers through the TensorMap, wires the task into
-// their fanout lists and publishes it. It owns three rings whose space comes back as the
-// schedulers retire tasks (last_task_alive): the task window, the dependency-entry pool and
+// ring space (back-pressure), infers producers through the TensorMap (core/graph/tensor_map.h),
+// wires the task into their fanout lists and publishes it. It owns three rings whose space
+// comes back as the schedulers retire tasks (last_task_alive): the task window
+// (core/graph/task_window.h: slots and the overflow policy), the dependency-entry pool and
 // the heap ring. A request that could never be satisfied fails at once (RING_CAPACITY)
 // instead of waiting forever.
 //
@@ -22,11 +23,14 @@
 #include <vector>
 
 #include "buffer_index.h"
+#include "core/graph/arena.h"
+#include "core/graph/id_list.h"
+#include "core/graph/task_window.h"
+#include "core/graph/tensor_map.h"
 #include "dep_batch.h"
 #include "heap_ring.h"
 #include "pto/error.h"
 #include "pto/orchestration.h"
-#include "tensor_map.h"
 #include "tmr_layout.h"
 #include "tmr_scheduler.h"
 
@@ -68,7 +72,7 @@ class DeviceOrchestrator final : public Orchestrator {
     return "task " + std::to_string(id) + " (kernel " + std::to_string(func_id) + ")";
   }
   void error(pto_status code, std::string message);
-  int64_t live_from() const { return h_->last_task_alive.load(std::memory_order_acquire); }
+  int64_t live_from() const { return window_.live_from(); }
   // back_pressure.h: waits until ready(); asks to be woken once last_task_alive reaches
   // wake_at (default: on any retirement).
   template <typename Ready>
@@ -87,6 +91,12 @@ class DeviceOrchestrator final : public Orchestrator {
   bool find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after, int64_t id,
                       uint32_t func_id, pto_core_type core_type);
   bool wire_producers(TaskSlot &task, int64_t id, uint32_t func_id);
+  // Keeps producers_[from, size) that are live and not listed yet (stamping seen_), drops the rest.
+  void distinct_live_producers(int64_t id);
+  // Profiling (task_records.cpp): room in edge_kinds_ (duplicates sorted out, else flushed);
+  // the task's edges written to the trace.
+  void make_edge_room(uint32_t need, int64_t id);
+  void flush_edges(int64_t id);
   void wire(TaskSlot &task, int64_t id);
   // enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
   // tensors: inputs copied before it runs, outputs after.
@@ -110,7 +120,8 @@ class DeviceOrchestrator final : public Orchestrator {
   std::string message_;
   int64_t next_id_ = 0;
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what the next tasks carry
-  TensorMap tmap_;
+  graph::TaskWindow window_;
+  graph::TensorMap tmap_;
   RunBuffers run_buffers_;
   bool have_last_run_buffer_ = false;
   std::pair<uint64_t, uint64_t> last_run_buffer_{0, 0};  // the run tensor buffer_known() found last
@@ -118,10 +129,16 @@ class DeviceOrchestrator final : public Orchestrator {
   // AICPU program): every view is also checked by scanning all run tensors and live heap
   // buffers, and the indexed answer must agree (PTO_CHECK).
   bool full_validation_;
-  std::vector<int64_t> producers_;  // reserved for the window: filled without allocating
-  std::vector<int64_t> seen_;       // per slot: the last task that listed it as a producer
-  std::vector<std::pair<int64_t, uint32_t>> edge_kinds_;  // profiling: (producer, TraceEdgeKind)
-  std::vector<uint64_t> dep_end_;  // per slot: dependency-pool head after wiring its task
+  // One allocation at construction for the per-slot arrays and the producer lists (below).
+  graph::Arena arena_;
+  // The task's producers: [0, producers_kept_) distinct and live (stamped in seen_), the rest
+  // as look-ups returned them. Capacity window + tensormap_entries: after a compaction at most
+  // window - 1 remain, and one look-up adds at most used() <= tensormap_entries.
+  graph::IdList producers_;
+  uint32_t producers_kept_ = 0;
+  int64_t *seen_;                   // per slot: the last task that listed it as a producer
+  graph::EdgeKindList edge_kinds_;  // profiling only (else capacity 0): (producer, TraceEdgeKind)
+  uint64_t *dep_end_;               // per slot: dependency-pool head after wiring its task
   uint64_t dep_head_ = 0;          // dependency entries ever handed out
   uint32_t dep_slot_ = 0;          // dep_head_ % dep_capacity: the next entry's index
   HeapRing heap_;

@@ -46,15 +46,32 @@ void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_typ
     r.submit = platform_ticks();
     reinterpret_cast<TaskTrace *>(h_->trace_addr)[id] = r;
   }
+  flush_edges(id);
+}
+
+// Profiling: room for `need` more edges of task id. A full list first sorts out duplicates;
+// one still short (a task with more distinct edges than the list holds: thousands of explicit
+// handles) is flushed to the trace early, so an edge may then be recorded twice, never lost.
+void DeviceOrchestrator::make_edge_room(uint32_t need, int64_t id) {
+  if (edge_kinds_.room() >= need) return;
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
-  edge_kinds_.erase(std::unique(edge_kinds_.begin(), edge_kinds_.end()), edge_kinds_.end());
+  const graph::EdgeKind *end = std::unique(edge_kinds_.begin(), edge_kinds_.end());
+  edge_kinds_.resize(static_cast<uint32_t>(end - edge_kinds_.begin()));
+  if (edge_kinds_.room() < need) flush_edges(id);
+}
+
+// Writes the task's edges (each distinct (producer, kind) once) and empties the list.
+void DeviceOrchestrator::flush_edges(int64_t id) {
+  std::sort(edge_kinds_.begin(), edge_kinds_.end());
+  const graph::EdgeKind *end = std::unique(edge_kinds_.begin(), edge_kinds_.end());
   auto *edges = reinterpret_cast<EdgeTrace *>(h_->edges_addr);
   uint64_t n = h_->edges_count.load(std::memory_order_relaxed);
-  for (const auto &[from, kind] : edge_kinds_) {
-    if (n < h_->edge_capacity) edges[n] = EdgeTrace{from, id, kind, 0};
+  for (const graph::EdgeKind *e = edge_kinds_.begin(); e != end; ++e) {
+    if (n < h_->edge_capacity) edges[n] = EdgeTrace{e->task, id, e->kind, 0};
     ++n;
   }
   h_->edges_count.store(n, std::memory_order_relaxed);
+  edge_kinds_.clear();
 }
 
 }  // namespace tmr

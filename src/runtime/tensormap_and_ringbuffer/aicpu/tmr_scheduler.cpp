@@ -29,17 +29,12 @@ bool TmrPolicy::retire(int64_t id) const {
          h_->orch_done.load(std::memory_order_seq_cst);
 }
 
-// seq_cst: two threads finishing t and t + 1 each store their retired_id and then read the
-// other's; with acquire/release alone both could miss (store buffering) and retirement would
-// stop at t forever. In a single total order at least one of them sees both.
+// Retirement in id order is the window's (graph::TaskWindow::advance, where its seq_cst is
+// explained): a slot counts as retired once its retired_id names the task.
 void TmrPolicy::try_retire() const {
-  int64_t moved_to = -1;
-  for (;;) {
-    int64_t t = h_->last_task_alive.load(std::memory_order_seq_cst);
-    if (t >= h_->next_task.load(std::memory_order_seq_cst)) break;
-    if (slot_of(h_, t).retired_id.load(std::memory_order_seq_cst) != t) break;
-    if (h_->last_task_alive.compare_exchange_weak(t, t + 1, std::memory_order_seq_cst)) moved_to = t + 1;
-  }
+  const int64_t moved_to = window_of(h_).advance(
+      [&] { return h_->next_task.load(std::memory_order_seq_cst); },
+      [&](int64_t t) { return slot_of(h_, t).retired_id.load(std::memory_order_seq_cst) == t; });
   // seq_cst load after the seq_cst CAS: pairs with the orchestrator's store of orch_wake_at
   // before it re-reads last_task_alive, so one of the two always sees the other.
   if (moved_to >= 0 && moved_to >= h_->orch_wake_at.load(std::memory_order_seq_cst))

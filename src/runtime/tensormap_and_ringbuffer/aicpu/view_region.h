@@ -3,7 +3,7 @@
 //
 // make_region for a view, with the one-dimensional case inline: most views are one dimension
 // (a cell, a row, a flattened tile), and the out-of-line call was a tenth of a submit. Computes
-// the same fields as make_region (tests/cpp/tmr_tensor_map.cpp checks it).
+// the same fields as make_region (tests/cpp/tmr_view_region.cpp checks it).
 #ifndef PTO_TMR_VIEW_REGION_H
 #define PTO_TMR_VIEW_REGION_H
 

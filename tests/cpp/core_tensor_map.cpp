@@ -1,5 +1,5 @@
-// tests/cpp/tmr_tensor_map.cpp — white-box tests of the tensormap runtime's TensorMap
-// (src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.h), driven directly: no device, no worker.
+// tests/cpp/core_tensor_map.cpp — white-box tests of the graph core's TensorMap
+// (src/core/graph/tensor_map.h), driven directly: no device, no worker.
 //
 // The contract (tensor_map.h): access() returns every other live task whose recorded access to
 // an overlapping region conflicts (writers for a read; writers and readers for a write), then
@@ -16,14 +16,32 @@
 #include <vector>
 
 #include "core/check.h"
+#include "core/graph/tensor_map.h"
 #include "core/trace.h"
-#include "tensor_map.h"
-#include "view_region.h"
 
 namespace {
 
 using pto::Region;
-using pto::tmr::TensorMap;
+using pto::graph::EdgeKind;
+using pto::graph::TensorMap;
+
+// A result list over test-owned storage, large enough for any map of these tests (access()
+// requires room for used() more).
+template <typename T>
+struct List {
+  explicit List(uint32_t cap = 4096) : buf(cap), list(buf.data(), cap) {}
+  std::vector<T> sorted() const {
+    std::vector<T> v(list.begin(), list.end());
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+  void clear() { list.clear(); }
+  bool empty() const { return list.empty(); }
+  std::vector<T> buf;
+  pto::graph::FixedList<T> list;
+};
+using Ids = List<int64_t>;
+using Kinds = List<EdgeKind>;
 
 constexpr uint64_t kBuf = 0x10000;  // a 64 x 64 float matrix, row stride 64 elements
 constexpr uint64_t kOther = 0x80000;
@@ -44,9 +62,9 @@ Region flat(int64_t elem_offset, int64_t n, uint64_t buf = kBuf) {
 struct Map {
   explicit Map(uint32_t cap) : m(cap) {}
   std::vector<int64_t> access(const Region &r, bool write, int64_t task, int64_t live_from = 0) {
-    std::vector<int64_t> out;
-    EXPECT_TRUE(m.access(r, write, task, live_from, &out)) << "pool full";
-    std::sort(out.begin(), out.end());
+    Ids ids;
+    EXPECT_TRUE(m.access(r, write, task, live_from, &ids.list)) << "pool full";
+    std::vector<int64_t> out = ids.sorted();
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
@@ -96,28 +114,24 @@ TEST(TensorMap, InterleavedColumnsAndRowsDoNotTouch) {
 
 TEST(TensorMap, ReadsDoNotConflictAndKindsAreReported) {
   TensorMap m(16);
-  std::vector<int64_t> out;
-  std::vector<std::pair<int64_t, uint32_t>> kinds;
-  ASSERT_TRUE(m.access(flat(0, 32), false, 0, 0, &out, &kinds));  // read
-  ASSERT_TRUE(m.access(flat(0, 32), false, 1, 0, &out, &kinds));  // read after read: no edge
+  Ids out;
+  Kinds kinds;
+  ASSERT_TRUE(m.access(flat(0, 32), false, 0, 0, &out.list, &kinds.list));  // read
+  ASSERT_TRUE(m.access(flat(0, 32), false, 1, 0, &out.list, &kinds.list));  // read after read: no edge
   EXPECT_TRUE(out.empty());
-  ASSERT_TRUE(m.access(flat(16, 32), true, 2, 0, &out, &kinds));  // WAR on both readers
-  ASSERT_TRUE(m.access(flat(0, 8), true, 3, 0, &out, &kinds));    // WAW? no: disjoint from 2; WAR 0, 1
-  ASSERT_TRUE(m.access(flat(20, 1), false, 4, 0, &out, &kinds));  // RAW on 2
-  const std::vector<std::pair<int64_t, uint32_t>> want = {
+  ASSERT_TRUE(m.access(flat(16, 32), true, 2, 0, &out.list, &kinds.list));  // WAR on both readers
+  ASSERT_TRUE(m.access(flat(0, 8), true, 3, 0, &out.list, &kinds.list));    // WAW? no: disjoint from 2; WAR 0, 1
+  ASSERT_TRUE(m.access(flat(20, 1), false, 4, 0, &out.list, &kinds.list));  // RAW on 2
+  std::vector<EdgeKind> want = {
       {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {2, pto::kEdgeRaw}};
-  std::vector<std::pair<int64_t, uint32_t>> got = kinds;
-  std::sort(got.begin(), got.end());
-  std::vector<std::pair<int64_t, uint32_t>> sorted_want = want;
-  std::sort(sorted_want.begin(), sorted_want.end());
-  EXPECT_EQ(got, sorted_want);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(kinds.sorted(), want);
   out.clear();
   kinds.clear();
-  ASSERT_TRUE(m.access(flat(0, 64), true, 5, 0, &out, &kinds));
-  std::sort(kinds.begin(), kinds.end());
-  const std::vector<std::pair<int64_t, uint32_t>> last = {
+  ASSERT_TRUE(m.access(flat(0, 64), true, 5, 0, &out.list, &kinds.list));
+  const std::vector<EdgeKind> last = {
       {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {2, pto::kEdgeWaw}, {3, pto::kEdgeWaw}, {4, pto::kEdgeWar}};
-  EXPECT_EQ(kinds, last);
+  EXPECT_EQ(kinds.sorted(), last);
 }
 
 TEST(TensorMap, ATasksOwnEarlierAccessIsNotAProducerAndIsNotFiledTwice) {
@@ -174,10 +188,9 @@ TEST(TensorMap, InsertRecordsWithoutLookUpOrDropping) {
   ASSERT_TRUE(m.insert(flat(0, 64), true, 1, 0));  // manual scope: no edge, no supersede
   ASSERT_TRUE(m.insert(flat(0, 64), true, 1, 0));  // the same access again: not re-filed
   EXPECT_EQ(m.used(), 2u);
-  std::vector<int64_t> out;
-  ASSERT_TRUE(m.access(flat(8, 1), false, 2, 0, &out));
-  std::sort(out.begin(), out.end());
-  EXPECT_EQ(out, (V{0, 1}));
+  Ids out;
+  ASSERT_TRUE(m.access(flat(8, 1), false, 2, 0, &out.list));
+  EXPECT_EQ(out.sorted(), (V{0, 1}));
 }
 
 TEST(TensorMap, AFullPoolStillLooksUpAndRefusesToRecord) {
@@ -186,29 +199,37 @@ TEST(TensorMap, AFullPoolStillLooksUpAndRefusesToRecord) {
   for (int64_t t = 0; t < 4; ++t) ASSERT_TRUE(m.insert(flat(t * 16, 16), true, t, 0));
   EXPECT_EQ(m.used(), 4u);
   EXPECT_FALSE(m.insert(flat(100, 4), false, 4, 0));
-  std::vector<int64_t> out;
-  EXPECT_FALSE(m.access(flat(8, 16), false, 4, 0, &out));  // the look-up is done all the same
-  std::sort(out.begin(), out.end());
-  EXPECT_EQ(out, (V{0, 1}));
+  Ids out;
+  EXPECT_FALSE(m.access(flat(8, 16), false, 4, 0, &out.list));  // the look-up is done all the same
+  EXPECT_EQ(out.sorted(), (V{0, 1}));
   EXPECT_FALSE(m.add(flat(8, 16), false, 4));
   EXPECT_EQ(m.used(), 4u);
-  EXPECT_TRUE(m.access(Region{}, true, 4, 0, &out));  // an empty region needs no entry
+  EXPECT_TRUE(m.access(Region{}, true, 4, 0, &out.list));  // an empty region needs no entry
   // What the orchestrator does next: reclaim once a producer retired, then add.
   EXPECT_EQ(m.reclaim(0), 0u);
   EXPECT_EQ(m.reclaim(1), 1u);
   EXPECT_TRUE(m.add(flat(8, 16), false, 4));
   EXPECT_EQ(m.used(), 4u);
   out.clear();
-  EXPECT_FALSE(m.access(flat(8, 1), true, 5, 1, &out));  // full again; WAR on reader 4 only
-  EXPECT_EQ(out, V{4});
+  EXPECT_FALSE(m.access(flat(8, 1), true, 5, 1, &out.list));  // full again; WAR on reader 4 only
+  EXPECT_EQ(out.sorted(), V{4});
   m.check_invariants();
   // A write that covers entries frees them during its own walk, and so finds room.
   out.clear();
-  EXPECT_TRUE(m.access(flat(0, 64), true, 5, 1, &out));
-  std::sort(out.begin(), out.end());
-  EXPECT_EQ(out, (V{1, 2, 3, 4}));
+  EXPECT_TRUE(m.access(flat(0, 64), true, 5, 1, &out.list));
+  EXPECT_EQ(out.sorted(), (V{1, 2, 3, 4}));
   EXPECT_EQ(m.used(), 1u);
   m.check_invariants();
+}
+
+// The result list must hold a look-up's worst case (used() more ids): a list that could
+// overflow is refused up front, not filled short.
+TEST(TensorMapDeathTest, AResultListWithoutRoomForUsedIsRefused) {
+  TensorMap m(8);
+  for (int64_t t = 0; t < 3; ++t) ASSERT_TRUE(m.insert(flat(t * 16, 16), true, t, 0));
+  int64_t storage[2];
+  pto::graph::IdList small(storage, 2);
+  EXPECT_DEATH(m.access(flat(0, 64), false, 3, 0, &small), "no room for used\\(\\) more producers");
 }
 
 // A view spanning far more granules than kMaxProbes over a buffer written in 64-byte pieces:
@@ -226,32 +247,6 @@ TEST(TensorMap, AHugeViewOverSmallPiecesFindsEveryOne) {
   // a later reader of any piece waits for the covering write alone.
   EXPECT_EQ(m.read(flat(17, 1), 303), V{302});
   m.m.check_invariants();
-}
-
-// The orchestrator's inline region_of builds a one-dimensional view's region itself: the same
-// fields make_region computes, for empty views, broadcasts (stride 0) and gaps.
-TEST(TensorMap, RegionOfAOneDimensionalViewEqualsMakeRegion) {
-  std::mt19937 rng(7);
-  for (int i = 0; i < 2000; ++i) {
-    pto::TensorView v;
-    v.buffer = kBuf;
-    v.dtype = rng() % 2 ? PTO_DTYPE_F32 : PTO_DTYPE_U8;
-    v.ndim = 1;
-    v.offset = rng() % 100;
-    v.shape[0] = rng() % 5 == 0 ? 0 : 1 + rng() % 40;
-    v.strides[0] = rng() % 4;
-    const Region a = pto::tmr::region_of(v);
-    const Region b = pto::make_region(v.buffer, v.offset, v.elem_size(), 1, v.shape, v.strides);
-    ASSERT_EQ(a.buffer, b.buffer);
-    ASSERT_EQ(a.base, b.base);
-    ASSERT_EQ(a.lo, b.lo) << i;
-    ASSERT_EQ(a.hi, b.hi) << i;
-    ASSERT_EQ(a.esize, b.esize);
-    ASSERT_EQ(a.ndim, b.ndim);
-    ASSERT_EQ(a.shape[0], b.shape[0]);
-    ASSERT_EQ(a.stride[0], b.stride[0]);
-    ASSERT_EQ(a.contiguous, b.contiguous) << i;
-  }
 }
 
 // ---- randomized, against a brute-force reference ----------------------------------------------
@@ -355,9 +350,9 @@ TEST(TensorMap, MatchesBruteForceOnRandomStridedViews) {
                  e.r.hi == r.hi && e.r.contiguous && r.contiguous;
         if (!dup) ref.push_back(RefEntry{r, bytes, task, write});
 
-        std::vector<int64_t> out;
-        bool recorded = m.access(r, write, task, live_from, &out);
-        std::set<int64_t> got(out.begin(), out.end());
+        Ids out;
+        bool recorded = m.access(r, write, task, live_from, &out.list);
+        std::set<int64_t> got(out.list.begin(), out.list.end());
         ASSERT_EQ(got, want) << "round " << round << " task " << task << " access " << a
                              << (write ? " write" : " read") << " [" << r.lo << ", " << r.hi << ")";
         if (!recorded) {  // as the orchestrator: reclaim, else retire the oldest live task, then add

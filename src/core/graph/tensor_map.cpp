@@ -1,5 +1,5 @@
-// src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.cpp — TensorMap look-up, insertion, retirement.
-#include "tensor_map.h"
+// src/core/graph/tensor_map.cpp — TensorMap look-up, insertion, retirement.
+#include "core/graph/tensor_map.h"
 
 #include <cstring>
 
@@ -7,17 +7,20 @@
 #include "core/trace.h"
 
 namespace pto {
-namespace tmr {
+namespace graph {
 
 // Entries are handed out from a fresh watermark before the free list is used, so building a
 // map costs its bucket array only, not the whole pool: the orchestrator makes one per run.
-TensorMap::TensorMap(uint32_t capacity)
-    : entries_(new Entry[capacity ? capacity : 1]),
-      regions_(new RegionSlot[capacity ? capacity : 1]),
-      capacity_(capacity ? capacity : 1) {
+TensorMap::TensorMap(uint32_t capacity) : capacity_(capacity ? capacity : 1) {
   uint32_t nb = 64;
   while (nb < capacity_ / 2) nb <<= 1;
-  buckets_.assign(nb, kNone);
+  const size_t e = arena_.reserve<Entry>(capacity_), r = arena_.reserve<RegionSlot>(capacity_),
+               b = arena_.reserve<uint32_t>(nb);
+  arena_.allocate("TensorMap");
+  entries_ = arena_.at<Entry>(e);
+  regions_ = arena_.at<RegionSlot>(r);
+  buckets_ = arena_.at<uint32_t>(b);
+  for (uint32_t i = 0; i < nb; ++i) buckets_[i] = kNone;
   bucket_mask_ = nb - 1;
 }
 
@@ -98,9 +101,13 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
 }
 
 bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_from,
-                       std::vector<int64_t> *out, std::vector<std::pair<int64_t, uint32_t>> *kinds) {
+                       IdList *out, EdgeKindList *kinds) {
   if (r.empty()) return true;
   retire(live_from);
+  // Each live entry is reported at most once below: room for used() keeps every push. A debug
+  // check (hot path): a list that did overflow says so anyway (FixedList::overflowed).
+  PTO_DCHECK(out->room() >= used_ && (!kinds || kinds->room() >= used_),
+             "TensorMap::access: the result list has no room for used() more producers");
   bool duplicate = false;
   const Period rp = period_of(r);
   for_candidates(r, live_from, [&](uint32_t e) {
@@ -111,7 +118,7 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
     }
     if (!(write || x.write) || !overlaps(e, r, rp)) return;
     out->push_back(x.task);
-    if (kinds) kinds->emplace_back(x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar);
+    if (kinds) kinds->push_back(EdgeKind{x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar});
     if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) release(e);  // covered: see the header
   });
   return duplicate || file(r, write, task, rp);
@@ -190,7 +197,7 @@ uint32_t TensorMap::reclaim(int64_t live_from) {
 void TensorMap::check_invariants() const {
   PTO_CHECK(fresh_ <= capacity_ && used_ <= fresh_, "TensorMap: pool watermarks out of order");
   uint32_t chained = 0, levels[kLevels + 1] = {}, straddles[kLevels] = {};
-  for (size_t b = 0; b < buckets_.size(); ++b) {
+  for (uint32_t b = 0; b <= bucket_mask_; ++b) {
     uint32_t prev = kNone;
     for (uint32_t e = buckets_[b]; e != kNone; prev = e, e = entries_[e].next) {
       PTO_CHECK(e < fresh_ && chained < fresh_, "TensorMap: chain leaves the pool or loops");
@@ -227,5 +234,5 @@ void TensorMap::check_invariants() const {
   PTO_CHECK(free_count + used_ == fresh_, "TensorMap: entries lost between chains and free list");
 }
 
-}  // namespace tmr
+}  // namespace graph
 }  // namespace pto

@@ -1,6 +1,9 @@
-// src/runtime/tensormap_and_ringbuffer/aicpu/tensor_map.h — which earlier live tasks touched a region.
+// src/core/graph/tensor_map.h — which earlier live tasks touched a region.
 //
-// Private to the orchestrator thread (no atomics, no locks, no allocation after construction).
+// Private to the orchestrator thread (no atomics, no locks). Portable core: no STL containers,
+// no exceptions; its storage is one Arena block allocated at construction (entries, full
+// regions, buckets), nothing is allocated after. Results go into caller-sized IdList /
+// EdgeKindList (core/graph/id_list.h).
 // Entries record (buffer, region, task, read/write) for the tasks still alive, in hash chains
 // keyed by (buffer, level, granule). Levels are granule sizes 8 B, 64 B, 1 KiB, 16 KiB and
 // 256 KiB; a region is filed at the finest level where its bytes span at most two granules,
@@ -31,24 +34,25 @@
 // meet share no byte — the usual case for tiles side by side in one row band of a matrix, whose
 // byte ranges interleave. Exact in the "no" direction only; anything else goes to
 // regions_overlap (core/region.h).
-#ifndef PTO_TMR_TENSOR_MAP_H
-#define PTO_TMR_TENSOR_MAP_H
+#ifndef PTO_CORE_GRAPH_TENSOR_MAP_H
+#define PTO_CORE_GRAPH_TENSOR_MAP_H
 
 #include <cstdint>
-#include <memory>
-#include <new>
+#include <new>  // std::launder
 #include <type_traits>
-#include <utility>
-#include <vector>
 
+#include "core/graph/arena.h"
+#include "core/graph/id_list.h"
 #include "core/region.h"
 
 namespace pto {
-namespace tmr {
+namespace graph {
 
 class TensorMap {
  public:
   explicit TensorMap(uint32_t capacity);
+  TensorMap(const TensorMap &) = delete;
+  TensorMap &operator=(const TensorMap &) = delete;
 
   // Task `task`'s access to r, in one walk: appends to *out (deduplicated by the caller) every
   // other live task whose recorded access to an overlapping region conflicts with this one —
@@ -56,13 +60,16 @@ class TensorMap {
   // drops the entries it covers (their tasks are among *out, so it now stands for them).
   // `live_from` is last_task_alive: entries of older tasks are freed first (reclaim) and never
   // returned. With `kinds` (profiling), also appends each (producer, TraceEdgeKind) found.
+  // Each live entry is reported at most once per call, so *out (and *kinds) must have room()
+  // for used() more: checked in debug builds (PTO_DCHECK); a list that overflowed anyway
+  // refused the extra ids and says so (FixedList::overflowed), it never writes past its end.
   // Returns false when the pool is full and the access could not be recorded (the look-up part
   // is done: the caller reclaims or waits, then calls add).
   // Calling it for a task's accesses one after another equals looking all of them up before
   // recording any: a later access never needs an entry an earlier one dropped, because the
   // earlier one conflicted with it and so already returned its task.
-  bool access(const Region &r, bool write, int64_t task, int64_t live_from, std::vector<int64_t> *out,
-              std::vector<std::pair<int64_t, uint32_t>> *kinds = nullptr);
+  bool access(const Region &r, bool write, int64_t task, int64_t live_from, IdList *out,
+              EdgeKindList *kinds = nullptr);
   // Records the access without a look-up (inside a manual scope): nothing is dropped, since the
   // task was not ordered after the entries it covers. Returns false when the pool is full (the
   // caller reclaims or waits, then calls add).
@@ -151,18 +158,19 @@ class TensorMap {
     return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
   }
 
-  std::unique_ptr<Entry[]> entries_;  // [0, fresh_) have been used; the rest never
   // Full regions, by entry: raw storage, constructed one by one as entries are filed, so a
   // new map (one per run) does not write 16k default regions (~3 MB).
   struct RegionSlot {
     alignas(Region) unsigned char bytes[sizeof(Region)];
   };
-  std::unique_ptr<RegionSlot[]> regions_;
   static_assert(std::is_trivially_destructible<Region>::value, "a slot is re-filed without destroying");
   static_assert(std::is_trivially_copyable<Region>::value, "file() copies a region in with memcpy");
+  Arena arena_;  // the one allocation: entries_, regions_, buckets_
+  Entry *entries_;        // [0, fresh_) have been used; the rest never written
+  RegionSlot *regions_;
+  uint32_t *buckets_;     // bucket_mask_ + 1 chain heads
   uint32_t capacity_;
   uint32_t fresh_ = 0;
-  std::vector<uint32_t> buckets_;
   uint32_t bucket_mask_;
   uint32_t free_ = kNone;                       // entries released since; taken before fresh ones
   uint32_t oldest_ = kNone, youngest_ = kNone;  // the age list's ends
@@ -175,6 +183,6 @@ class TensorMap {
   uint32_t straddling_[kLevels] = {};
 };
 
-}  // namespace tmr
+}  // namespace graph
 }  // namespace pto
-#endif  // PTO_TMR_TENSOR_MAP_H
+#endif  // PTO_CORE_GRAPH_TENSOR_MAP_H

@@ -1,0 +1,23 @@
+# tests/portable/check_no_stl.cmake — fails if a file under DIR includes an STL container, std::string,
+# <memory> or throws: the graph core is built into the AICPU program (docs/architecture.md).
+# cmake -DDIR=<src/core/graph> -P check_no_stl.cmake
+file(GLOB_RECURSE _files ${DIR}/*.h ${DIR}/*.cpp)
+if(NOT _files)
+  message(FATAL_ERROR "check_no_stl: no sources under ${DIR}")
+endif()
+set(_bad "")
+foreach(_f IN LISTS _files)
+  file(STRINGS ${_f} _lines REGEX "#[ \t]*include[ \t]*<(vector|string|map|unordered_map|memory|set|deque|list|stdexcept)>|(^|[^_a-zA-Z0-9])throw([^_a-zA-Z0-9]|$)|(^|[^_a-zA-Z0-9])try[ \t]*\\{")
+  foreach(_l IN LISTS _lines)
+    string(STRIP "${_l}" _l)
+    if(NOT _l MATCHES "^//")
+      list(APPEND _bad "${_f}: ${_l}")
+    endif()
+  endforeach()
+endforeach()
+if(_bad)
+  list(JOIN _bad "\n  " _msg)
+  message(FATAL_ERROR "src/core/graph must stay free of STL containers, strings and exceptions:\n  ${_msg}")
+endif()
+list(LENGTH _files _n)
+message(STATUS "check_no_stl: ${_n} files clean")
