@@ -11,7 +11,7 @@
 // orchestration function is replicated: every rank unrolls the same task sequence and keeps the
 // same table of which rank holds a valid copy of which array, so no message is needed for the
 // graph; a rank runs only its own tasks and adds send/receive SUB tasks where data crosses
-// ranks. The same design as Python's pto_runtime.Worker(level=4): docs/l4.md.
+// ranks. Python's pto_runtime.Worker(level=4) binds this class: docs/l4.md.
 //
 // MPI is optional at build time: without it (CMake found no MPI C library) constructing a
 // Worker throws NOT_SUPPORTED saying how to enable it. When the program has not initialized MPI
