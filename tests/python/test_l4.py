@@ -126,6 +126,35 @@ def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
     assert "COMM Worker(level=4): comm= takes an mpi4py communicator" in p.stdout, p.stdout
 
 
+@needs_mpi_module
+def test_the_hand_written_l4native_stub_names_what_the_module_has():
+    # _l4native.pyi is not generated (stubgen imports a module alone): it must not drift.
+    import ast
+
+    import pto_runtime
+    from pto_runtime import _l4native
+
+    stub = Path(pto_runtime.__file__).with_name("_l4native.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    top: set[str] = set()
+    members: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            top.add(node.name)
+            members[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} - {
+                "__init__"
+            }
+        elif isinstance(node, ast.FunctionDef):
+            top.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            top.add(node.target.id)
+    public = {n for n in dir(_l4native) if not n.startswith("_")}
+    assert top == public, (sorted(top ^ public), "names differ between module and stub")
+    for cls, names in members.items():
+        have = {n for n in dir(getattr(_l4native, cls)) if not n.startswith("_")}
+        assert names == have, (cls, sorted(names ^ have))
+
+
 @needs_mpi
 def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
     run = mpirun(2, str(PROGRAMS / "bad_input.py"), out_dir=tmp_path)
