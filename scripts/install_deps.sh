@@ -4,7 +4,8 @@
 # project's own venv (.venv/, made or reused by scripts/venv.sh — never into the system python).
 # Usage: scripts/install_deps.sh [--test] [--mpi]
 #   --test adds GoogleTest and the Python test tools, and everything --mpi adds (the L4 tests)
-#   --mpi  adds Open MPI (Debian's libopenmpi-dev, openmpi-bin) and mpi4py: Worker(level=4)
+#   --mpi  adds Open MPI (Debian's libopenmpi-dev, openmpi-bin: the build then makes the L4
+#          module pto_runtime._l4native) and mpi4py (Worker(level=4, comm=), the L4 tests)
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ done
 
 pkgs=(g++ cmake ninja-build python3-dev libboost-context-dev)  # Boost.Context: the sim's fibers
 [ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
-[ $want_mpi = 1 ] && pkgs+=(libopenmpi-dev openmpi-bin)  # L4: mpirun and the libmpi mpi4py loads
+[ $want_mpi = 1 ] && pkgs+=(libopenmpi-dev openmpi-bin)  # L4: mpirun, libmpi and mpi.h
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

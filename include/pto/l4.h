@@ -11,7 +11,7 @@
 // orchestration function is replicated: every rank unrolls the same task sequence and keeps the
 // same table of which rank holds a valid copy of which array, so no message is needed for the
 // graph; a rank runs only its own tasks and adds send/receive SUB tasks where data crosses
-// ranks. The same design as Python's pto_runtime.Worker(level=4): docs/l4.md.
+// ranks. Python's pto_runtime.Worker(level=4) binds this class: docs/l4.md.
 //
 // MPI is optional at build time: without it (CMake found no MPI C library) constructing a
 // Worker throws NOT_SUPPORTED saying how to enable it. When the program has not initialized MPI
@@ -53,6 +53,11 @@ struct WorkerOptions : pto::WorkerOptions {
   uint32_t peer_timeout_ms = 30000;
   // Longest pause of the progress thread while transfers are pending: latency against CPU.
   uint32_t poll_max_us = 1000;
+  // The communicator whose ranks form the job: a pointer to an MPI_Comm (kept out of this
+  // header so that it does not need mpi.h), read during construction only; null means
+  // MPI_COMM_WORLD. The Worker duplicates it (collective over it), so its messages never meet
+  // the program's. From mpi4py: MPI._addressof(comm).
+  const void *mpi_comm = nullptr;
 };
 
 // What this rank did so far (posted transfers, and those whose MPI requests completed).
@@ -102,7 +107,8 @@ class Orchestrator {
 };
 
 // L4: one rank of an MPI job, owning an L3 worker. Construction and close() are collective
-// over MPI_COMM_WORLD (the runtime duplicates it: its messages never meet the program's).
+// over the communicator of WorkerOptions::mpi_comm, MPI_COMM_WORLD by default (the runtime
+// duplicates it: its messages never meet the program's).
 class Worker {
  public:
   // Throws NOT_SUPPORTED when built without MPI or when MPI gives less than
@@ -140,7 +146,9 @@ class Worker {
   // Closes the L3 worker (waiting for its runs), stops the progress thread and says goodbye to
   // the peers. Not a barrier: a peer still waiting for data from this rank then fails
   // (divergence) instead of hanging. Idempotent; rethrows the L3 close's RUN_TIMEOUT.
+  // timeout_ms: how long the L3 worker waits for its runs (default close_timeout_ms).
   void close();
+  void close(uint32_t timeout_ms);
   bool closed() const;
 
   // True when this library was built with MPI (otherwise the constructor throws NOT_SUPPORTED).

@@ -54,15 +54,13 @@ def _invalid(message: str) -> Error:
 _MAX_MS = 2**32 - 1  # the native time limits are uint32 milliseconds
 
 
-def _int_option(name: str, value: Any, lo: int, hi: int, unit: str = "") -> int:
+def _int_option(
+    name: str, value: Any, lo: int, hi: int, unit: str = "", where: str = "Worker(level=3)"
+) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise _invalid(
-            f"Worker(level=3): {name} = {value!r} is not an int; allowed {lo}..{hi}{unit}"
-        )
+        raise _invalid(f"{where}: {name} = {value!r} is not an int; allowed {lo}..{hi}{unit}")
     if not lo <= int(value) <= hi:
-        raise _invalid(
-            f"Worker(level=3): {name} = {value} is out of range; allowed {lo}..{hi}{unit}"
-        )
+        raise _invalid(f"{where}: {name} = {value} is out of range; allowed {lo}..{hi}{unit}")
     return int(value)
 
 
@@ -77,6 +75,57 @@ def _seconds_ms(where: str, name: str, value: Any) -> int:
     ):
         raise _invalid(f"{where}: {name} = {value!r} is out of range; allowed 0..{limit} seconds")
     return round(float(value) * 1000)
+
+
+def _native_options(
+    where: str,
+    device_ids: Sequence[int],
+    num_sub_workers: Any,
+    platform: str,
+    runtime: str,
+    mode: str,
+    heap_bytes: Any,
+    spawn_timeout: Any,
+    heap_wait: Any,
+    close_timeout: Any,
+) -> tuple[Any, ...]:
+    """The L3 options checked (InvalidArgumentError naming each by its keyword, ``where``
+    first) and converted to the native constructor's positional arguments (also the first ones
+    of the L4 worker's)."""
+    if mode not in _MODES:
+        raise _invalid(f"{where}: mode = {mode!r}; mode must be 'thread' or 'process'")
+    if isinstance(device_ids, (int, np.integer, str, bytes)) or not isinstance(
+        device_ids, Iterable
+    ):
+        raise _invalid(
+            f"{where}: device_ids = {device_ids!r} is not a list; give a non-empty "
+            "list of distinct device ids >= 0, e.g. [0] or [0, 1, 2, 3]"
+        )
+    ids = list(device_ids)
+    for d in ids:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or abs(d) >= 2**31:
+            raise _invalid(
+                f"{where}: device_ids = {ids!r} holds {d!r}; device ids are ints "
+                ">= 0, e.g. [0] or [0, 1, 2, 3]"
+            )
+    subs = _int_option("num_sub_workers", num_sub_workers, 0, _native.L3_MAX_SUB_WORKERS, "", where)
+    heap = _int_option(
+        "heap_bytes",
+        heap_bytes,
+        _native.L3_MIN_HEAP_BYTES,
+        _native.L3_MAX_HEAP_BYTES,
+        " bytes (default 256 MiB)",
+        where,
+    )
+    times = [
+        _seconds_ms(where, name, value)
+        for name, value in (
+            ("spawn_timeout", spawn_timeout),
+            ("heap_wait", heap_wait),
+            ("close_timeout", close_timeout),
+        )
+    ]
+    return ([int(d) for d in ids], subs, platform, runtime, _MODES[mode], heap, *times)
 
 
 def _array_view(raw: np.ndarray, shape: int | Sequence[int], dtype: Any) -> np.ndarray:
@@ -268,50 +317,22 @@ class Worker:
         heap_wait: float = 10.0,
         close_timeout: float = 10.0,
     ) -> None:
-        if mode not in _MODES:
-            raise _invalid(f"Worker(level=3): mode = {mode!r}; mode must be 'thread' or 'process'")
-        if isinstance(device_ids, (int, np.integer, str, bytes)) or not isinstance(
-            device_ids, Iterable
-        ):
-            raise _invalid(
-                f"Worker(level=3): device_ids = {device_ids!r} is not a list; give a non-empty "
-                "list of distinct device ids >= 0, e.g. [0] or [0, 1, 2, 3]"
-            )
-        ids = list(device_ids)
-        for d in ids:
-            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or abs(d) >= 2**31:
-                raise _invalid(
-                    f"Worker(level=3): device_ids = {ids!r} holds {d!r}; device ids are ints "
-                    ">= 0, e.g. [0] or [0, 1, 2, 3]"
-                )
-        subs = _int_option("num_sub_workers", num_sub_workers, 0, _native.L3_MAX_SUB_WORKERS)
-        heap = _int_option(
-            "heap_bytes",
+        options = _native_options(
+            "Worker(level=3)",
+            device_ids,
+            num_sub_workers,
+            platform,
+            runtime,
+            mode,
             heap_bytes,
-            _native.L3_MIN_HEAP_BYTES,
-            _native.L3_MAX_HEAP_BYTES,
-            " bytes (default 256 MiB)",
+            spawn_timeout,
+            heap_wait,
+            close_timeout,
         )
-        times = [
-            _seconds_ms("Worker(level=3)", name, value)
-            for name, value in (
-                ("spawn_timeout", spawn_timeout),
-                ("heap_wait", heap_wait),
-                ("close_timeout", close_timeout),
-            )
-        ]
         self.mode = mode
         self._lock = threading.Lock()
         self._in_flight: list[RunHandle] = []
-        self._native = _native.L3Worker(
-            [int(d) for d in ids],
-            subs,
-            platform,
-            runtime,
-            _MODES[mode],
-            heap,
-            *times,
-        )
+        self._native = _native.L3Worker(*options)
 
     def submit(self, orch: Callable[[Orchestrator], Any]) -> RunHandle:
         """Runs ``orch(orchestrator)`` on this thread (tasks start as it submits them) and

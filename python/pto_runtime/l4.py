@@ -1,4 +1,4 @@
-"""python/pto_runtime/l4.py — many hosts (L4) on MPI: one program on every rank, each an L3 worker.
+"""python/pto_runtime/l4.py — many hosts (L4) on MPI: Python's face of the C++ ``pto::l4::Worker``.
 
 ``pto_runtime.Worker(level=4, ...)`` returns the ``Worker`` defined here. Launch the program
 with ``mpirun -n N python prog.py``; every rank runs the same code::
@@ -12,38 +12,41 @@ with ``mpirun -n N python prog.py``; every rank runs the same code::
             o.submit_sub(add_all, inputs=parts, outputs=[total], rank=0)  # parts move to rank 0
         w.run(orch)
 
-Each rank unrolls the whole task sequence (sequential task flow, as StarPU-MPI does), so every
-rank computes the same graph and the same "which rank holds a valid copy of which array" table
-without talking. A rank executes only its own tasks, on its L3 worker; when a task on rank r
-reads an array whose valid copy is on rank w, rank w adds a send task (after the producer) and
-rank r a receive task (before the consumer), both SUB tasks whose completion is a deferred
-Event settled by the rank's one MPI progress thread. Design, failures, scale: docs/l4.md.
+Everything L4 does — the replicated unrolling, placement, the valid-copy table, transfers as L3
+SUB tasks, the MPI progress thread — is the C++ ``pto::l4::Worker`` (include/pto/l4.h,
+src/l4/), bound by the module ``_l4native``, which is built only when CMake finds MPI. This
+file turns Python arguments into its arguments (numpy arrays into byte ranges, "any"/"all" into
+ranks, seconds into ms/µs) and keeps a run's Python objects alive until it is done. Design,
+failures, scale: docs/l4.md.
 """
 
 from __future__ import annotations
 
 import atexit
-import bisect
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 import numpy as np
 
-from . import l3
+from . import _native, l3
 from ._native import ChipCallable, ChipCallConfig, Direction, SubContext, WorkerRunStats
 from .errors import Error, ErrorCode, error_from_code
 from .task_args import ChipStorageTaskArgs
+
+if TYPE_CHECKING:
+    from . import _l4native
 
 __all__ = ["Orchestrator", "RunHandle", "Worker", "mpi_available"]
 
 RankLike = Union[int, str]
 
 _ENABLE = (
-    "install Open MPI and mpi4py (scripts/install_deps.sh --mpi installs the Debian packages "
-    "libopenmpi-dev and openmpi-bin, and `pip install 'pto-runtime[mpi]'` adds mpi4py), then "
-    "launch the program with `mpirun -n N python your_program.py`"
+    "install Open MPI (scripts/install_deps.sh --mpi installs the Debian packages "
+    "libopenmpi-dev and openmpi-bin), rebuild and reinstall pto_runtime so that its module "
+    "_l4native is built (scripts/install_package.sh, or `pip install .`), then launch the "
+    "program with `mpirun -n N python your_program.py`"
 )
 
 
@@ -51,74 +54,36 @@ def _invalid(message: str) -> Error:
     return error_from_code(ErrorCode.INVALID_ARGUMENT, message)
 
 
-def _import_mpi() -> Any:
-    """mpi4py's MPI module, initialized; NotSupportedError saying how to get it otherwise."""
+def _import_native() -> Any:
+    """The module _l4native; NotSupportedError saying how to get it otherwise."""
     try:
-        from mpi4py import MPI
-    except ImportError as e:  # no mpi4py, or mpi4py without a loadable libmpi
+        from . import _l4native
+    except ImportError as e:  # built without MPI, or libmpi not loadable
         raise error_from_code(
-            ErrorCode.NOT_SUPPORTED, f"Worker(level=4) needs MPI ({e}): {_ENABLE}"
+            ErrorCode.NOT_SUPPORTED,
+            f"Worker(level=4) needs MPI, and this pto_runtime has no L4 module ({e}): {_ENABLE}",
         ) from e
-    except RuntimeError as e:  # MPI_Init failed
-        raise error_from_code(
-            ErrorCode.NOT_SUPPORTED, f"Worker(level=4): MPI could not be initialized ({e})"
-        ) from e
-    return MPI
+    return _l4native
 
 
 def mpi_available() -> bool:
-    """True when mpi4py imports (without initializing MPI)."""
+    """True when this pto_runtime was built with MPI (its L4 module imports)."""
     try:
-        import mpi4py  # noqa: F401
+        from . import _l4native  # noqa: F401
     except ImportError:
         return False
     return True
 
 
-class _Data:
-    """One distributed array: the same on every rank (replicated bookkeeping)."""
-
-    __slots__ = ("index", "name", "local", "start", "nbytes", "valid", "ready", "writer")
-
-    def __init__(self, index: int, name: str, local: np.ndarray, valid: set[int]) -> None:
-        self.index = index
-        self.name = name
-        self.local = local  # this rank's copy, as allocated (any shape)
-        self.start = int(local.__array_interface__["data"][0])
-        self.nbytes = int(local.nbytes)
-        self.valid = valid  # ranks whose copy holds the current value
-        # Per valid rank, when (in transfer steps) its copy can serve the next reader: arrival
-        # plus the sends it already has. A new reader takes the value from the copy ready first,
-        # so many readers of one value form a binomial tree, not a star or a chain.
-        self.ready: dict[int, int] = dict.fromkeys(valid, 0)
-        self.writer = "its initial value"  # what wrote the current value (for messages)
-
-    def bytes_view(self) -> np.ndarray:
-        return self.local.reshape(-1).view(np.uint8)
-
-
-class _Access:
-    __slots__ = ("data", "reads", "writes", "whole")
-
-    def __init__(self, data: _Data, reads: bool, writes: bool, whole: bool) -> None:
-        self.data = data
-        self.reads = reads
-        self.writes = writes
-        self.whole = whole
-
-
-def _footprint(a: np.ndarray) -> tuple[int, int]:
-    """[first byte, last byte + 1) an array view touches (strided: first to last element)."""
-    base = int(a.__array_interface__["data"][0])
-    if a.size == 0:
-        return base, base
-    lo = hi = base
-    for n, s in zip(a.shape, a.strides):
-        if s >= 0:
-            hi += (n - 1) * s
-        else:
+def _address(array: Any, where: str) -> int:
+    """The first byte ``array`` touches (its footprint's start), for the native lookups."""
+    if not isinstance(array, np.ndarray):
+        raise _invalid(f"{where}: expected a numpy array from Worker.alloc, got {array!r}")
+    lo = int(array.__array_interface__["data"][0])
+    for n, s in zip(array.shape, array.strides):
+        if s < 0 and n > 0:
             lo += (n - 1) * s
-    return lo, hi + a.itemsize
+    return lo
 
 
 class Orchestrator:
@@ -128,11 +93,10 @@ class Orchestrator:
     replicated); a task runs on the rank it names, the others only record what it reads and
     writes."""
 
-    def __init__(self, worker: Worker, o3: l3.Orchestrator) -> None:
+    def __init__(self, worker: Worker, native: Any, keep: list[Any]) -> None:
         self._w = worker
-        self._o3 = o3
-        self._l3_ids: dict[int, int] = {}  # L4 task id -> L3 task id, for this rank's tasks
-        self._rank_of: dict[int, int] = {}  # L4 task id -> rank, for every task of this run
+        self._native = native
+        self._keep = keep  # every object a task borrows, alive until the run is done
 
     @property
     def rank(self) -> int:
@@ -154,20 +118,17 @@ class Orchestrator:
         after: Iterable[int] = (),
     ) -> int:
         """A chip task on ``rank`` (an int, or "any": chosen deterministically, see docs/l4.md)
-        and chip index ``chip`` of that rank (None = any idle chip). Returns the L4 task id."""
-        entries = getattr(args, "_entries", None)
-        if not isinstance(args, ChipStorageTaskArgs) or entries is None:
+        and chip index ``chip`` of that rank (None = any idle chip). Its tensors must lie in
+        arrays of ``Worker.alloc``. Returns the L4 task id."""
+        if not isinstance(args, ChipStorageTaskArgs):
             raise _invalid(
-                "submit_chip (L4): args must be a pto_runtime.ChipStorageTaskArgs built with "
-                "add_tensor/add_scalar (raw add_host_tensor addresses cannot be tracked across "
-                "ranks)"
+                "submit_chip (L4): args must be a pto_runtime.ChipStorageTaskArgs whose tensors "
+                f"lie in arrays of Worker.alloc, got {type(args).__name__}"
             )
-        arrays = [(e[1], e[2]) for e in entries if e[0] == "tensor"]
-
-        def local(o3: l3.Orchestrator, label: str, after3: list[int]) -> int:
-            return o3.submit_chip(callable_, args, config, chip=chip, name=label, after=after3)
-
-        return self._submit("chip", rank, arrays, local, name, after)
+        target = self._w._rank_arg(rank, "submit_chip", any_ok=True)
+        self._keep.append(args)
+        chip_ = _native.ANY_CHIP if chip is None else int(chip)
+        return self._native.submit_chip(callable_, args, config, target, chip_, name, list(after))
 
     def submit_sub(
         self,
@@ -185,136 +146,24 @@ class Orchestrator:
         movement between ranks. Returns the L4 task id."""
         if not callable(fn):
             raise _invalid(f"submit_sub: fn must be callable as fn(ctx), got {type(fn).__name__}")
-        ins, outs, inouts_ = list(inputs), list(outputs), list(inouts)
-        arrays = (
-            [(a, Direction.INPUT) for a in ins]
-            + [(a, Direction.OUTPUT) for a in outs]
-            + [(a, Direction.INOUT) for a in inouts_]
-        )
-
-        def local(o3: l3.Orchestrator, label: str, after3: list[int]) -> int:
-            return o3.submit_sub(
-                fn, inputs=ins, outputs=outs, inouts=inouts_, name=label, after=after3
-            )
-
-        return self._submit("SUB", rank, arrays, local, name, after)
+        target = self._w._rank_arg(rank, "submit_sub", any_ok=True)
+        # As at L3: each array by the bytes from its first to its last element.
+        args = ChipStorageTaskArgs()
+        for arrays, direction in (
+            (inputs, Direction.INPUT),
+            (outputs, Direction.OUTPUT),
+            (inouts, Direction.INOUT),
+        ):
+            for a in arrays:
+                args._add_footprint(a, direction)
+        self._keep.append((fn, args))
+        return self._native.submit_sub(fn, args, target, name, list(after))
 
     def fetch(self, array: np.ndarray, rank: RankLike = 0) -> None:
         """Makes ``rank``'s copy of ``array`` (an int, or "all") valid once the run is done:
         the data moves there if it is elsewhere. Use it to read results after ``run``."""
-        data = self._w._data_of(array, "fetch")
-        targets = range(self.size) if rank == "all" else [self._w._check_rank(rank, "fetch")]
-        for r in targets:
-            if r not in data.valid:
-                self._transfer(data, r, f"fetch by rank {r}")
-
-    # --- the replicated unrolling -----------------------------------------------------------
-
-    def _submit(
-        self,
-        kind: str,
-        rank: RankLike,
-        arrays: Sequence[tuple[np.ndarray, Direction]],
-        local: Callable[[l3.Orchestrator, str, list[int]], int],
-        name: str,
-        after: Iterable[int],
-    ) -> int:
-        w = self._w
-        accesses = w._accesses(arrays, f"submit_{kind.lower()}")
-        target = self._place(rank, accesses, kind)
-        gid = w._next_task
-        w._next_task += 1
-        label = f"{name or kind.lower()} [L4 task {gid}, rank {target}]"
-        after3: list[int] = []
-        for a in after:
-            if a not in self._rank_of:
-                raise _invalid(f"after: {a!r} is not an L4 task id of this run")
-            if self._rank_of[a] != target:
-                raise error_from_code(
-                    ErrorCode.NOT_SUPPORTED,
-                    f"after: L4 task {a} runs on rank {self._rank_of[a]}, task {gid} on rank "
-                    f"{target}; an explicit edge across ranks is not supported yet: order them "
-                    "through an array one writes and the other reads",
-                )
-            if target == w.rank:
-                after3.append(self._l3_ids[a])
-        # Reads (and partial writes, which keep the rest of the array) need a valid copy here.
-        for acc in accesses:
-            if acc.reads and target not in acc.data.valid:
-                self._transfer(acc.data, target, f"L4 task {gid} '{name or kind.lower()}'")
-        if target == w.rank:
-            self._l3_ids[gid] = local(self._o3, label, after3)
-            w._tasks_here += 1
-        self._rank_of[gid] = target
-        w._load[target] += 1
-        for acc in accesses:
-            if acc.writes:
-                acc.data.valid = {target}
-                acc.data.ready = {target: 0}
-                acc.data.writer = label
-        return gid
-
-    def _place(self, rank: RankLike, accesses: list[_Access], kind: str) -> int:
-        w = self._w
-        if rank != "any":
-            return w._check_rank(rank, f"submit_{kind.lower()}")
-        # Owner computes: the rank already holding the most bytes the task reads; ties go to
-        # the rank with the fewest tasks so far, then the lowest rank. Replicated state only,
-        # so every rank picks the same.
-        held = [0] * w.size
-        for acc in accesses:
-            if acc.reads:
-                for r in acc.data.valid:
-                    held[r] += acc.data.nbytes
-        return min(range(w.size), key=lambda r: (-held[r], w._load[r], r))
-
-    def _transfer(self, data: _Data, dst: int, purpose: str) -> None:
-        w = self._w
-        src = min(data.valid, key=lambda r: (data.ready[r], r))
-        data.ready[dst] = data.ready[src] + 1
-        data.ready[src] += 1
-        seq = w._next_transfer
-        w._next_transfer += 1
-        what = f"transfer {seq} of '{data.name}' (for {purpose}) from rank {src} to rank {dst}"
-        if w.rank == src:
-            w._sends_here += 1
-            self._o3.submit_sub(
-                _send_body(w, dst, seq, data, what),
-                inputs=[data.local],
-                name=f"send '{data.name}' to rank {dst} [L4 transfer {seq}]",
-                always_run=True,
-            )
-        elif w.rank == dst:
-            w._recvs_here += 1
-            self._o3.submit_sub(
-                _recv_body(w, src, seq, data, what),
-                outputs=[data.local],
-                name=f"recv '{data.name}' from rank {src} [L4 transfer {seq}]",
-                always_run=True,
-            )
-        data.valid.add(dst)
-
-
-def _send_body(w: Worker, dst: int, seq: int, data: _Data, what: str) -> Callable[[Any], None]:
-    def body(ctx: Any) -> None:
-        event = ctx.defer()
-        # A failed producer still sends: the header carries its error to the receiver.
-        w._progress.post_send(
-            dst, seq, data.index, data.bytes_view(), ctx.upstream_error, event, what
-        )
-
-    return body
-
-
-def _recv_body(w: Worker, src: int, seq: int, data: _Data, what: str) -> Callable[[Any], None]:
-    def body(ctx: Any) -> None:
-        event = ctx.defer()
-        # Receives even after a local failure (the sender must not wait forever), then fails.
-        w._progress.post_recv(
-            src, seq, data.index, data.bytes_view(), ctx.upstream_error, event, what
-        )
-
-    return body
+        target = self._w._rank_arg(rank, "fetch", all_ok=True)
+        self._native.fetch(_address(array, "fetch"), target)
 
 
 class RunHandle:
@@ -348,22 +197,35 @@ _OPEN: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 
 @atexit.register
-def _stop_progress_threads() -> None:
+def _close_open_workers() -> None:
     # Before mpi4py finalizes MPI (its hook runs after atexit's): a worker the program never
     # closed must not have its progress thread inside MPI while MPI_Finalize runs.
     for w in list(_OPEN):
-        w._progress.close(goodbye_timeout=0.2)
+        try:
+            w._native.close(200)
+        except Error:
+            pass
+
+
+def _seconds(name: str, value: Any, lo: float, hi: float, scale: float, note: str = "") -> int:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not lo <= float(value) <= hi:
+        raise _invalid(
+            f"Worker(level=4): {name} = {value!r} is out of range; allowed {lo:g}..{hi:g} "
+            f"seconds{note}"
+        )
+    return round(float(value) * scale)
 
 
 class Worker:
     """L4: one rank of an MPI job; every rank runs the same program and owns an L3 worker.
 
-    Construction and close() are collective over ``comm`` (default MPI.COMM_WORLD): every rank
-    builds its worker at the same point of the program. ``peer_timeout`` (seconds) bounds how
-    long a receive waits on a silent rank before failing; ``poll_max`` (seconds) is the longest
-    pause of the progress thread while transfers are pending (latency against CPU);
-    ``num_sub_workers`` >= 1 because transfers are SUB tasks (they only post to the progress
-    thread and return).
+    Construction and close() are collective over ``comm`` (an mpi4py communicator, default
+    MPI_COMM_WORLD; the runtime duplicates it): every rank builds its worker at the same point
+    of the program. ``peer_timeout`` (seconds) bounds how long a receive waits on a silent rank
+    before failing; ``poll_max`` (seconds) is the longest pause of the progress thread while
+    transfers are pending (latency against CPU); ``num_sub_workers`` >= 1 because transfers are
+    SUB tasks (they only post to the progress thread and return).
     """
 
     level = 4
@@ -383,70 +245,49 @@ class Worker:
         poll_max: float = 1e-3,
         comm: Any = None,
     ) -> None:
-        MPI = _import_mpi()
+        native = _import_native()
         if isinstance(num_sub_workers, int) and not isinstance(num_sub_workers, bool):
             if num_sub_workers < 1:
                 raise _invalid(
                     f"Worker(level=4): num_sub_workers = {num_sub_workers}; L4 needs at least 1 "
                     "(transfers run as SUB tasks), 2 or more if your SUB tasks run long"
                 )
-        timeout_ok = isinstance(peer_timeout, (int, float)) and not isinstance(peer_timeout, bool)
-        if not timeout_ok or not 0.05 <= float(peer_timeout) <= 86400:
-            raise _invalid(
-                f"Worker(level=4): peer_timeout = {peer_timeout!r} is out of range; allowed "
-                "0.05..86400 seconds"
-            )
-        poll_ok = isinstance(poll_max, (int, float)) and not isinstance(poll_max, bool)
-        if not poll_ok or not 50e-6 <= float(poll_max) <= 0.1:
-            raise _invalid(
-                f"Worker(level=4): poll_max = {poll_max!r} is out of range; allowed 50e-6..0.1 "
-                "seconds (the longest pause of the progress thread while transfers are pending)"
-            )
-        provided = MPI.Query_thread()
-        if provided < MPI.THREAD_SERIALIZED:
-            raise error_from_code(
-                ErrorCode.NOT_SUPPORTED,
-                f"Worker(level=4): MPI was initialized with thread level {provided}; the L4 "
-                "progress thread needs MPI_THREAD_SERIALIZED or more (mpi4py asks for "
-                "MPI_THREAD_MULTIPLE unless mpi4py.rc.thread_level was changed)",
-            )
-        from . import _l4_progress
-
-        base = MPI.COMM_WORLD if comm is None else comm
-        self._comm = base.Dup()  # collective: the runtime's messages never meet the program's
-        self.rank: int = self._comm.Get_rank()
-        self.size: int = self._comm.Get_size()
-        self.mpi_thread_level: int = provided
-        self._l3 = l3.Worker(
-            device_ids=device_ids,
-            num_sub_workers=num_sub_workers,
-            platform=platform,
-            runtime=runtime,
-            mode=mode,
-            heap_bytes=heap_bytes,
-            spawn_timeout=spawn_timeout,
-            heap_wait=heap_wait,
-            close_timeout=close_timeout,
+        options = l3._native_options(
+            "Worker(level=4)",
+            device_ids,
+            num_sub_workers,
+            platform,
+            runtime,
+            mode,
+            heap_bytes,
+            spawn_timeout,
+            heap_wait,
+            close_timeout,
         )
-        self._progress = _l4_progress.Progress(
-            MPI,
-            self._comm,
-            float(peer_timeout),
-            min(5.0, max(0.05, float(peer_timeout) / 4)),
-            float(poll_max),
-            direct_send=provided >= MPI.THREAD_MULTIPLE,
+        peer_ms = _seconds(
+            "peer_timeout",
+            peer_timeout,
+            native.MIN_PEER_TIMEOUT_MS / 1000,
+            native.MAX_PEER_TIMEOUT_MS / 1000,
+            1000,
         )
+        poll_us = _seconds(
+            "poll_max",
+            poll_max,
+            native.MIN_POLL_MAX_US / 1e6,
+            native.MAX_POLL_MAX_US / 1e6,
+            1e6,
+            " (the longest pause of the progress thread while transfers are pending)",
+        )
+        self._native: _l4native.L4Worker = native.L4Worker(
+            *options, peer_ms, poll_us, _comm_address(comm)
+        )
+        self.mode = mode
+        self.rank: int = self._native.rank
+        self.size: int = self._native.size
+        self.mpi_thread_level: int = self._native.mpi_thread_level
         self._lock = threading.Lock()
-        self._data: list[_Data] = []
-        self._starts: list[int] = []  # sorted start addresses of the arrays, for lookups
-        self._by_start: list[_Data] = []
-        self._next_task = 0
-        self._next_transfer = 0
-        self._load = [0] * self.size
-        self._tasks_here = 0
-        self._sends_here = 0
-        self._recvs_here = 0
-        self._closed = False
+        self._in_flight: list[l3.RunHandle] = []
         _OPEN.add(self)
 
     # --- arrays -------------------------------------------------------------------------------
@@ -463,59 +304,29 @@ class Worker:
         tracks which copies hold the current value. ``valid`` says which do at first: "all"
         (every rank sets the same initial values, as a replicated program does) or one rank.
         Every rank must allocate the same arrays in the same order."""
-        index = len(self._data)
-        home = set(range(self.size)) if valid == "all" else {self._check_rank(valid, "alloc")}
-        local = self._l3.alloc(shape, dtype)
-        data = _Data(index, name or f"array {index}", local, home)
-        self._data.append(data)
-        pos = bisect.bisect_left(self._starts, data.start)
-        self._starts.insert(pos, data.start)
-        self._by_start.insert(pos, data)
-        return local
+        home = self._rank_arg(valid, "alloc", all_ok=True)
+        raw = self._native.alloc_bytes(l3._nbytes(shape, dtype), str(name), home)
+        return l3._array_view(raw, shape, dtype)
 
     def valid_ranks(self, array: np.ndarray) -> list[int]:
         """The ranks whose copy of ``array`` holds its current value once submitted work is
         done (the same answer on every rank)."""
-        return sorted(self._data_of(array, "valid_ranks").valid)
+        return list(self._native.valid_ranks(_address(array, "valid_ranks")))
 
-    def _data_of(self, array: np.ndarray, where: str) -> _Data:
-        if not isinstance(array, np.ndarray):
-            raise _invalid(f"{where}: expected a numpy array from Worker.alloc, got {array!r}")
-        lo, hi = _footprint(array)
-        pos = bisect.bisect_right(self._starts, lo) - 1
-        if pos >= 0:
-            d = self._by_start[pos]
-            if lo >= d.start and hi <= d.start + d.nbytes:
-                return d
-        raise _invalid(
-            f"{where}: an array (shape {array.shape}, {array.dtype}) is not (a view of) an array "
-            "of this L4 worker's alloc(); tasks at L4 may only use distributed arrays, so that "
-            "every rank knows where its valid copy is"
-        )
-
-    def _accesses(
-        self, arrays: Sequence[tuple[np.ndarray, Direction]], where: str
-    ) -> list[_Access]:
-        merged: dict[int, _Access] = {}
-        for a, d in arrays:
-            data = self._data_of(a, where)
-            lo, hi = _footprint(a)
-            whole = lo == data.start and hi == data.start + data.nbytes
-            reads = d in (Direction.INPUT, Direction.INOUT)
-            writes = d in (Direction.OUTPUT, Direction.INOUT)
-            acc = merged.setdefault(data.index, _Access(data, False, False, True))
-            acc.reads |= reads
-            acc.writes |= writes
-            if writes and not whole:
-                acc.whole = False
-        for acc in merged.values():
-            if acc.writes and not acc.whole:
-                acc.reads = True  # a partial write keeps the rest: the copy must be current
-        return list(merged.values())
-
-    def _check_rank(self, rank: Any, where: str) -> int:
+    def _rank_arg(
+        self, rank: Any, where: str, *, any_ok: bool = False, all_ok: bool = False
+    ) -> int:
+        """``rank`` as the native rank: an int 0..size-1, "any" or "all" where allowed."""
+        if any_ok and rank == "any":
+            return int(_native_module().ANY_RANK)
+        if all_ok and rank == "all":
+            return int(_native_module().ALL_RANKS)
+        words = " or ".join(w for w, ok in (("'any'", any_ok), ("'all'", all_ok)) if ok)
         if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
-            raise _invalid(f"{where}: rank = {rank!r}; give a rank 0..{self.size - 1} or 'any'")
+            raise _invalid(
+                f"{where}: rank = {rank!r}; give a rank 0..{self.size - 1}"
+                + (f" or {words}" if words else "")
+            )
         if not 0 <= int(rank) < self.size:
             raise _invalid(
                 f"{where}: rank = {rank} is out of range; this job has {self.size} rank(s), "
@@ -530,12 +341,21 @@ class Worker:
         they are submitted. The handle waits for this rank's part."""
         if not callable(orch):
             raise _invalid(f"submit: orch must be callable as orch(orchestrator), got {orch!r}")
+        keep: list[Any] = [orch]
+        failure: dict[str, BaseException] = {}
 
-        def runner(o3: l3.Orchestrator) -> None:
-            orch(Orchestrator(self, o3))
+        def runner(native_orch: Any) -> None:
+            try:
+                orch(Orchestrator(self, native_orch, keep))
+            except BaseException as e:
+                failure["exception"] = e
+                raise
 
-        with self._lock:
-            return RunHandle(self._l3.submit(runner))
+        inner = l3.RunHandle(self._native.submit(runner), keep, failure)
+        with self._lock:  # keep the run's objects alive even if the caller drops the handle
+            self._in_flight = [h for h in self._in_flight if not h.done()]
+            self._in_flight.append(inner)
+        return RunHandle(inner)
 
     def run(
         self, orch: Callable[[Orchestrator], Any], timeout: float | None = None
@@ -545,53 +365,75 @@ class Worker:
 
     @property
     def transfers(self) -> dict[str, int]:
-        """Counts of this rank: tasks it ran, transfers it sent and received (posted so far)."""
-        return {
-            "tasks": self._tasks_here,
-            "sends": self._sends_here,
-            "recvs": self._recvs_here,
-            "sent_done": self._progress.transfers_sent,
-            "received_done": self._progress.transfers_received,
-        }
+        """Counts of this rank: tasks it ran, transfers it sent and received (posted so far),
+        and the transfers whose MPI requests completed."""
+        return dict(self._native.transfers())
 
     @property
-    def l3(self) -> l3.Worker:
-        """This rank's L3 worker (its chips and SUB workers)."""
-        return self._l3
+    def num_chips(self) -> int:
+        return self._native.num_chips
+
+    @property
+    def num_sub_workers(self) -> int:
+        return self._native.num_sub_workers
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._native.closed
 
     def close(self, timeout: float | None = None) -> None:
-        """Closes this rank's L3 worker (waiting for its runs), then stops the progress thread
-        and says goodbye to the peers. Not a barrier: a rank that closes while another still
-        needs data from it makes that one fail (divergence), never hang."""
-        if self._closed:
-            return
-        self._closed = True
+        """Closes this rank's L3 worker (waiting up to ``timeout`` seconds, None: close_timeout,
+        for its runs), then stops the progress thread and says goodbye to the peers. Not a
+        barrier: a rank that closes while another still needs data from it makes that one fail
+        (divergence), never hang. Idempotent."""
+        ms = -1 if timeout is None else l3._seconds_ms("Worker.close", "timeout", timeout)
         try:
-            self._l3.close(timeout)
+            self._native.close(ms)
         finally:
-            self._progress.close()
+            _OPEN.discard(self)
+            with self._lock:
+                self._in_flight.clear()
 
     def __enter__(self) -> Worker:
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self._closed_by_exit(exc)
-
-    def _closed_by_exit(self, exc: object) -> None:
         if exc is None:
             self.close()
             return
-        try:
+        try:  # the body's exception goes on; what close() gave up on is still said
             self.close()
         except Error as e:
             import warnings
 
-            warnings.warn(str(e), RuntimeWarning, stacklevel=3)
+            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{self._l3.num_chips} chips"
+        state = "closed" if self.closed else f"{self.num_chips} chips"
         return f"Worker(level=4, rank={self.rank} of {self.size}, {state})"
+
+
+def _native_module() -> Any:
+    from . import _l4native
+
+    return _l4native
+
+
+def _comm_address(comm: Any) -> int:
+    """The address of ``comm``'s MPI_Comm handle (0 for None: MPI_COMM_WORLD)."""
+    if comm is None:
+        return 0
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise error_from_code(
+            ErrorCode.NOT_SUPPORTED,
+            f"Worker(level=4): comm= takes an mpi4py communicator, and mpi4py is missing ({e}); "
+            "`pip install 'pto-runtime[mpi]'` adds it",
+        ) from e
+    if not isinstance(comm, MPI.Intracomm) or comm == MPI.COMM_NULL:
+        raise _invalid(
+            f"Worker(level=4): comm = {comm!r}; give an mpi4py intra-communicator (e.g. "
+            "MPI.COMM_WORLD or one made by comm.Split), or None for COMM_WORLD"
+        )
+    return int(MPI._addressof(comm))

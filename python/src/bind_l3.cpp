@@ -6,21 +6,20 @@
 // argument object of a run alive until the run is done, and the C++ side only borrows them.
 // GIL rules: every call that may wait (submit, wait, close, alloc) releases the GIL; the
 // orchestration function and SUB bodies re-acquire it to call into Python. The scheduler thread
-// never touches Python.
-#include <algorithm>
-#include <chrono>
+// never touches Python. Python SUB bodies, heap views and the interruptible wait are in
+// l3_glue.cpp, shared with the L4 module (bind_l4.cpp).
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "l3_glue.h"
 #include "pto/worker.h"
 
 namespace pto_py {
@@ -28,7 +27,6 @@ namespace {
 
 using nb::literals::operator""_a;
 using Release = nb::call_guard<nb::gil_scoped_release>;
-using ByteArray = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>, nb::c_contig>;
 
 // An orchestrator valid only while the orchestration function runs.
 struct PyOrch {
@@ -40,15 +38,6 @@ struct PyOrch {
                        "this Orchestrator is only valid inside the orchestration function it was given to");
     }
     return *o;
-  }
-};
-
-// A SUB body's context, valid only while the body runs.
-struct PySubContext {
-  pto::SubContext *c = nullptr;
-  pto::SubContext &get() const {
-    if (!c) throw pto::Error(PTO_NOT_INITIALIZED, "this SubContext is only valid while the SUB body runs");
-    return *c;
   }
 };
 
@@ -73,37 +62,6 @@ struct PyL3Worker {
     return *w;
   }
 };
-
-// The message of the Python exception being handled, as "Type: message" (GIL held).
-std::string py_error_text(nb::python_error &e, pto_status *code) {
-  nb::handle value = e.value();
-  *code = PTO_ORCHESTRATION_FAILED;
-  if (nb::hasattr(value, "code")) {
-    try {
-      *code = static_cast<pto_status>(nb::cast<int>(value.attr("code")));
-    } catch (...) {
-    }
-  }
-  std::string type = nb::cast<std::string>(nb::str(e.type().attr("__name__")));
-  return type + ": " + nb::cast<std::string>(nb::str(value));
-}
-
-// A view of [ptr, ptr + nbytes) whose owner runs `release` when the last view goes away.
-ByteArray byte_view(void *ptr, uint64_t nbytes, std::shared_ptr<void> heap, bool release) {
-  struct Owner {
-    std::shared_ptr<void> heap;
-    void *ptr;
-    bool release;
-  };
-  auto *owner = new Owner{std::move(heap), ptr, release};
-  nb::capsule cap(owner, [](void *p) noexcept {
-    auto *o = static_cast<Owner *>(p);
-    if (o->release) pto::Worker::release_heap_buffer(o->heap, o->ptr);
-    delete o;
-  });
-  size_t shape[1] = {static_cast<size_t>(nbytes)};
-  return ByteArray(static_cast<uint8_t *>(ptr), 1, shape, cap);
-}
 
 std::vector<uint64_t> ids(const std::optional<std::vector<uint64_t>> &v) {
   return v ? *v : std::vector<uint64_t>{};
@@ -194,25 +152,7 @@ void bind_orchestrator(nb::module_ &m) {
             if (!PyCallable_Check(fn.ptr())) {
               throw pto::Error(PTO_INVALID_ARGUMENT, "submit_sub: fn must be callable as fn(ctx)");
             }
-            PyObject *borrowed = fn.ptr();  // kept alive by pto_runtime.l3 until the run is done
-            pto::SubFn body = [borrowed](pto::SubContext &ctx) {
-              std::string err;
-              pto_status code = PTO_TASK_FAILED;
-              {
-                nb::gil_scoped_acquire gil;
-                // Owned by Python (a body may keep ctx); invalidated below, never dangling.
-                auto *pyctx = new PySubContext{&ctx};
-                nb::object wrapped = nb::cast(pyctx, nb::rv_policy::take_ownership);
-                try {
-                  nb::object ignored = nb::handle(borrowed)(wrapped);
-                } catch (nb::python_error &e) {
-                  pto_status unused;
-                  err = py_error_text(e, &unused);
-                }
-                pyctx->c = nullptr;
-              }
-              if (!err.empty()) throw pto::Error(code, err);
-            };
+            pto::SubFn body = python_sub_fn(fn.ptr());  // fn: kept alive by pto_runtime.l3
             return o.get().submit_sub(std::move(body), a ? *a : pto::ChipStorageTaskArgs{}, name, ids(after),
                                       nullptr, always_run);
           },
@@ -234,49 +174,6 @@ void bind_orchestrator(nb::module_ &m) {
           "nbytes"_a, "A uint8 view of nbytes of host heap owned by the innermost scope.")
       .def_prop_ro("num_chips", [](PyOrch &o) { return o.get().num_chips(); })
       .def_prop_ro("num_sub_workers", [](PyOrch &o) { return o.get().num_sub_workers(); });
-}
-
-constexpr int64_t kSliceMs = 50;          // Ctrl-C is noticed within about this long
-constexpr int64_t kCancelDrainMs = 10000;  // after Ctrl-C: how long the run may take to stop
-
-// RunHandle::wait in slices with the GIL released; between slices PyErr_CheckSignals(). On a
-// signal whose handler raised (Ctrl-C: KeyboardInterrupt) the run is cancelled, its stop is
-// awaited (up to kCancelDrainMs; a second Ctrl-C stops waiting) and the exception propagates.
-pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_ms) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
-  auto elapsed_ms = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
-  };
-  for (;;) {
-    int64_t slice = kSliceMs;
-    if (timeout_ms >= 0) slice = std::max<int64_t>(0, std::min<int64_t>(slice, timeout_ms - elapsed_ms()));
-    bool done;
-    {
-      nb::gil_scoped_release release;
-      done = h.wait_done(slice);
-    }
-    if (done || (timeout_ms >= 0 && elapsed_ms() >= timeout_ms)) break;
-    if (PyErr_CheckSignals() != 0) {
-      nb::python_error interrupted;  // takes the pending exception
-      const auto c0 = Clock::now();
-      for (bool first = true;; first = false) {
-        {
-          nb::gil_scoped_release release;
-          if (first) h.cancel();
-          if (h.wait_done(kSliceMs)) break;
-        }
-        if (Clock::now() - c0 > std::chrono::milliseconds(kCancelDrainMs)) break;
-        if (PyErr_CheckSignals() != 0) {
-          PyErr_Clear();  // a second Ctrl-C: stop waiting for the cancelled run
-          break;
-        }
-      }
-      throw interrupted;
-    }
-  }
-  nb::gil_scoped_release release;
-  return h.wait(0);  // the stats, or the run's error; RUN_TIMEOUT if still running
 }
 
 void bind_worker(nb::module_ &m) {

@@ -39,9 +39,9 @@ struct TransferPost {
 class Progress {
  public:
   // Initializes MPI if the program did not (MPI_THREAD_MULTIPLE asked; finalized at exit),
-  // duplicates MPI_COMM_WORLD (collective), starts the thread. NOT_SUPPORTED without MPI or
-  // below MPI_THREAD_SERIALIZED.
-  Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us);
+  // duplicates *comm (an MPI_Comm; null: MPI_COMM_WORLD; collective), starts the thread.
+  // NOT_SUPPORTED without MPI or below MPI_THREAD_SERIALIZED.
+  Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, const void *comm);
   ~Progress();  // close()
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;

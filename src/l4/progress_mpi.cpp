@@ -1,9 +1,9 @@
 // src/l4/progress_mpi.cpp — the L4 progress thread on the MPI C API: non-blocking transfers, heartbeats, goodbyes.
 //
-// Messages on the runtime's own communicator (MPI_Comm_dup of MPI_COMM_WORLD): per transfer k a
-// 1 KiB header (status, text length, transfer number, array index, payload bytes, error text;
-// the layout of python/pto_runtime/_l4_progress.py) with tag 16 + 2(k mod span) and the payload
-// with the next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md.
+// Messages on the runtime's own communicator (MPI_Comm_dup of the job's, MPI_COMM_WORLD by
+// default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
+// payload bytes, error text) with tag 16 + 2(k mod span) and the payload with the next tag;
+// heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
 #include <mpi.h>
 
 #include <algorithm>
@@ -414,7 +414,7 @@ struct Progress::Impl {
   }
 };
 
-Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us) : impl_(new Impl) {
+Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, const void *comm) : impl_(new Impl) {
   Impl &m = *impl_;
   int initialized = 0, finalized = 0;
   MPI_Finalized(&finalized);
@@ -431,8 +431,14 @@ Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us) : impl_(new I
                 "pto::l4::Worker: MPI was initialized with thread level " + std::to_string(m.provided) +
                     "; the L4 progress thread needs MPI_THREAD_SERIALIZED or more (call "
                     "MPI_Init_thread asking for MPI_THREAD_MULTIPLE, or let the Worker initialize MPI)");
-  if (MPI_Comm_dup(MPI_COMM_WORLD, &m.comm) != MPI_SUCCESS)  // collective
-    throw Error(PTO_NOT_SUPPORTED, "pto::l4::Worker: MPI_Comm_dup(MPI_COMM_WORLD) failed");
+  const MPI_Comm base = comm ? *static_cast<const MPI_Comm *>(comm) : MPI_COMM_WORLD;
+  if (base == MPI_COMM_NULL)
+    throw Error(PTO_INVALID_ARGUMENT, "l4::WorkerOptions.mpi_comm: the communicator is MPI_COMM_NULL");
+  int inter = 0;
+  if (MPI_Comm_test_inter(base, &inter) != MPI_SUCCESS || inter)
+    throw Error(PTO_INVALID_ARGUMENT, "l4::WorkerOptions.mpi_comm: give an intra-communicator (the ranks of one job)");
+  if (MPI_Comm_dup(base, &m.comm) != MPI_SUCCESS)  // collective
+    throw Error(PTO_NOT_SUPPORTED, "pto::l4::Worker: MPI_Comm_dup of the job's communicator failed");
   MPI_Comm_set_errhandler(m.comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(m.comm, &m.rank);
   MPI_Comm_size(m.comm, &m.size);

@@ -38,7 +38,7 @@ Worker::Worker(const WorkerOptions &options) : w_(new WorkerState) {
   WorkerState &w = *w_;
   w.options = options;
   // MPI first (NOT_SUPPORTED without it, before any chip is started), then the L3 worker.
-  w.progress = std::make_unique<Progress>(options.peer_timeout_ms, options.poll_max_us);
+  w.progress = std::make_unique<Progress>(options.peer_timeout_ms, options.poll_max_us, options.mpi_comm);
   w.rank = w.progress->rank();
   w.size = w.progress->size();
   w.load.assign(static_cast<size_t>(w.size), 0);
@@ -113,7 +113,9 @@ TransferCounts Worker::transfers() const {
   return c;
 }
 
-void Worker::close() {
+void Worker::close() { close(w_->options.close_timeout_ms); }
+
+void Worker::close(uint32_t timeout_ms) {
   std::lock_guard<std::recursive_mutex> lk(w_->mu);
   WorkerState &w = *w_;
   if (w.closed) return;
@@ -121,7 +123,7 @@ void Worker::close() {
   // L3 first: its tasks wait for Events the progress thread settles; then the thread stops
   // (failing anything left) and says goodbye.
   try {
-    w.l3->close();
+    w.l3->close(timeout_ms);
   } catch (...) {
     w.progress->close();
     throw;

@@ -5,9 +5,10 @@
 // across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
 // with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail
 // within peer_timeout, never hang; bad input is a typed error naming the argument.
-// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye>
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye|comm>
 // Each rank prints one line "rank R: OK ..." or "rank R: FAILED ..." and exits 1 on FAILED
 // (mpirun's exit code is then non-zero; ctest also fails on any FAILED line).
+#include <mpi.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -321,6 +322,48 @@ int goodbye() {
   return c.report(w.rank() == 0 ? error : "");
 }
 
+// WorkerOptions::mpi_comm: the job is the communicator given, not MPI_COMM_WORLD. The world
+// splits in two halves by rank parity, each numbered in reverse (its highest world rank is its
+// rank 0); each half is an L4 job of its own, and an array moves from its rank 0 to its last rank.
+int comm() {
+  int provided = 0, world_rank = 0, world_size = 1;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_size - world_rank, &half);
+  int half_size = 0;
+  MPI_Comm_size(half, &half_size);
+  Checker c;
+  c.rank = world_rank;
+  {
+    pto::l4::WorkerOptions o = options(30000);
+    o.mpi_comm = &half;
+    pto::l4::Worker w(o);
+    const int expected_rank = (world_size - 1 - world_rank) / 2;
+    c.expect(w.size() == half_size && w.rank() == expected_rank,
+             "worker rank " + std::to_string(w.rank()) + " of " + std::to_string(w.size()) + ", expected " +
+                 std::to_string(expected_rank) + " of " + std::to_string(half_size));
+    auto *x = static_cast<int64_t *>(w.alloc(32, "x", 0));
+    auto *y = static_cast<int64_t *>(w.alloc(32, "y"));
+    const int64_t value = 10 + world_rank % 2;
+    fill(y, 0);
+    if (w.rank() == 0) fill(x, value);
+    const int last = w.size() - 1;
+    w.run([&](Orchestrator &orch) {
+      orch.submit_sub([=](pto::SubContext &) { fill(y, x[0]); }, args({{x, PTO_DIR_INPUT}, {y, PTO_DIR_OUTPUT}}),
+                      last, "reader");
+    });
+    if (w.rank() == last)
+      c.expect(y[0] == value, "y = " + std::to_string(y[0]) + ", expected " + std::to_string(value));
+    w.close();
+  }
+  MPI_Comm_free(&half);
+  const int rc = c.report();
+  MPI_Finalize();
+  return rc;
+}
+
 // Typed errors naming the argument; none of them needs another rank.
 int bad_input() {
   Checker c;
@@ -378,10 +421,11 @@ int main(int argc, char **argv) {
     if (what == "bad_input") return bad_input();
     if (what == "diverge") return diverge();
     if (what == "goodbye") return goodbye();
+    if (what == "comm") return comm();
   } catch (const pto::Error &e) {
     std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye\n", argv[0]);
+  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye|comm\n", argv[0]);
   return 2;
 }

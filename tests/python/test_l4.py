@@ -4,9 +4,10 @@ Contract under test: a replicated orchestration function behaves as if its tasks
 in submission order, whatever rank each runs on (read-after-write, write-after-read and
 write-after-write across ranks, data moving between ranks by itself); a task failing on one rank
 fails its dependents on the others with an error naming the task and its rank; a rank that dies
-makes the others fail within peer_timeout instead of hanging; without mpi4py, Worker(level=4)
-raises NotSupportedError saying how to enable it. The multi-rank tests run mpirun as a
-subprocess (skipped when mpirun or mpi4py is missing).
+makes the others fail within peer_timeout instead of hanging; a pto_runtime built without MPI
+raises NotSupportedError saying how to enable it, and mpi4py is needed only for comm=. The
+multi-rank tests run mpirun as a subprocess (skipped when mpirun, mpi4py or the L4 module is
+missing).
 """
 
 from __future__ import annotations
@@ -34,10 +35,25 @@ def _have_mpi4py() -> bool:
     return probe.returncode == 0
 
 
+def _have_l4_module() -> bool:
+    probe = subprocess.run(
+        [sys.executable, "-c", "import pto_runtime as pto; assert pto.l4.mpi_available()"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return probe.returncode == 0
+
+
 MPIRUN = shutil.which("mpirun")
+needs_mpi_module = pytest.mark.skipif(
+    not _have_l4_module(),
+    reason="pto_runtime was built without MPI (no module _l4native; scripts/install_deps.sh --mpi)",
+)
 needs_mpi = pytest.mark.skipif(
-    MPIRUN is None or not _have_mpi4py(),
-    reason="needs Open MPI's mpirun and mpi4py (scripts/install_deps.sh --test installs both)",
+    MPIRUN is None or not _have_mpi4py() or not _have_l4_module(),
+    reason="needs Open MPI's mpirun, mpi4py (the programs use it) and pto_runtime built with MPI "
+    "(scripts/install_deps.sh --test installs them)",
 )
 
 
@@ -69,10 +85,12 @@ def mpirun(n: int, *args: str, out_dir: Path, extra: tuple[str, ...] = (), timeo
     return Run(p, elapsed, out)
 
 
-def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
+def test_level4_without_the_mpi_module_raises_not_supported_saying_how_to_enable_it():
+    # A pto_runtime built without MPI has no module _l4native; so does one whose libmpi is gone.
     code = (
-        "import sys; sys.modules['mpi4py'] = None\n"  # import mpi4py now fails, as if missing
+        "import sys; sys.modules['pto_runtime._l4native'] = None\n"  # the import now fails
         "import pto_runtime as pto\n"
+        "assert not pto.l4.mpi_available()\n"
         "try:\n"
         "    pto.Worker(level=4)\n"
         "except pto.NotSupportedError as e:\n"
@@ -81,7 +99,60 @@ def test_level4_without_mpi4py_raises_not_supported_saying_how_to_enable_it():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "NOT_SUPPORTED" in p.stdout, p.stdout + p.stderr
-    assert "mpi4py" in p.stdout and "openmpi-bin" in p.stdout and "mpirun" in p.stdout, p.stdout
+    for part in ("needs MPI", "openmpi-bin", "install_package.sh", "mpirun"):
+        assert part in p.stdout, (part, p.stdout)
+
+
+@needs_mpi_module
+def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
+    # MPI is the C++ worker's (it initializes MPI itself); mpi4py only serves comm=.
+    code = (
+        "import sys; sys.modules['mpi4py'] = None\n"  # import mpi4py now fails, as if missing
+        "import numpy as np, pto_runtime as pto\n"
+        "with pto.Worker(level=4) as w:\n"
+        "    x = w.alloc(4, np.int64, name='x'); x[:] = 3\n"
+        "    y = w.alloc(4, np.int64, name='y')\n"
+        "    def body(ctx): y[:] = x * 2\n"
+        "    w.run(lambda o: o.submit_sub(body, inputs=[x], outputs=[y]), timeout=30)\n"
+        "    print('RANK', w.rank, 'OF', w.size, 'Y', y.tolist())\n"
+        "    try:\n"
+        "        pto.Worker(level=4, comm=object())\n"
+        "    except pto.NotSupportedError as e:\n"
+        "        print('COMM', e)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "RANK 0 OF 1 Y [6, 6, 6, 6]" in p.stdout, p.stdout + p.stderr
+    assert "COMM Worker(level=4): comm= takes an mpi4py communicator" in p.stdout, p.stdout
+
+
+@needs_mpi_module
+def test_the_hand_written_l4native_stub_names_what_the_module_has():
+    # _l4native.pyi is not generated (stubgen imports a module alone): it must not drift.
+    import ast
+
+    import pto_runtime
+    from pto_runtime import _l4native
+
+    stub = Path(pto_runtime.__file__).with_name("_l4native.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    top: set[str] = set()
+    members: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            top.add(node.name)
+            members[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} - {
+                "__init__"
+            }
+        elif isinstance(node, ast.FunctionDef):
+            top.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            top.add(node.target.id)
+    public = {n for n in dir(_l4native) if not n.startswith("_")}
+    assert top == public, (sorted(top ^ public), "names differ between module and stub")
+    for cls, names in members.items():
+        have = {n for n in dir(getattr(_l4native, cls)) if not n.startswith("_")}
+        assert names == have, (cls, sorted(names ^ have))
 
 
 @needs_mpi
@@ -93,10 +164,10 @@ def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
         "subs": "InvalidArgumentError: Worker(level=4): num_sub_workers = 0",
         "timeout": "InvalidArgumentError: Worker(level=4): peer_timeout = 0 is out of range",
         "poll": "InvalidArgumentError: Worker(level=4): poll_max = 1.0 is out of range",
-        "plain": "is not (a view of) an array of this L4 worker's alloc()",
+        "plain": "is not (a part of) an array of this L4 worker's alloc()",
         "rank": "submit_sub: rank = 2 is out of range; this job has 2 rank(s)",
         "after": "NotSupportedError: run 3: the orchestration function failed: "
-        "NotSupportedError: after: L4 task 0 runs on rank 0, task 1 on rank 1",
+        "NotSupportedError: submit_sub (L4): after: L4 task 0 runs on rank 0, task 1 on rank 1",
         "alloc_valid": "InvalidArgumentError: alloc: rank = 7 is out of range",
     }
     for name, text in expected.items():
@@ -114,6 +185,21 @@ def test_ranks_whose_programs_diverge_fail_naming_the_divergence(size, tmp_path)
     assert m, run.all
     assert "transfer 0 of 'x' (for L4 task 0 'reader') from rank 0 to rank 1" in m.group(1)
     assert "the ranks' orchestration functions diverged" in m.group(1), m.group(1)
+
+
+@needs_mpi
+def test_comm_option_makes_that_communicator_the_job(tmp_path):
+    run = mpirun(4, str(PROGRAMS / "comm.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    # Halves {0, 2} and {1, 3}, numbered in reverse; the value moves from rank 0 to rank 1.
+    for line in (
+        "world 0: rank 1 of 2 got 10",
+        "world 1: rank 1 of 2 got 11",
+        "world 2: rank 0 of 2 got None",
+        "world 3: rank 0 of 2 got None",
+    ):
+        assert line in run.out, run.all
+    assert run.out.count("bad InvalidArgumentError: Worker(level=4): comm = 'world'") == 4, run.all
 
 
 @needs_mpi

@@ -1,0 +1,48 @@
+// python/src/l3_glue.h — what the L3 and L4 bindings share: SUB bodies in Python, heap views, interruptible waits.
+//
+// Compiled into both extension modules (_native and, when built with MPI, _l4native). The types
+// here have external linkage and the same name in both, so nanobind finds the class registered
+// by _native (SubContext) when _l4native hands one to Python. GIL rules as in bind_l3.cpp: the
+// SUB body wrapper acquires the GIL to call Python; waits release it.
+#ifndef PTO_PYTHON_L3_GLUE_H
+#define PTO_PYTHON_L3_GLUE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nanobind/ndarray.h>
+
+#include "bindings.h"
+#include "pto/worker.h"
+
+namespace pto_py {
+
+using ByteArray = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>, nb::c_contig>;
+
+// A SUB body's context, valid only while the body runs (Python class SubContext of _native).
+struct PySubContext {
+  pto::SubContext *c = nullptr;
+  pto::SubContext &get() const;
+};
+
+// The message of the Python exception being handled, as "Type: message" (GIL held); *code is
+// the exception's `code` attribute when it has one (a pto_runtime.Error), else
+// PTO_ORCHESTRATION_FAILED.
+std::string py_error_text(nb::python_error &e, pto_status *code);
+
+// A SUB body calling the Python callable `fn(ctx)`. Borrows `fn`: the caller keeps it alive
+// until the run is done (pto_runtime.l3 does). A Python exception fails the task (TASK_FAILED).
+pto::SubFn python_sub_fn(PyObject *fn);
+
+// A view of [ptr, ptr + nbytes) keeping `heap` alive; when `release`, the buffer is freed
+// (Worker::release_heap_buffer) once the last view is garbage-collected.
+ByteArray byte_view(void *ptr, uint64_t nbytes, std::shared_ptr<void> heap, bool release);
+
+// RunHandle::wait with the GIL released, in slices; Ctrl-C cancels the run, waits for it to
+// stop and raises KeyboardInterrupt.
+pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_ms);
+
+}  // namespace pto_py
+
+#endif  // PTO_PYTHON_L3_GLUE_H
