@@ -74,96 +74,50 @@ constexpr uint32_t kMaxPipelineDepth = 65535;
 // batch_deps: tasks per batch at most (the batch map holds batch_deps x max_args_per_task entries).
 constexpr uint32_t kMaxBatchDeps = 256;
 
-inline const char *window_overflow_name(WindowOverflow o) {
-  switch (o) {
-    case WindowOverflow::kStall:
-      return "stall";
-    case WindowOverflow::kEvictCompleted:
-      return "evict_completed";
-    case WindowOverflow::kError:
-      return "error";
-  }
-  return "?";
+// Each mode's name, by value: what Python spells, messages print and parse_* accept.
+constexpr const char *kWindowOverflowNames[kWindowOverflowCount] = {"stall", "evict_completed", "error"};
+constexpr const char *kPipelineScopeNames[kPipelineScopeCount] = {"global", "per_stream", "per_pool", "per_target"};
+constexpr const char *kDispatchMetricNames[kDispatchMetricCount] = {"none", "ready"};
+constexpr const char *kDispatchScopeNames[kDispatchScopeCount] = {"global", "per_pool"};
+constexpr const char *kDispatchPolicyNames[kDispatchPolicyCount] = {"locality", "round_robin", "work_stealing"};
+
+// names[value], or "?" for a value past the table.
+template <typename E, uint32_t N>
+inline const char *schedule_name(const char *const (&names)[N], E value) {
+  const auto i = static_cast<uint32_t>(value);
+  return i < N ? names[i] : "?";
 }
-inline const char *pipeline_scope_name(PipelineScope s) {
-  switch (s) {
-    case PipelineScope::kGlobal:
-      return "global";
-    case PipelineScope::kPerStream:
-      return "per_stream";
-    case PipelineScope::kPerPool:
-      return "per_pool";
-    case PipelineScope::kPerTarget:
-      return "per_target";
-  }
-  return "?";
-}
-inline const char *dispatch_metric_name(DispatchMetric m) {
-  switch (m) {
-    case DispatchMetric::kNone:
-      return "none";
-    case DispatchMetric::kReady:
-      return "ready";
-  }
-  return "?";
-}
-inline const char *dispatch_scope_name(DispatchScope s) {
-  switch (s) {
-    case DispatchScope::kGlobal:
-      return "global";
-    case DispatchScope::kPerPool:
-      return "per_pool";
-  }
-  return "?";
-}
-inline const char *dispatch_policy_name(DispatchPolicy p) {
-  switch (p) {
-    case DispatchPolicy::kLocality:
-      return "locality";
-    case DispatchPolicy::kRoundRobin:
-      return "round_robin";
-    case DispatchPolicy::kWorkStealing:
-      return "work_stealing";
-  }
-  return "?";
-}
-// Parses a name; false (and *out unchanged) for anything else.
-inline bool parse_window_overflow(const char *name, WindowOverflow *out) {
-  for (uint32_t i = 0; i < kWindowOverflowCount; ++i) {
-    if (name && strcmp(name, window_overflow_name(static_cast<WindowOverflow>(i))) == 0) {
-      *out = static_cast<WindowOverflow>(i);
-      return true;
-    }
-  }
-  return false;
-}
-inline bool parse_pipeline_scope(const char *name, PipelineScope *out) {
-  for (uint32_t i = 0; i < kPipelineScopeCount; ++i) {
-    if (name && strcmp(name, pipeline_scope_name(static_cast<PipelineScope>(i))) == 0) {
-      *out = static_cast<PipelineScope>(i);
-      return true;
-    }
-  }
-  return false;
-}
-template <typename E, typename NameOf>
-inline bool parse_schedule_name(const char *name, uint32_t count, NameOf name_of, E *out) {
-  for (uint32_t i = 0; i < count; ++i) {
-    if (name && strcmp(name, name_of(static_cast<E>(i))) == 0) {
+// The value whose name is `name`; false (and *out unchanged) for anything else.
+template <typename E, uint32_t N>
+inline bool parse_schedule_name(const char *const (&names)[N], const char *name, E *out) {
+  for (uint32_t i = 0; i < N; ++i) {
+    if (name && strcmp(name, names[i]) == 0) {
       *out = static_cast<E>(i);
       return true;
     }
   }
   return false;
 }
+
+inline const char *window_overflow_name(WindowOverflow o) { return schedule_name(kWindowOverflowNames, o); }
+inline const char *pipeline_scope_name(PipelineScope s) { return schedule_name(kPipelineScopeNames, s); }
+inline const char *dispatch_metric_name(DispatchMetric m) { return schedule_name(kDispatchMetricNames, m); }
+inline const char *dispatch_scope_name(DispatchScope s) { return schedule_name(kDispatchScopeNames, s); }
+inline const char *dispatch_policy_name(DispatchPolicy p) { return schedule_name(kDispatchPolicyNames, p); }
+inline bool parse_window_overflow(const char *name, WindowOverflow *out) {
+  return parse_schedule_name(kWindowOverflowNames, name, out);
+}
+inline bool parse_pipeline_scope(const char *name, PipelineScope *out) {
+  return parse_schedule_name(kPipelineScopeNames, name, out);
+}
 inline bool parse_dispatch_metric(const char *name, DispatchMetric *out) {
-  return parse_schedule_name(name, kDispatchMetricCount, dispatch_metric_name, out);
+  return parse_schedule_name(kDispatchMetricNames, name, out);
 }
 inline bool parse_dispatch_scope(const char *name, DispatchScope *out) {
-  return parse_schedule_name(name, kDispatchScopeCount, dispatch_scope_name, out);
+  return parse_schedule_name(kDispatchScopeNames, name, out);
 }
 inline bool parse_dispatch_policy(const char *name, DispatchPolicy *out) {
-  return parse_schedule_name(name, kDispatchPolicyCount, dispatch_policy_name, out);
+  return parse_schedule_name(kDispatchPolicyNames, name, out);
 }
 
 // The lowered primitives, 28 bytes. task_window == 0 keeps the ChipCallConfig's window
