@@ -1,7 +1,12 @@
 // tests/common/tmr_program.cpp — generator, interpreter sources and sequential reference (tmr_program.h).
 #include "common/tmr_program.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
+#include <string>
+
+#include "pto/kernel_compiler.h"
 
 namespace pto_test {
 
@@ -196,6 +201,43 @@ std::vector<std::vector<int32_t>> run_sequential(const TmrProgram &p,
   }
   bufs.resize(3);
   return bufs;
+}
+
+TmrData::TmrData(const TmrProgram &p, uint64_t seed)
+    : bufs(3, std::vector<int32_t>(kDim * kDim)), consts(kDim * kDim), words(p.words) {
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  for (auto &b : bufs)
+    for (auto &x : b) x = static_cast<int32_t>(rng());
+  for (auto &x : consts) x = static_cast<int32_t>(rng());
+}
+
+pto::ChipStorageTaskArgs TmrData::args() {
+  pto::ChipStorageTaskArgs a;
+  a.add_tensor(words.data(), words.size() * 8, PTO_DTYPE_I64, {static_cast<int64_t>(words.size())},
+               PTO_DIR_INPUT);
+  for (auto &b : bufs) a.add_tensor(b.data(), b.size() * 4, PTO_DTYPE_I32, {kDim, kDim}, PTO_DIR_INOUT);
+  a.add_tensor(consts.data(), consts.size() * 4, PTO_DTYPE_I32, {kDim, kDim}, PTO_DIR_INPUT);
+  return a;
+}
+
+pto::ChipCallable make_tmr_program_callable(const char *platform) {
+  pto::KernelCompiler kc(platform);
+  pto::ChipCallable callable(
+      kc.compile_orchestration_source("tensormap_and_ringbuffer", kTmrProgramOrch, "tmr_program_orch"));
+  const pto_core_type cores[3] = {PTO_CORE_AIC, PTO_CORE_AIV, PTO_CORE_MIX};
+  for (uint32_t k = 0; k < 3; ++k)
+    callable.add_kernel(k, cores[k], kc.compile_incore_source(kTmrMixKernel, "tmr_mix", cores[k]));
+  return callable;
+}
+
+void expect_same_buffers(const std::vector<std::vector<int32_t>> &got,
+                         const std::vector<std::vector<int32_t>> &expected, const std::string &what) {
+  ASSERT_EQ(got.size(), expected.size()) << what;
+  for (size_t b = 0; b < got.size(); ++b) {
+    for (size_t i = 0; i < got[b].size(); ++i) {
+      ASSERT_EQ(got[b][i], expected[b][i]) << "buffer " << b << " element " << i << " (" << what << ")";
+    }
+  }
 }
 
 }  // namespace pto_test

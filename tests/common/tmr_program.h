@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "pto/chip_worker.h"
+
 namespace pto_test {
 
 constexpr int64_t kDim = 32;  // every buffer is kDim x kDim int32
@@ -39,6 +41,25 @@ TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy = false);
 std::vector<std::vector<int32_t>> run_sequential(const TmrProgram &p,
                                                  const std::vector<std::vector<int32_t>> &init,
                                                  const std::vector<int32_t> &consts);
+
+// What one run of a program reads and writes: buffers 0..2 and the constants (buffer 4), filled
+// from `seed`; args() views them and the program's words (so they must outlive the run).
+struct TmrData {
+  std::vector<std::vector<int32_t>> bufs;
+  std::vector<int32_t> consts;
+  std::vector<int64_t> words;
+
+  TmrData(const TmrProgram &p, uint64_t seed);
+  pto::ChipStorageTaskArgs args();
+};
+
+// The orchestration and kTmrMixKernel on AIC, AIV and MIX, compiled for `platform`.
+pto::ChipCallable make_tmr_program_callable(const char *platform);
+
+// Asserts (gtest) that `got` equals `expected` element by element, naming the first difference
+// and `what` (the seed, the configuration).
+void expect_same_buffers(const std::vector<std::vector<int32_t>> &got,
+                         const std::vector<std::vector<int32_t>> &expected, const std::string &what);
 
 }  // namespace pto_test
 #endif  // PTO_TESTS_TMR_PROGRAM_H

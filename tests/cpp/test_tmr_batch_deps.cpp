@@ -32,38 +32,19 @@ class TmrBatchDeps : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TmrBatchDeps, EveryBatchSizeGivesTheBuffersOfSequentialExecution) {
   const Case c = GetParam();
-  pto::KernelCompiler kc(c.platform);
-  pto::ChipCallable callable(kc.compile_orchestration_source("tensormap_and_ringbuffer",
-                                                             pto_test::kTmrProgramOrch, "tmr_program_orch"));
-  callable.add_kernel(0, PTO_CORE_AIC,
-                      kc.compile_incore_source(pto_test::kTmrMixKernel, "tmr_mix", PTO_CORE_AIC));
-  callable.add_kernel(1, PTO_CORE_AIV,
-                      kc.compile_incore_source(pto_test::kTmrMixKernel, "tmr_mix", PTO_CORE_AIV));
-  callable.add_kernel(2, PTO_CORE_MIX,
-                      kc.compile_incore_source(pto_test::kTmrMixKernel, "tmr_mix", PTO_CORE_MIX));
+  pto::ChipCallable callable = pto_test::make_tmr_program_callable(c.platform);
   pto::ChipWorker w;
   w.init(c.platform, "tensormap_and_ringbuffer");
   w.set_device(1);
   for (uint64_t seed : {21u, 22u, 23u}) {
     const pto_test::TmrProgram prog = pto_test::make_tmr_program(c.tasks, seed * 7919, /*batchy=*/true);
-    std::mt19937 rng(static_cast<uint32_t>(seed));
-    std::vector<std::vector<int32_t>> init(3, std::vector<int32_t>(pto_test::kDim * pto_test::kDim));
-    for (auto &b : init)
-      for (auto &x : b) x = static_cast<int32_t>(rng());
-    std::vector<int32_t> consts(pto_test::kDim * pto_test::kDim);
-    for (auto &x : consts) x = static_cast<int32_t>(rng());
-    const auto expected = pto_test::run_sequential(prog, init, consts);
+    const pto_test::TmrData init(prog, seed);
+    const auto expected = pto_test::run_sequential(prog, init.bufs, init.consts);
 
     std::vector<std::vector<int32_t>> unbatched;
     for (uint32_t batch : {0u, 1u, 4u, 32u}) {
-      std::vector<std::vector<int32_t>> bufs = init;
-      std::vector<int64_t> words = prog.words;
-      pto::ChipStorageTaskArgs args;
-      const int64_t dim = pto_test::kDim;
-      args.add_tensor(words.data(), words.size() * 8, PTO_DTYPE_I64, {static_cast<int64_t>(words.size())},
-                      PTO_DIR_INPUT);
-      for (auto &b : bufs) args.add_tensor(b.data(), b.size() * 4, PTO_DTYPE_I32, {dim, dim}, PTO_DIR_INOUT);
-      args.add_tensor(consts.data(), consts.size() * 4, PTO_DTYPE_I32, {dim, dim}, PTO_DIR_INPUT);
+      pto_test::TmrData data = init;
+      pto::ChipStorageTaskArgs args = data.args();
       pto::ChipCallConfig cfg;
       cfg.block_dim = c.block_dim;
       cfg.aicpu_thread_num = c.threads;
@@ -88,14 +69,10 @@ TEST_P(TmrBatchDeps, EveryBatchSizeGivesTheBuffersOfSequentialExecution) {
           EXPECT_GT(s.batch_local_hits, 0u) << "the program reuses views inside one kernel's run";
         }
       }
-      for (size_t b = 0; b < bufs.size(); ++b) {
-        for (size_t i = 0; i < bufs[b].size(); ++i) {
-          ASSERT_EQ(bufs[b][i], expected[b][i])
-              << "buffer " << b << " element " << i << " (seed " << seed << ", batch_deps " << batch << ")";
-        }
-      }
-      if (batch == 0) unbatched = bufs;
-      EXPECT_EQ(bufs, unbatched) << "batch_deps=" << batch << " differs from batch_deps=0";
+      pto_test::expect_same_buffers(data.bufs, expected,
+                                    "seed " + std::to_string(seed) + ", batch_deps " + std::to_string(batch));
+      if (batch == 0) unbatched = data.bufs;
+      EXPECT_EQ(data.bufs, unbatched) << "batch_deps=" << batch << " differs from batch_deps=0";
     }
   }
 }

@@ -32,36 +32,16 @@ class TmrRandom : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TmrRandom, BuffersEqualSequentialExecution) {
   const Case c = GetParam();
-  pto::KernelCompiler kc(c.platform);
-  pto::ChipCallable callable(kc.compile_orchestration_source("tensormap_and_ringbuffer",
-                                                             pto_test::kTmrProgramOrch, "tmr_program_orch"));
-  callable.add_kernel(0, PTO_CORE_AIC,
-                      kc.compile_incore_source(pto_test::kTmrMixKernel, "tmr_mix", PTO_CORE_AIC));
-  callable.add_kernel(1, PTO_CORE_AIV,
-                      kc.compile_incore_source(pto_test::kTmrMixKernel, "tmr_mix", PTO_CORE_AIV));
-  callable.add_kernel(2, PTO_CORE_MIX,
-                      kc.compile_incore_source(pto_test::kTmrMixKernel, "tmr_mix", PTO_CORE_MIX));
+  pto::ChipCallable callable = pto_test::make_tmr_program_callable(c.platform);
   pto::ChipWorker w;
   w.init(c.platform, "tensormap_and_ringbuffer");
   w.set_device(1);
   for (uint64_t seed : {11u, 12u}) {
     const pto_test::TmrProgram prog =
         pto_test::make_tmr_program(c.tasks, seed * 1000 + static_cast<uint64_t>(c.threads));
-    std::mt19937 rng(static_cast<uint32_t>(seed));
-    std::vector<std::vector<int32_t>> bufs(3, std::vector<int32_t>(pto_test::kDim * pto_test::kDim));
-    for (auto &b : bufs)
-      for (auto &x : b) x = static_cast<int32_t>(rng());
-    std::vector<int32_t> consts(pto_test::kDim * pto_test::kDim);
-    for (auto &x : consts) x = static_cast<int32_t>(rng());
-    const auto expected = pto_test::run_sequential(prog, bufs, consts);
-
-    std::vector<int64_t> words = prog.words;
-    pto::ChipStorageTaskArgs args;
-    const int64_t dim = pto_test::kDim;
-    args.add_tensor(words.data(), words.size() * 8, PTO_DTYPE_I64, {static_cast<int64_t>(words.size())},
-                    PTO_DIR_INPUT);
-    for (auto &b : bufs) args.add_tensor(b.data(), b.size() * 4, PTO_DTYPE_I32, {dim, dim}, PTO_DIR_INOUT);
-    args.add_tensor(consts.data(), consts.size() * 4, PTO_DTYPE_I32, {dim, dim}, PTO_DIR_INPUT);
+    pto_test::TmrData data(prog, seed);
+    const auto expected = pto_test::run_sequential(prog, data.bufs, data.consts);
+    pto::ChipStorageTaskArgs args = data.args();
     pto::ChipCallConfig cfg;
     cfg.block_dim = c.block_dim;
     cfg.aicpu_thread_num = c.threads;
@@ -78,12 +58,7 @@ TEST_P(TmrRandom, BuffersEqualSequentialExecution) {
                 static_cast<unsigned long long>(s.heap.stalls),
                 static_cast<unsigned long long>(s.dep_pool.stalls),
                 static_cast<unsigned long long>(s.tensormap.stalls));
-    for (size_t b = 0; b < bufs.size(); ++b) {
-      for (size_t i = 0; i < bufs[b].size(); ++i) {
-        ASSERT_EQ(bufs[b][i], expected[b][i])
-            << "buffer " << b << " element " << i << " (seed " << seed << ")";
-      }
-    }
+    pto_test::expect_same_buffers(data.bufs, expected, "seed " + std::to_string(seed));
   }
 }
 
