@@ -76,10 +76,12 @@ constexpr uint32_t kMaxBatchDeps = 256;
 
 // Each mode's name, by value: what Python spells, messages print and parse_* accept.
 constexpr const char *kWindowOverflowNames[kWindowOverflowCount] = {"stall", "evict_completed", "error"};
-constexpr const char *kPipelineScopeNames[kPipelineScopeCount] = {"global", "per_stream", "per_pool", "per_target"};
+constexpr const char *kPipelineScopeNames[kPipelineScopeCount] = {"global", "per_stream", "per_pool",
+                                                                  "per_target"};
 constexpr const char *kDispatchMetricNames[kDispatchMetricCount] = {"none", "ready"};
 constexpr const char *kDispatchScopeNames[kDispatchScopeCount] = {"global", "per_pool"};
-constexpr const char *kDispatchPolicyNames[kDispatchPolicyCount] = {"locality", "round_robin", "work_stealing"};
+constexpr const char *kDispatchPolicyNames[kDispatchPolicyCount] = {"locality", "round_robin",
+                                                                    "work_stealing"};
 
 // names[value], or "?" for a value past the table.
 template <typename E, uint32_t N>
@@ -99,11 +101,21 @@ inline bool parse_schedule_name(const char *const (&names)[N], const char *name,
   return false;
 }
 
-inline const char *window_overflow_name(WindowOverflow o) { return schedule_name(kWindowOverflowNames, o); }
-inline const char *pipeline_scope_name(PipelineScope s) { return schedule_name(kPipelineScopeNames, s); }
-inline const char *dispatch_metric_name(DispatchMetric m) { return schedule_name(kDispatchMetricNames, m); }
-inline const char *dispatch_scope_name(DispatchScope s) { return schedule_name(kDispatchScopeNames, s); }
-inline const char *dispatch_policy_name(DispatchPolicy p) { return schedule_name(kDispatchPolicyNames, p); }
+inline const char *window_overflow_name(WindowOverflow o) {
+  return schedule_name(kWindowOverflowNames, o);
+}
+inline const char *pipeline_scope_name(PipelineScope s) {
+  return schedule_name(kPipelineScopeNames, s);
+}
+inline const char *dispatch_metric_name(DispatchMetric m) {
+  return schedule_name(kDispatchMetricNames, m);
+}
+inline const char *dispatch_scope_name(DispatchScope s) {
+  return schedule_name(kDispatchScopeNames, s);
+}
+inline const char *dispatch_policy_name(DispatchPolicy p) {
+  return schedule_name(kDispatchPolicyNames, p);
+}
 inline bool parse_window_overflow(const char *name, WindowOverflow *out) {
   return parse_schedule_name(kWindowOverflowNames, name, out);
 }
@@ -131,7 +143,7 @@ struct ScheduleConfig {
   WindowOverflow window_overflow = WindowOverflow::kStall;
   uint32_t pipeline_depth = 0;
   PipelineScope pipeline_scope = PipelineScope::kGlobal;
-  uint32_t batch_deps = 0;  // 0 = off; 1 .. kMaxBatchDeps submits per dependency batch
+  uint32_t batch_deps = 0;          // 0 = off; 1 .. kMaxBatchDeps submits per dependency batch
   uint16_t dispatch_threshold = 0;  // metric < threshold: dispatch_below, else dispatch_above
   uint16_t active_cores_below = 0;  // below the threshold: cores 0..n-1 of each pool; 0 = all
   DispatchMetric dispatch_metric = DispatchMetric::kNone;
@@ -144,10 +156,10 @@ struct ScheduleConfig {
   bool operator==(const ScheduleConfig &o) const {
     return task_window == o.task_window && window_overflow == o.window_overflow &&
            pipeline_depth == o.pipeline_depth && pipeline_scope == o.pipeline_scope &&
-           batch_deps == o.batch_deps &&
-           dispatch_threshold == o.dispatch_threshold && active_cores_below == o.active_cores_below &&
-           dispatch_metric == o.dispatch_metric && dispatch_scope == o.dispatch_scope &&
-           dispatch_below == o.dispatch_below && dispatch_above == o.dispatch_above;
+           batch_deps == o.batch_deps && dispatch_threshold == o.dispatch_threshold &&
+           active_cores_below == o.active_cores_below && dispatch_metric == o.dispatch_metric &&
+           dispatch_scope == o.dispatch_scope && dispatch_below == o.dispatch_below &&
+           dispatch_above == o.dispatch_above;
   }
   bool operator!=(const ScheduleConfig &o) const { return !(*this == o); }
 };

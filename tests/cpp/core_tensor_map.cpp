@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/test_regions.h"
 #include "core/check.h"
 #include "core/graph/tensor_map.h"
 #include "core/trace.h"
@@ -43,20 +44,10 @@ struct List {
 using Ids = List<int64_t>;
 using Kinds = List<EdgeKind>;
 
-constexpr uint64_t kBuf = 0x10000;  // a 64 x 64 float matrix, row stride 64 elements
-constexpr uint64_t kOther = 0x80000;
-
-// Rows [r0, r0 + rows) x cols [c0, c0 + cols) of the matrix, every rstep-th row / cstep-th column.
-Region tile(int64_t r0, int64_t c0, int64_t rows, int64_t cols, int64_t rstep = 1, int64_t cstep = 1,
-            uint64_t buf = kBuf) {
-  const int64_t shape[2] = {rows, cols}, strides[2] = {64 * rstep, cstep};
-  return pto::make_region(buf, r0 * 64 + c0, 4, 2, shape, strides);
-}
-
-Region flat(int64_t elem_offset, int64_t n, uint64_t buf = kBuf) {
-  const int64_t shape[1] = {n}, strides[1] = {1};
-  return pto::make_region(buf, elem_offset, 4, 1, shape, strides);
-}
+using pto_test::flat;
+using pto_test::kBuf;
+using pto_test::kOther;
+using pto_test::tile;
 
 // The producers one access reports, sorted and deduplicated (as the orchestrator does).
 struct Map {
@@ -120,7 +111,8 @@ TEST(TensorMap, ReadsDoNotConflictAndKindsAreReported) {
   ASSERT_TRUE(m.access(flat(0, 32), false, 1, 0, &out.list, &kinds.list));  // read after read: no edge
   EXPECT_TRUE(out.empty());
   ASSERT_TRUE(m.access(flat(16, 32), true, 2, 0, &out.list, &kinds.list));  // WAR on both readers
-  ASSERT_TRUE(m.access(flat(0, 8), true, 3, 0, &out.list, &kinds.list));    // WAW? no: disjoint from 2; WAR 0, 1
+  ASSERT_TRUE(
+      m.access(flat(0, 8), true, 3, 0, &out.list, &kinds.list));  // WAW? no: disjoint from 2; WAR 0, 1
   ASSERT_TRUE(m.access(flat(20, 1), false, 4, 0, &out.list, &kinds.list));  // RAW on 2
   std::vector<EdgeKind> want = {
       {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {0, pto::kEdgeWar}, {1, pto::kEdgeWar}, {2, pto::kEdgeRaw}};

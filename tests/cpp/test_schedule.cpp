@@ -183,7 +183,8 @@ class Schedule : public ::testing::TestWithParam<const char *> {
     std::vector<int32_t> dst(static_cast<size_t>(p.tasks), -1);
     pto::ChipStorageTaskArgs args;
     args.add_tensor(dst.data(), dst.size() * 4, PTO_DTYPE_I32, {p.tasks}, PTO_DIR_INOUT);
-    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target, p.hold_first_us}) args.add_scalar(s);
+    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target, p.hold_first_us})
+      args.add_scalar(s);
     pto::RunStats st = w.run(callable, args, cfg);
     for (int64_t i = 0; i < p.tasks; ++i) EXPECT_EQ(dst[i], i + 1) << "task " << i << " (results changed)";
     return st;
@@ -272,7 +273,8 @@ TEST_P(Schedule, WindowOverflowErrorFailsAProgramLargerThanTheWindow) {
     std::vector<int32_t> dst(17);
     pto::ChipStorageTaskArgs args;
     args.add_tensor(dst.data(), dst.size() * 4, PTO_DTYPE_I32, {17}, PTO_DIR_INOUT);
-    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target, p.hold_first_us}) args.add_scalar(s);
+    for (int64_t s : {p.tasks, p.streams, p.sleep_us, p.chained, p.with_target, p.hold_first_us})
+      args.add_scalar(s);
     w.run(callable, args, cfg);
     ADD_FAILURE() << "a 17-task program ran in a 16-task window with overflow=error";
   } catch (const pto::Error &e) {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/test_regions.h"
 #include "dep_batch.h"
 
 namespace {
@@ -24,18 +25,10 @@ namespace {
 using pto::Region;
 using pto::tmr::DepBatch;
 
-constexpr uint64_t kBuf = 0x10000;  // a 64 x 64 float matrix, row stride 64 elements
-constexpr uint64_t kOther = 0x80000;
-
-Region tile(int64_t r0, int64_t c0, int64_t rows, int64_t cols, int64_t rstep = 1, int64_t cstep = 1,
-            uint64_t buf = kBuf) {
-  const int64_t shape[2] = {rows, cols}, strides[2] = {64 * rstep, cstep};
-  return pto::make_region(buf, r0 * 64 + c0, 4, 2, shape, strides);
-}
-Region flat(int64_t elem_offset, int64_t n, uint64_t buf = kBuf) {
-  const int64_t shape[1] = {n}, strides[1] = {1};
-  return pto::make_region(buf, elem_offset, 4, 1, shape, strides);
-}
+using pto_test::flat;
+using pto_test::kBuf;
+using pto_test::kOther;
+using pto_test::tile;
 
 using Kinds = pto::graph::EdgeKindList;
 
