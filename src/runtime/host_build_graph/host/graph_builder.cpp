@@ -15,15 +15,8 @@ std::string task_name(TaskId id, uint32_t func_id) {
 
 }  // namespace
 
-void HostGraphBuilder::error(pto_status code, std::string message) {
-  if (code_ != PTO_OK) return;
-  code_ = code;
-  message_ = std::move(message);
-}
-
 void HostGraphBuilder::fail(const char *message) {
-  error(PTO_ORCHESTRATION_FAILED,
-        std::string("orchestration failed: ") + (message ? message : "(no message)"));
+  err_.orchestration_failed(message);
 }
 
 bool HostGraphBuilder::live_tensor(uint64_t addr, uint64_t bytes) {
@@ -237,7 +230,7 @@ Tensor HostGraphBuilder::alloc_tensor(pto_dtype dtype, uint64_t nelems) {
 }
 
 pto_status HostGraphBuilder::finish() {
-  if (!ok()) return code_;
+  if (!ok()) return err_.code;
   // Successors by producer, each in the order its edges were made (a stable counting sort).
   const size_t n = tasks_.size();
   uint32_t at = 0;
@@ -285,7 +278,7 @@ pto_status HostGraphBuilder::finish() {
     cycle += std::to_string(path[i]) + " -> ";
   cycle += std::to_string(path.back());
   error(PTO_DEPENDENCY_CYCLE, "the task graph has a dependency cycle: " + cycle);
-  return code_;
+  return err_.code;
 }
 
 }  // namespace hbg

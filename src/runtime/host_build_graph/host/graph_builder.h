@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/first_error.h"
 #include "host/device_runner.h"
 #include "pto/host_graph.h"
 
@@ -46,13 +47,13 @@ class HostGraphBuilder final : public GraphBuilder {
   void add_dependency(TaskId producer, TaskId consumer) override;
   Tensor alloc_tensor(pto_dtype dtype, uint64_t nelems) override;
   void fail(const char *message) override;
-  bool ok() const override { return code_ == PTO_OK; }
+  bool ok() const override { return err_.ok(); }
 
   // After the orchestration: lays the successors out per task and checks the graph is acyclic
   // (DEPENDENCY_CYCLE names a cycle).
   pto_status finish();
-  pto_status code() const { return code_; }
-  const std::string &message() const { return message_; }
+  pto_status code() const { return err_.code; }
+  const std::string &message() const { return err_.message; }
   const std::vector<HostTask> &tasks() const { return tasks_; }
   uint64_t num_edges() const { return edges_.size(); }
   const int64_t *args(const HostTask &t) const { return args_.data() + t.args_begin; }
@@ -64,7 +65,7 @@ class HostGraphBuilder final : public GraphBuilder {
   void predecessors(std::vector<uint32_t> *begin, std::vector<uint32_t> *preds) const;
 
  private:
-  void error(pto_status code, std::string message);
+  void error(pto_status code, std::string message) { err_.set(code, std::move(message)); }
   bool check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n);
   // [addr, addr + bytes) lies in a live device allocation. The last allocation found is
   // remembered: nothing is freed while the orchestration runs, and most tensors of a graph
@@ -80,8 +81,7 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<DumpTensor> dump_;
   uint64_t live_lo_ = 0, live_hi_ = 0;        // live_tensor's last allocation
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what add_task gives the next tasks
-  pto_status code_ = PTO_OK;
-  std::string message_;
+  FirstError err_;
 };
 
 }  // namespace hbg

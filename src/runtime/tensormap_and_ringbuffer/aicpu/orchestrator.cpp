@@ -60,15 +60,8 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
   if (h->sched.batch_deps != 0) batch_ = std::make_unique<DepBatch>(static_cast<uint32_t>(batch_entries));
 }
 
-void DeviceOrchestrator::error(pto_status code, std::string message) {
-  if (status_ != PTO_OK) return;
-  status_ = code;
-  message_ = std::move(message);
-}
-
 void DeviceOrchestrator::fail(const char *message) {
-  error(PTO_ORCHESTRATION_FAILED,
-        std::string("orchestration failed: ") + (message ? message : "(no message)"));
+  err_.orchestration_failed(message);
 }
 
 TensorView DeviceOrchestrator::tensor(uint32_t i) const {
@@ -101,7 +94,8 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     return TaskHandle{};
   }
   if (a.verdict == graph::TaskWindow::Verdict::kWait &&
-      !wait_until(kStallWindow, [&] { return window_.has_room(id); }, a.wake_at)) {
+      !wait_until(
+          kStallWindow, [&] { return window_.has_room(id); }, a.wake_at)) {
     return {};
   }
 
@@ -203,13 +197,13 @@ void DeviceOrchestrator::run() {
   const uint64_t t0 = platform_now_ns();
   reinterpret_cast<Entry>(h_->orch_entry)(*this);
   h_->orch_ns.store(platform_now_ns() - t0, std::memory_order_relaxed);
-  if (status_ == PTO_OK && scopes_.size() != 1) {
+  if (err_.ok() && scopes_.size() != 1) {
     error(PTO_INVALID_ARGUMENT,
           std::to_string(scopes_.size() - 1) +
               " scope(s) still open when the orchestration returned; end every scope_begin "
               "with scope_end (or use pto::Scope)");
   }
-  h_->orch_status.store(status_, std::memory_order_relaxed);
+  h_->orch_status.store(err_.code, std::memory_order_relaxed);
   for (int r = 0; r < 4; ++r) h_->high_water[r].store(high_water_[r], std::memory_order_relaxed);
   h_->orch_stopped.store(stopped_ ? 1 : 0, std::memory_order_relaxed);
   if (batch_) {
@@ -219,8 +213,8 @@ void DeviceOrchestrator::run() {
     h_->batch_stats[1].store(batch_local_hits_, std::memory_order_relaxed);
     h_->batch_stats[2].store(batch_->unfiled() + batch_->deferred(), std::memory_order_relaxed);
   }
-  const size_t n = std::min(message_.size(), sizeof(h_->orch_message) - 1);
-  memcpy(h_->orch_message, message_.data(), n);
+  const size_t n = std::min(err_.message.size(), sizeof(h_->orch_message) - 1);
+  memcpy(h_->orch_message, err_.message.data(), n);
   h_->orch_message[n] = '\0';
   h_->orch_done.store(1, std::memory_order_seq_cst);  // see Scheduler::done
   waker_.wake_all();                                  // not a scheduler itself: rings every one

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "buffer_index.h"
+#include "core/first_error.h"
 #include "core/graph/arena.h"
 #include "core/graph/id_list.h"
 #include "core/graph/task_window.h"
@@ -57,7 +58,7 @@ class DeviceOrchestrator final : public Orchestrator {
   void scope_begin(bool manual) override;
   void scope_end() override;
   void fail(const char *message) override;
-  bool ok() const override { return status_ == PTO_OK && !stopped_; }
+  bool ok() const override { return err_.ok() && !stopped_; }
   const pto_device_log *log() const override {
     return reinterpret_cast<const pto_device_log *>(h_->log_addr);
   }
@@ -71,7 +72,7 @@ class DeviceOrchestrator final : public Orchestrator {
   static std::string task_name(int64_t id, uint32_t func_id) {  // for messages only
     return "task " + std::to_string(id) + " (kernel " + std::to_string(func_id) + ")";
   }
-  void error(pto_status code, std::string message);
+  void error(pto_status code, std::string message) { err_.set(code, std::move(message)); }
   int64_t live_from() const { return window_.live_from(); }
   // back_pressure.h: waits until ready(); asks to be woken once last_task_alive reaches
   // wake_at (default: on any retirement).
@@ -114,10 +115,9 @@ class DeviceOrchestrator final : public Orchestrator {
   Header *h_;
   Scheduler *poller_;
   Doorbell *wait_bell_;
-  PeerWaker waker_;  // rings one scheduler per task made ready here
-  pto_status status_ = PTO_OK;
+  PeerWaker waker_;       // rings one scheduler per task made ready here
+  FirstError err_;        // the orchestration's first error
   bool stopped_ = false;  // a task failed: submit nothing more (not an orchestration error)
-  std::string message_;
   int64_t next_id_ = 0;
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what the next tasks carry
   graph::TaskWindow window_;
@@ -139,8 +139,8 @@ class DeviceOrchestrator final : public Orchestrator {
   int64_t *seen_;                   // per slot: the last task that listed it as a producer
   graph::EdgeKindList edge_kinds_;  // profiling only (else capacity 0): (producer, TraceEdgeKind)
   uint64_t *dep_end_;               // per slot: dependency-pool head after wiring its task
-  uint64_t dep_head_ = 0;          // dependency entries ever handed out
-  uint32_t dep_slot_ = 0;          // dep_head_ % dep_capacity: the next entry's index
+  uint64_t dep_head_ = 0;           // dependency entries ever handed out
+  uint32_t dep_slot_ = 0;           // dep_head_ % dep_capacity: the next entry's index
   HeapRing heap_;
   // batch_deps (null when off: the default path tests this pointer once per submit). Flushed at
   // a kernel change, a stream change, scope_begin(manual) and scope_end, after batch_deps
