@@ -34,9 +34,9 @@ namespace backend {
 // KernelCompiler's flags: include directories, defines, cache.) Python: pto_runtime.CompileOptions.
 //
 // `sched` is seed 004's lowered schedule configuration (pto/schedule_config.h): task_window
-// with its overflow mode, pipeline_depth with its scope, and batch_deps (tensormap runtime; a
-// no-op in host_build_graph). make_call_config copies it into the ChipCallConfig fields both
-// runtimes read. dispatch_threshold is not implemented: it has no field yet.
+// with its overflow mode, pipeline_depth with its scope, batch_deps (tensormap runtime; a no-op
+// in host_build_graph) and dispatch_threshold with its metric, scope, policies and active core
+// set. make_call_config copies it into the ChipCallConfig fields both runtimes read.
 struct CompileOptions {
   std::string target = "cpu_sim";  // a registered backend name (pto::backends())
   std::string platform;            // a platform of that backend; "" = its first one
