@@ -15,6 +15,11 @@ namespace pto {
 
 enum TraceStatus : uint8_t { kTraceNone = 0, kTraceDone = 1, kTraceFailed = 2, kTraceSkipped = 3 };
 enum TraceEdgeKind : uint32_t { kEdgeRaw = 0, kEdgeWaw = 1, kEdgeWar = 2, kEdgeExplicit = 3 };
+// Where an inferred edge was found: the TensorMap, or batch_deps' local batch map (tmr/dep_batch.h).
+// An edge both found for one task is traced once, as kEdgeFromTensorMap (task_records.cpp): so
+// kEdgeFromBatch means only the batch map reported it. Explicit edges carry kEdgeFromTensorMap
+// and the host does not write a source for them.
+enum TraceEdgeSource : uint32_t { kEdgeFromTensorMap = 0, kEdgeFromBatch = 1 };
 
 struct TaskTrace {
   int64_t id;
@@ -37,9 +42,10 @@ static_assert(sizeof(TaskTrace) == 64, "one cache line per record");
 
 struct EdgeTrace {
   int64_t from, to;
-  uint32_t kind;  // TraceEdgeKind
-  uint32_t reserved;
+  uint32_t kind;    // TraceEdgeKind
+  uint32_t source;  // TraceEdgeSource (inferred edges only)
 };
+static_assert(sizeof(EdgeTrace) == 24, "the host copies the device's edge records as they are");
 
 // enable_pmu: a task's counters (pto_platform/pmu.h), by task id next to its TaskTrace. A MIX
 // task's are the sums over its three cores.

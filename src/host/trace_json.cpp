@@ -143,8 +143,12 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
   j += "],\n\"edges\": [";
   for (size_t e = 0; e < edges.size(); ++e) {
     j += std::string(e ? ", " : "") + "{\"from\": " + std::to_string(edges[e].from) +
-         ", \"to\": " + std::to_string(edges[e].to) + ", \"kind\": \"" + kEdgeNames[edges[e].kind & 3] +
-         "\"}";
+         ", \"to\": " + std::to_string(edges[e].to) + ", \"kind\": \"" + kEdgeNames[edges[e].kind & 3] + "\"";
+    // Where an inferred edge was found (explicit edges have no source).
+    if (edges[e].kind != kEdgeExplicit)
+      j += std::string(", \"source\": \"") + (edges[e].source == kEdgeFromBatch ? "batch" : "tensormap") +
+           "\"";
+    j += "}";
   }
   j += "],\n\"aicpu\": [";
   static const char *kEventNames[] = {"dispatch", "complete", "submit"};

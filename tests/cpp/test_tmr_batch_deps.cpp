@@ -1,5 +1,6 @@
 // tests/cpp/test_tmr_batch_deps.cpp — batch_deps on the tensormap runtime: random programs give
-// the same buffers with and without it, and equal sequential execution.
+// the same buffers with and without it, and equal sequential execution; the trace says which
+// edges the batch map found.
 //
 // Contract under test (docs/architecture.md, "Schedule primitives"): dependency inference over a
 // local batch map first, then the TensorMap, orders every read after write, write after write
@@ -9,7 +10,13 @@
 // orchestrator wait (another flush point) constantly.
 #include <gtest/gtest.h>
 
+#include <bitset>
 #include <random>
+#include <regex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "common/test_kernels.h"
 #include "common/tmr_program.h"
@@ -75,6 +82,100 @@ TEST_P(TmrBatchDeps, EveryBatchSizeGivesTheBuffersOfSequentialExecution) {
       EXPECT_EQ(data.bufs, unbatched) << "batch_deps=" << batch << " differs from batch_deps=0";
     }
   }
+}
+
+// The traced edges of a run, from the trace JSON: (from, to, kind, source) with source "" for an
+// explicit edge.
+struct TracedEdge {
+  int64_t from, to;
+  std::string kind, source;
+};
+std::vector<TracedEdge> traced_edges(const std::string &json) {
+  const size_t begin = json.find("\"edges\": [");
+  const size_t end = json.find("\"aicpu\": [", begin);
+  EXPECT_NE(begin, std::string::npos);
+  EXPECT_NE(end, std::string::npos);
+  const std::string part = json.substr(begin, end - begin);
+  static const std::regex edge(
+      R"re(\{"from": (\d+), "to": (\d+), "kind": "(\w+)"(, "source": "(\w+)")?\})re");
+  std::vector<TracedEdge> out;
+  for (auto it = std::sregex_iterator(part.begin(), part.end(), edge); it != std::sregex_iterator(); ++it) {
+    const std::smatch &m = *it;
+    out.push_back(TracedEdge{std::stoll(m[1]), std::stoll(m[2]), m[3].str(), m[5].matched ? m[5].str() : ""});
+    EXPECT_EQ(m[5].matched, m[3].str() != "explicit") << "an inferred edge, and only one, has a source";
+  }
+  return out;
+}
+
+// batch_deps' edges are marked in the trace. With batch_deps=4 some edges come from the batch
+// map; with 0 none do; and the batched run's edges order every pair the unbatched run's edges
+// order — checked as reachability (u before v through the batched edges, transitively), since
+// the batch map finds a covering writer where the TensorMap lists every older access.
+// Rings big enough that no TensorMap entry is reclaimed: then both traces hold every edge.
+TEST(TmrBatchDepsTrace, BatchFoundEdgesAreMarkedAndOrderEveryPairTheTensorMapOrders) {
+  constexpr int64_t kTasks = 600;
+  pto::ChipCallable callable = pto_test::make_tmr_program_callable("a2a3sim");
+  pto::ChipWorker w;
+  w.init("a2a3sim", "tensormap_and_ringbuffer");
+  w.set_device(1);
+  const pto_test::TmrProgram prog = pto_test::make_tmr_program(kTasks, 31 * 7919, /*batchy=*/true);
+  const pto_test::TmrData init(prog, 31);
+  std::vector<TracedEdge> by_batch[2];
+  for (int on = 0; on < 2; ++on) {
+    pto_test::TmrData data = init;
+    pto::ChipStorageTaskArgs args = data.args();
+    pto::ChipCallConfig cfg;
+    cfg.block_dim = 4;
+    cfg.aicpu_thread_num = 3;
+    cfg.task_window = 1024;
+    cfg.tensormap_entries = 16384;
+    cfg.batch_deps = on ? 4 : 0;
+    cfg.enable_profiling = true;
+    const pto::RunStats s = w.run(callable, args, cfg);
+    ASSERT_EQ(s.tasks_run, static_cast<uint64_t>(kTasks));
+    const std::string json = w.last_trace_json();
+    ASSERT_NE(json.find("\"dropped_edges\": 0,"), std::string::npos) << "the trace must hold every edge";
+    by_batch[on] = traced_edges(json);
+    ASSERT_FALSE(by_batch[on].empty());
+    size_t from_batch = 0;
+    std::set<std::tuple<int64_t, int64_t, std::string>> seen;
+    for (const TracedEdge &e : by_batch[on]) {
+      from_batch += e.source == "batch" ? 1 : 0;
+      EXPECT_TRUE(seen.emplace(e.from, e.to, e.kind).second)
+          << e.from << " -> " << e.to << " " << e.kind
+          << " is listed twice: found both ways, it is traced once";
+    }
+    std::printf("[ trace    ] batch_deps %u: %zu edges, %zu found by the batch map, %llu look-ups skipped\n",
+                cfg.batch_deps, by_batch[on].size(), from_batch,
+                static_cast<unsigned long long>(s.batch_local_hits));
+    if (on) {
+      EXPECT_GT(s.batch_local_hits, 0u);
+      EXPECT_GT(from_batch, 0u) << "look-ups were skipped, so the batch map found edges";
+    } else {
+      EXPECT_EQ(from_batch, 0u) << "no batch, no batch edges";
+    }
+  }
+  // reach[u]: the tasks after u through the batched run's edges (ids are submit order, and an
+  // edge goes from an older task to a newer one).
+  std::vector<std::bitset<kTasks>> reach(kTasks);
+  std::vector<std::vector<int64_t>> succ(kTasks);
+  for (const TracedEdge &e : by_batch[1]) {
+    ASSERT_LT(e.from, e.to);
+    ASSERT_LT(e.to, kTasks);
+    succ[e.from].push_back(e.to);
+  }
+  for (int64_t u = kTasks - 1; u >= 0; --u) {
+    for (int64_t v : succ[u]) reach[u] |= reach[v], reach[u].set(v);
+  }
+  size_t unordered = 0;
+  std::string first;
+  for (const TracedEdge &e : by_batch[0]) {
+    ASSERT_LT(e.to, kTasks);
+    if (reach[e.from].test(e.to)) continue;
+    if (unordered++ == 0) first = std::to_string(e.from) + " -> " + std::to_string(e.to);
+  }
+  EXPECT_EQ(unordered, 0u) << "of " << by_batch[0].size() << " edges without batch_deps, batch_deps=4 leaves "
+                           << unordered << " unordered, the first " << first;
 }
 
 // One thread: the orchestrator schedules too (its waits run scheduling passes). Tiny pools: the

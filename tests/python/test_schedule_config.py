@@ -186,6 +186,26 @@ def test_batch_deps_runs_and_reports(runtime: str) -> None:
     w.finalize()
 
 
+@pytest.mark.parametrize("batch", [0, 4])
+def test_trace_says_where_each_inferred_edge_was_found(batch: int) -> None:
+    # The basic example re-reads no view inside a batch, so the batch map finds no edge: every
+    # inferred edge comes from the TensorMap, with or without batch_deps (the C++ test
+    # test_tmr_batch_deps.cpp runs a program where the batch map does find edges).
+    f, args, w = _basic_run("tensormap_and_ringbuffer")
+    cfg = pto.CompileOptions(batch_deps=batch, profiling=True, aicpu_threads=3).call_config(
+        pto.ChipCallConfig(block_dim=2)
+    )
+    try:
+        w.run(basic_callable("tensormap_and_ringbuffer"), args, cfg)
+        assert (f == 42.0).all()
+        trace = pto.Trace.from_dict(w.last_trace())
+        inferred = [e for e in trace.edges if e.kind != "explicit"]
+        assert inferred and all(e.source == "tensormap" for e in inferred)
+        assert pto.Trace.from_dict(trace.to_dict()).edges == trace.edges
+    finally:
+        w.finalize()
+
+
 def test_dispatch_threshold_options_lower_into_the_call_config_fields() -> None:
     o = pto.CompileOptions()
     assert (

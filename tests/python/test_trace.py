@@ -123,6 +123,27 @@ def test_a_trace_saved_and_loaded_is_unchanged(tmp_path: Path) -> None:
     assert again.kernels == {0: "kernel_add", 1: "kernel_mul", 3: "kernel_mix"}
 
 
+def test_edge_sources_round_trip_and_label_the_flows() -> None:
+    # Where the tensormap runtime found each inferred edge (batch_deps: the batch map or the
+    # TensorMap); an explicit edge, and a trace from before the field, have none.
+    data = diamond()
+    data["edges"][0]["source"] = "batch"
+    data["edges"][1]["source"] = "tensormap"
+    trace = Trace.from_dict(data)
+    assert [e.source for e in trace.edges] == ["batch", "tensormap", None, None]
+    assert trace.to_dict()["edges"] == data["edges"]
+    again = Trace.from_dict(json.loads(json.dumps(trace.to_dict())))
+    assert again.edges == trace.edges
+    assert Trace.from_dict(diamond()).to_dict()["edges"] == diamond()["edges"]  # no source added
+    flows = [e for e in trace.to_chrome_trace()["traceEvents"] if e["ph"] == "s"]
+    assert sorted(e.get("args", {}).get("source", "-") for e in flows) == [
+        "-",
+        "-",
+        "batch",
+        "tensormap",
+    ]
+
+
 def test_missing_kernel_names_fall_back_to_the_func_id() -> None:
     trace = Trace.from_dict(diamond())
     assert trace.kernel_name(1) == "kernel_mul"
@@ -170,6 +191,8 @@ SCHEMA_ERRORS = [
     (_set("tasks.1.thread", 2), "tasks[1].thread"),  # the run had 2 AICPU threads
     (_set("aicpu.1.thread", 5), "aicpu[1].thread"),
     (_set("edges.0.kind", "rar"), "edges[0].kind"),
+    (_set("edges.0.source", "cache"), "edges[0].source"),
+    (_set("edges.3.source", "batch"), "edges[3].source"),  # explicit: not inferred, no source
     (_set("edges.0.to", -1), "edges[0].to"),
     (_set("edges.0.to", "3"), "edges[0].to"),
     (_set("edges.3.from", 3), "edges[3]"),  # a self-loop

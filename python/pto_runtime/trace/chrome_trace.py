@@ -139,7 +139,9 @@ def to_chrome_trace(trace: Any, max_flows: int = MAX_FLOWS) -> dict[str, Any]:
     if len(drawable) <= max_flows:
         for flow_id, e in enumerate(drawable, start=1):
             src, dst = trace.task(e.src), trace.task(e.dst)
-            common = {"name": e.kind, "cat": _FLOW_CAT, "id": flow_id, "pid": PID}
+            common: dict[str, Any] = {"name": e.kind, "cat": _FLOW_CAT, "id": flow_id, "pid": PID}
+            if e.source is not None:  # where the runtime found it: tensormap or batch
+                common["args"] = {"source": e.source}
             events.append({**common, "ph": "s", "ts": _mid(src), "tid": core_tid[src.cores[0]]})
             events.append(
                 {**common, "ph": "f", "bp": "e", "ts": _mid(dst), "tid": core_tid[dst.cores[0]]}

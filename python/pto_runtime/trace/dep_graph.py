@@ -40,7 +40,15 @@ def graph_json(trace: Any) -> dict[str, Any]:
             }
             for t in trace.tasks
         ],
-        "edges": [{"from": e.src, "to": e.dst, "kind": e.kind} for e in trace.edges],
+        "edges": [
+            {
+                "from": e.src,
+                "to": e.dst,
+                "kind": e.kind,
+                **({"source": e.source} if e.source is not None else {}),
+            }
+            for e in trace.edges
+        ],
         "critical_path": list(trace.critical_path().tasks),
     }
 

@@ -123,7 +123,12 @@ class Trace:
             "cores": [{"slot": c.slot, "type": c.type, "cluster": c.cluster} for c in self.cores],
             "tasks": tasks,
             "edges": [
-                {"from": e.src, "to": e.dst, "kind": e.kind}
+                {
+                    "from": e.src,
+                    "to": e.dst,
+                    "kind": e.kind,
+                    **({"source": e.source} if e.source is not None else {}),
+                }
                 for e in (*self.edges, *self.unmatched_edges)
             ],
             "aicpu": [

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 __all__ = [
     "CORE_TYPES",
     "EDGE_KINDS",
+    "EDGE_SOURCES",
     "EVENT_KINDS",
     "ROLES",
     "RUNTIMES",
@@ -27,6 +28,8 @@ CORE_TYPES = ("AIC", "AIV")
 SHAPES = ("AIV", "AIC", "MIX")
 STATUSES = ("done", "failed", "skipped")
 EDGE_KINDS = ("raw", "waw", "war", "explicit")
+# Where an inferred edge was found: the TensorMap, or batch_deps' local batch map.
+EDGE_SOURCES = ("tensormap", "batch")
 ROLES = ("scheduler", "orchestrator")
 EVENT_KINDS = ("dispatch", "complete", "submit")
 RUNTIMES = ("tensormap_and_ringbuffer", "host_build_graph")
@@ -82,11 +85,17 @@ class Task:
 
 @dataclass(frozen=True)
 class Edge:
-    """A dependency: ``dst`` waited for ``src``. ``kind`` is raw, waw, war or explicit."""
+    """A dependency: ``dst`` waited for ``src``. ``kind`` is raw, waw, war or explicit.
+
+    ``source`` (an inferred edge of the tensormap runtime): ``"tensormap"`` or ``"batch"``,
+    where the edge was found; ``"batch"`` means only batch_deps' local batch map found it.
+    ``None`` for an explicit edge and in traces written before the field existed.
+    """
 
     src: int
     dst: int
     kind: str
+    source: str | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from .chrome_trace import chrome_info, describe_chrome_trace, is_chrome_trace
 from .records import (
     CORE_TYPES,
     EDGE_KINDS,
+    EDGE_SOURCES,
     EVENT_KINDS,
     ROLES,
     RUNTIMES,
@@ -199,7 +200,11 @@ def _edges(raw: Mapping[str, Any], task_ids: set[int]) -> tuple[tuple[Edge, ...]
         dst = _int(entry, "to", where, minimum=0)
         if src == dst:
             _fail(f"edges[{i}]", f"task {src} depends on itself")
-        edge = Edge(src, dst, _choice(entry, "kind", where, EDGE_KINDS))
+        kind = _choice(entry, "kind", where, EDGE_KINDS)
+        source = _choice(entry, "source", where, EDGE_SOURCES) if "source" in entry else None
+        if source is not None and kind == "explicit":
+            _fail(f"{where}source", "an explicit edge has no source (it was not inferred)")
+        edge = Edge(src, dst, kind, source)
         # A task past the trace's capacity (dropped_tasks), or one the runtime never recorded,
         # can still be named by an edge. The graph among the tasks we have is still right, so
         # such edges are set aside and counted rather than failing the whole trace.

@@ -68,15 +68,23 @@ class FixedList {
 // Task ids: the producers a look-up found.
 using IdList = FixedList<int64_t>;
 
-// A producer and how the new task depends on it (pto::TraceEdgeKind, core/trace.h): profiling.
-// Ordered by (task, kind), so a sort + unique leaves each distinct edge once.
+// A producer and how the new task depends on it (pto::TraceEdgeKind, core/trace.h) and where the
+// edge was found (pto::TraceEdgeSource, 0 = the TensorMap): profiling. Ordered by (task, kind,
+// source), so a sort + std::unique with same_edge leaves each distinct (task, kind) once, with
+// the smallest source: the TensorMap's when both found it.
 struct EdgeKind {
   int64_t task;
   uint32_t kind;
+  uint32_t source;  // EdgeKind{task, kind} leaves it 0: trivial, for the arena (graph/arena.h)
   friend bool operator<(const EdgeKind &a, const EdgeKind &b) {
-    return a.task != b.task ? a.task < b.task : a.kind < b.kind;
+    if (a.task != b.task) return a.task < b.task;
+    return a.kind != b.kind ? a.kind < b.kind : a.source < b.source;
   }
-  friend bool operator==(const EdgeKind &a, const EdgeKind &b) { return a.task == b.task && a.kind == b.kind; }
+  friend bool operator==(const EdgeKind &a, const EdgeKind &b) {
+    return a.task == b.task && a.kind == b.kind && a.source == b.source;
+  }
+  // The same dependency, wherever it was found.
+  static bool same_edge(const EdgeKind &a, const EdgeKind &b) { return a.task == b.task && a.kind == b.kind; }
 };
 using EdgeKindList = FixedList<EdgeKind>;
 

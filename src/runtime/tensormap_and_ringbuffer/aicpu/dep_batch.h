@@ -61,7 +61,8 @@ class DepBatch {
   // it does not hold) are appended here — a walk skipped when r lies outside their bounding
   // box. Either way a contiguous write drops the entries it covers among those it looked at
   // (the same rule as TensorMap::access).
-  // Out: push_back(int64_t); Kinds (profiling, may be null): emplace_back(int64_t, uint32_t).
+  // Out: push_back(int64_t); Kinds (profiling, may be null): push_back(graph::EdgeKind), each
+  // marked kEdgeFromBatch.
   template <typename Out, typename Kinds>
   bool scan(const Region &r, bool write, int64_t task, Out *out, Kinds *kinds) {
     int64_t last = -1;  // entries are in task order: a task is listed once per scan
@@ -70,7 +71,7 @@ class DepBatch {
       Entry &c = entries_[cover];
       last = c.task;
       out->push_back(last);
-      if (kinds) kinds->push_back(graph::EdgeKind{last, write ? kEdgeWaw : kEdgeRaw});
+      if (kinds) kinds->push_back(graph::EdgeKind{last, write ? kEdgeWaw : kEdgeRaw, kEdgeFromBatch});
       if (write && r.contiguous) drop(c);  // the same bytes again: this write stands for it now
       for (uint32_t e = cover + 1; e < used_; ++e) visit(e, r, write, task, &last, out, kinds);
       return true;
@@ -213,7 +214,8 @@ class DepBatch {
     }
     if (x.task != *last) out->push_back(x.task);
     *last = x.task;
-    if (kinds) kinds->push_back(graph::EdgeKind{x.task, !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar});
+    const uint32_t kind = !write ? kEdgeRaw : x.write ? kEdgeWaw : kEdgeWar;
+    if (kinds) kinds->push_back(graph::EdgeKind{x.task, kind, kEdgeFromBatch});
     if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) drop(x);
   }
   void drop(Entry &x) {

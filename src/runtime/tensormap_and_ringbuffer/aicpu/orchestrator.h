@@ -137,7 +137,7 @@ class DeviceOrchestrator final : public Orchestrator {
   graph::IdList producers_;
   uint32_t producers_kept_ = 0;
   int64_t *seen_;                   // per slot: the last task that listed it as a producer
-  graph::EdgeKindList edge_kinds_;  // profiling only (else capacity 0): (producer, TraceEdgeKind)
+  graph::EdgeKindList edge_kinds_;  // profiling only (else capacity 0): (producer, kind, source)
   uint64_t *dep_end_;               // per slot: dependency-pool head after wiring its task
   uint64_t dep_head_ = 0;           // dependency entries ever handed out
   uint32_t dep_slot_ = 0;           // dep_head_ % dep_capacity: the next entry's index

@@ -55,19 +55,23 @@ void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_typ
 void DeviceOrchestrator::make_edge_room(uint32_t need, int64_t id) {
   if (edge_kinds_.room() >= need) return;
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
-  const graph::EdgeKind *end = std::unique(edge_kinds_.begin(), edge_kinds_.end());
+  const graph::EdgeKind *end =
+      std::unique(edge_kinds_.begin(), edge_kinds_.end(), graph::EdgeKind::same_edge);
   edge_kinds_.resize(static_cast<uint32_t>(end - edge_kinds_.begin()));
   if (edge_kinds_.room() < need) flush_edges(id);
 }
 
-// Writes the task's edges (each distinct (producer, kind) once) and empties the list.
+// Writes the task's edges (each distinct (producer, kind) once) and empties the list. An edge the
+// TensorMap and the batch map both found is written as the TensorMap's (the sort puts it first):
+// "batch" in the trace means the batch map alone found it.
 void DeviceOrchestrator::flush_edges(int64_t id) {
   std::sort(edge_kinds_.begin(), edge_kinds_.end());
-  const graph::EdgeKind *end = std::unique(edge_kinds_.begin(), edge_kinds_.end());
+  const graph::EdgeKind *end =
+      std::unique(edge_kinds_.begin(), edge_kinds_.end(), graph::EdgeKind::same_edge);
   auto *edges = reinterpret_cast<EdgeTrace *>(h_->edges_addr);
   uint64_t n = h_->edges_count.load(std::memory_order_relaxed);
   for (const graph::EdgeKind *e = edge_kinds_.begin(); e != end; ++e) {
-    if (n < h_->edge_capacity) edges[n] = EdgeTrace{e->task, id, e->kind, 0};
+    if (n < h_->edge_capacity) edges[n] = EdgeTrace{e->task, id, e->kind, e->source};
     ++n;
   }
   h_->edges_count.store(n, std::memory_order_relaxed);
