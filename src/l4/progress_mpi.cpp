@@ -212,7 +212,9 @@ struct Progress::Impl {
                             " bytes) instead: the ranks' orchestration functions diverged (every rank "
                             "must submit the same tasks and allocations in the same order)");
     } else if (h.status != 0) {
-      settle_failed(op, "the data is not valid on rank " + std::to_string(op.p.peer) + ": " + text);
+      settle_failed(op, (op.p.data_index == kTokenIndex ? "the task it follows failed on rank "
+                                                         : "the data is not valid on rank ") +
+                            std::to_string(op.p.peer) + ": " + text);
     } else if (!op.p.error.empty()) {
       settle(op, &op.p.error);
     } else {

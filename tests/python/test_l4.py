@@ -202,8 +202,9 @@ def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
         "poll": "InvalidArgumentError: Worker(level=4): poll_max = 1.0 is out of range",
         "plain": "is not (a part of) an array of this L4 worker's alloc()",
         "rank": "submit_sub: rank = 2 is out of range; this job has 2 rank(s)",
-        "after": "NotSupportedError: run 3: the orchestration function failed: "
-        "NotSupportedError: submit_sub (L4): after: L4 task 0 runs on rank 0, task 1 on rank 1",
+        "after": "InvalidArgumentError: run 3: the orchestration function failed: "
+        "InvalidArgumentError: submit_sub (L4): after: 99 is not an L4 task id of this run",
+        "after_cross": "ordered",
         "alloc_valid": "InvalidArgumentError: alloc: rank = 7 is out of range",
     }
     for name, text in expected.items():
