@@ -54,23 +54,20 @@ target_include_directories(pto_runtime INTERFACE
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 target_compile_features(pto_runtime INTERFACE cxx_std_17)
 
+if(SKBUILD)
+  return()  # the wheel's _l4native takes pto_l4's objects itself (python/CMakeLists.txt)
+endif()
 
 # L4 (src/l4) as a library of its own on top of libpto_runtime.so, so that only its users link
 # MPI: the objects of pto_l4 with this library for L3 underneath (not a second static copy).
 if(PTO_HAVE_MPI)
   add_library(pto_l4_shared SHARED $<TARGET_OBJECTS:pto_l4_objects>)
   target_link_libraries(pto_l4_shared PUBLIC pto_runtime PRIVATE MPI::MPI_C)
-  if(NOT SKBUILD)
-    set_target_properties(pto_l4_shared PROPERTIES
-      OUTPUT_NAME pto_l4
-      EXPORT_NAME l4
-      VERSION ${PROJECT_VERSION}
-      SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
-  endif()
-endif()
-
-if(SKBUILD)
-  return()
+  set_target_properties(pto_l4_shared PROPERTIES
+    OUTPUT_NAME pto_l4
+    EXPORT_NAME l4
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 endif()
 
 set(_pto_package_targets pto_runtime)
