@@ -167,8 +167,10 @@ if(have_mpi MATCHES "=(1|ON|TRUE)$")
     message(FATAL_ERROR "built with MPI, but the package has no usable L4 (pto/l4.h, libpto_l4, "
                         "pto_runtime::l4): ${l4_libs}")
   endif()
+  # Leak checking off for this one run: Open MPI's MPI_Init/MPI_Finalize leave allocations
+  # LeakSanitizer reports (also from the l4.* ctests under ASan), none of them ours.
   run("running the L4 consumer" "${CMAKE_COMMAND}" -E env "PTO_CACHE_DIR=${WORK_DIR}/cache"
-      "PTO_LOG_DIR=${WORK_DIR}/logs" "${WORK_DIR}/build/pto_package_l4_consumer")
+      "PTO_LOG_DIR=${WORK_DIR}/logs" "ASAN_OPTIONS=detect_leaks=0" "${WORK_DIR}/build/pto_package_l4_consumer")
   if(NOT run_output MATCHES "OK l4: rank 0 of 1, x = 42")
     message(FATAL_ERROR "the L4 consumer did not report its run:\n${run_output}")
   endif()
