@@ -8,6 +8,10 @@
 //   ring         every rank's task reads what the previous rank's wrote: R edges in flight
 //   mpi_pingpong_one_way  blocking MPI_Send/MPI_Recv of 8 bytes between ranks 0 and 1: the floor
 // Rank 0 prints one JSON object per workload (µs per task: median, min, max over the reps).
+// With PTO_L4_EDGE_TRACE=<dir> (which also makes the progress thread log each transfer, see
+// src/l4/progress_mpi.cpp) every rank writes the start and end of its chain_cross bodies of the
+// last rep to <dir>/bodies.rank<r>.tsv; bench/l4/edge_breakdown.py joins both into the steps
+// of one cross-rank edge.
 #include <mpi.h>
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pto/l4.h"
@@ -88,12 +93,22 @@ int main(int argc, char **argv) {
     for (int64_t *p : a) *p = 0;
     for (int64_t *p : ring) *p = 0;
 
-    auto chain = [&](const std::function<int(int)> &on_rank) {
-      return [&, on_rank](pto::l4::Orchestrator &orch) {
+    const char *trace_dir = std::getenv("PTO_L4_EDGE_TRACE");
+    // Each task's body start and end, written by the body (one SUB thread per task), read after
+    // run() returned; a rep overwrites the previous one's.
+    std::vector<std::pair<double, double>> body_times(static_cast<size_t>(n));
+    auto chain = [&](const std::function<int(int)> &on_rank, bool stamp) {
+      return [&, on_rank, stamp](pto::l4::Orchestrator &orch) {
         for (int i = 0; i < n; ++i) {
           int64_t *src = a[static_cast<size_t>(i)], *dst = a[static_cast<size_t>(i + 1)];
-          orch.submit_sub([=](pto::SubContext &) { *dst = *src + 1; }, io(src, dst, PTO_DIR_OUTPUT), on_rank(i),
-                          "t" + std::to_string(i));
+          std::pair<double, double> *t = stamp ? &body_times[static_cast<size_t>(i)] : nullptr;
+          orch.submit_sub(
+              [=](pto::SubContext &) {
+                if (t) t->first = now_s();
+                *dst = *src + 1;
+                if (t) t->second = now_s();
+              },
+              io(src, dst, PTO_DIR_OUTPUT), on_rank(i), "t" + std::to_string(i));
         }
       };
     };
@@ -112,8 +127,8 @@ int main(int argc, char **argv) {
       int tasks;
     };
     const std::vector<Workload> workloads = {
-        {"chain_cross", chain([size](int i) { return i % size; }), n},
-        {"chain_local", chain([](int) { return 0; }), n},
+        {"chain_cross", chain([size](int i) { return i % size; }, trace_dir != nullptr), n},
+        {"chain_local", chain([](int) { return 0; }, false), n},
         {"ring", ring_orch, rounds * size},
     };
     for (const Workload &wl : workloads) {
@@ -129,6 +144,16 @@ int main(int argc, char **argv) {
       unsigned long long mine = w.transfers().sends - before, all = 0;
       MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
       if (rank == 0) print(wl.name, size, wl.tasks, reps, us, all / static_cast<unsigned long long>(reps + 1));
+      if (trace_dir && std::string(wl.name) == "chain_cross") {
+        const std::string path = std::string(trace_dir) + "/bodies.rank" + std::to_string(rank) + ".tsv";
+        if (FILE *f = std::fopen(path.c_str(), "w")) {
+          std::fputs("task\tstart\tend\n", f);
+          for (int i = rank; i < n; i += size)
+            std::fprintf(f, "%d\t%.9f\t%.9f\n", i, body_times[static_cast<size_t>(i)].first,
+                         body_times[static_cast<size_t>(i)].second);
+          std::fclose(f);
+        }
+      }
     }
     w.close();
   } catch (const pto::Error &e) {

@@ -78,8 +78,9 @@ class Orchestrator {
   int rank() const;
   int size() const;
   // A chip task on `rank` (or kAnyRank), chip index `chip` of that rank. Returns the L4 task id
-  // (the same on every rank). `after`: L4 task ids of this run on the same rank (an edge across
-  // ranks is NOT_SUPPORTED: write and read an array instead).
+  // (the same on every rank). `after`: L4 task ids of this run, on any rank; an edge from a task
+  // on another rank is a token message (no data) sent once that task is done, and a failure of
+  // that task fails this one as a data edge would.
   uint64_t submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
                        const ChipCallConfig &config = ChipCallConfig{}, int rank = kAnyRank,
                        int chip = kAnyChip, const std::string &name = "",

@@ -16,6 +16,7 @@ MIN_POLL_MAX_US: int
 MAX_POLL_MAX_US: int
 
 def mpi_available() -> bool: ...
+def _runtime_identity() -> tuple[str, int]: ...
 
 class L4Orchestrator:
     def submit_chip(

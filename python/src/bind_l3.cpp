@@ -281,6 +281,7 @@ void bind_l3(nb::module_ &m) {
   bind_events(m);
   bind_orchestrator(m);
   bind_worker(m);
+  bind_runtime_identity(m);
 }
 
 }  // namespace pto_py

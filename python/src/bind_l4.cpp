@@ -226,4 +226,5 @@ NB_MODULE(_l4native, m) {
         "True when pto::l4 was built with MPI (this module is built only then).");
   pto_py::bind_orchestrator(m);
   pto_py::bind_worker(m);
+  pto_py::bind_runtime_identity(m);
 }

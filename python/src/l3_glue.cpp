@@ -1,8 +1,15 @@
 // python/src/l3_glue.cpp — what the L3 and L4 bindings share (l3_glue.h): Python SUB bodies, heap views, waits.
 #include "l3_glue.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include "pto/backend.h"
 
 namespace pto_py {
 
@@ -103,6 +110,20 @@ pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_
   }
   nb::gil_scoped_release release;
   return h.wait(0);  // the stats, or the run's error; RUN_TIMEOUT if still running
+}
+
+void bind_runtime_identity(nb::module_ &m) {
+  m.def(
+      "_runtime_identity",
+      [] {
+        Dl_info info{};
+        const void *code = reinterpret_cast<const void *>(&pto::get_backend);
+        std::string file = dladdr(code, &info) != 0 && info.dli_fname ? info.dli_fname : "";
+        // One registry per copy of the runtime, so one cpu_sim Backend object per copy.
+        const auto state = reinterpret_cast<uintptr_t>(&pto::get_backend("cpu_sim"));
+        return std::make_tuple(file, state);
+      },
+      "(file holding the C++ runtime's code, address of its cpu_sim backend): for tests.");
 }
 
 }  // namespace pto_py

@@ -43,6 +43,11 @@ ByteArray byte_view(void *ptr, uint64_t nbytes, std::shared_ptr<void> heap, bool
 // stop and raises KeyboardInterrupt.
 pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_ms);
 
+// Which copy of the C++ runtime this module calls, for the test that both modules share one
+// (tests/python/test_l4.py): the file holding pto::get_backend's code and the address of the
+// process-wide backend registry's "cpu_sim" entry. Defines _runtime_identity() on `m`.
+void bind_runtime_identity(nb::module_ &m);
+
 }  // namespace pto_py
 
 #endif  // PTO_PYTHON_L3_GLUE_H

@@ -8,6 +8,7 @@
 // the local copies); docs/l4.md, "Coherence", explains why that gives sequential semantics.
 #include <algorithm>
 #include <unordered_map>
+#include <utility>
 
 #include "l4/worker_state.h"
 #include "pto/error.h"
@@ -80,6 +81,40 @@ void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, int dst, const std:
   d.valid.insert(dst);
 }
 
+// An explicit edge across ranks: a token (a header-only message, no data) sent by a SUB task on
+// `src` ordered after the producer (L3 id `producer`, meaningful on `src` only) and received by
+// a SUB task on `dst` that the consumer is ordered after. Both always run: a failed producer
+// still sends, its error in the header, and the receive fails with it, which fails the consumer
+// (and through it what depends on it). Returns the receive's L3 id on `dst`, 0 elsewhere.
+uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t producer, const std::string &purpose) {
+  const uint64_t seq = w.next_transfer++;
+  const std::string what = "token " + std::to_string(seq) + " (for " + purpose + ") from rank " +
+                           std::to_string(src) + " to rank " + std::to_string(dst);
+  Progress *progress = w.progress.get();
+  auto post = [=](SubContext &ctx, bool send) {
+    TransferPost p;
+    p.send = send;
+    p.peer = send ? dst : src;
+    p.seq = seq;
+    p.data_index = kTokenIndex;
+    p.error = ctx.upstream_error();
+    p.what = what;
+    p.event = ctx.defer();
+    progress->post(std::move(p));
+  };
+  const std::string label = " [L4 transfer " + std::to_string(seq) + "]";
+  if (w.rank == src) {
+    ++w.sends_here;
+    o3.submit_sub([post](SubContext &ctx) { post(ctx, true); }, ChipStorageTaskArgs{},
+                  "send token to rank " + std::to_string(dst) + label, {producer}, nullptr, /*always_run=*/true);
+  } else if (w.rank == dst) {
+    ++w.recvs_here;
+    return o3.submit_sub([post](SubContext &ctx) { post(ctx, false); }, ChipStorageTaskArgs{},
+                         "recv token from rank " + std::to_string(src) + label, {}, nullptr, /*always_run=*/true);
+  }
+  return 0;
+}
+
 }  // namespace
 
 Orchestrator::Orchestrator(WorkerState *w, HostOrchestrator *o3)
@@ -113,20 +148,24 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
   const std::string shown = name.empty() ? (kind[0] == 'c' ? "chip" : "sub") : name;
   const uint64_t gid = w.next_task;
   std::vector<uint64_t> after3;
+  std::vector<std::pair<uint64_t, int>> across;  // after= tasks on other ranks: (L4 id, rank)
   for (uint64_t a : after) {
     auto it = run_->rank_of.find(a);
     if (it == run_->rank_of.end())
       throw invalid(where + ": after: " + std::to_string(a) + " is not an L4 task id of this run");
     if (it->second != target)
-      throw Error(PTO_NOT_SUPPORTED, where + ": after: L4 task " + std::to_string(a) + " runs on rank " +
-                                         std::to_string(it->second) + ", task " + std::to_string(gid) +
-                                         " on rank " + std::to_string(target) +
-                                         "; an explicit edge across ranks is not supported yet: order them "
-                                         "through an array one writes and the other reads");
-    if (target == w.rank) after3.push_back(run_->l3_ids.at(a));
+      across.emplace_back(a, it->second);
+    else if (target == w.rank)
+      after3.push_back(run_->l3_ids.at(a));
   }
   ++w.next_task;
   const std::string label = shown + " [L4 task " + std::to_string(gid) + ", rank " + std::to_string(target) + "]";
+  for (const auto &[a, from] : across) {
+    const uint64_t producer = from == w.rank ? run_->l3_ids.at(a) : 0;
+    const uint64_t recv = token(w, *o3_, from, target, producer,
+                                "L4 task " + std::to_string(gid) + " '" + shown + "' after L4 task " + std::to_string(a));
+    if (target == w.rank) after3.push_back(recv);
+  }
   for (Access &a : acc)
     if (a.reads && !a.data->valid.count(target))
       transfer(w, *o3_, *a.data, target, "L4 task " + std::to_string(gid) + " '" + shown + "'");

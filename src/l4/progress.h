@@ -21,6 +21,10 @@
 namespace pto {
 namespace l4 {
 
+// TransferPost::data_index of a token: the message of an explicit edge across ranks (after= a
+// task on another rank), header only, no array.
+constexpr uint64_t kTokenIndex = ~uint64_t{0};
+
 // One half of a transfer, this rank's side.
 struct TransferPost {
   bool send = false;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -69,7 +70,8 @@ struct Op {
   int tag = 0;
   std::array<char, kHeaderBytes> header{};
   std::array<MPI_Request, 2> reqs{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  double posted = 0;
+  double posted = 0;                   // when MPI_Isend/MPI_Irecv was issued
+  double post_called = 0, completed = 0;  // PTO_L4_EDGE_TRACE only: post() entered, Testsome done
   bool issued = false;
   bool settled = false;
   std::string mpi_error;  // set by test_ops when a request completed with an error
@@ -98,6 +100,13 @@ struct Progress::Impl {
   std::map<int, MPI_Request> hb_send;
   char hb_in = 0, bye_in = 0, hb_out = 0, bye_out = 0;
   MPI_Request hb_req = MPI_REQUEST_NULL, bye_req = MPI_REQUEST_NULL;
+
+  // PTO_L4_EDGE_TRACE=<dir>: a row per finished transfer half, written by the thread, saved by
+  // close() after the join to <dir>/edges.rank<r>.tsv (bench/l4/edge_breakdown.py). Off: one
+  // test of `trace` per post and per finished transfer.
+  std::string trace_dir;
+  bool trace = false;
+  std::vector<std::string> trace_rows;
 
   // Counters: written by the thread, read by transfers() on any thread (relaxed: statistics).
   std::atomic<uint64_t> sent_done{0}, received_done{0};
@@ -171,6 +180,20 @@ struct Progress::Impl {
   }
 
   void finish(Op &op) {
+    if (trace) {
+      op.completed = now_s();
+      finish_untraced(op);
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s\t%llu\t%d\t%.9f\t%.9f\t%.9f\t%.9f\t", op.p.send ? "send" : "recv",
+                    static_cast<unsigned long long>(op.p.seq), op.p.peer, op.post_called, op.posted, op.completed,
+                    now_s());
+      trace_rows.push_back(buf + op.p.what);
+      return;
+    }
+    finish_untraced(op);
+  }
+
+  void finish_untraced(Op &op) {
     if (op.p.send) {
       sent_done.fetch_add(1, std::memory_order_relaxed);
       settle(op, nullptr);
@@ -189,7 +212,9 @@ struct Progress::Impl {
                             " bytes) instead: the ranks' orchestration functions diverged (every rank "
                             "must submit the same tasks and allocations in the same order)");
     } else if (h.status != 0) {
-      settle_failed(op, "the data is not valid on rank " + std::to_string(op.p.peer) + ": " + text);
+      settle_failed(op, (op.p.data_index == kTokenIndex ? "the task it follows failed on rank "
+                                                         : "the data is not valid on rank ") +
+                            std::to_string(op.p.peer) + ": " + text);
     } else if (!op.p.error.empty()) {
       settle(op, &op.p.error);
     } else {
@@ -450,6 +475,10 @@ Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, const void *c
   m.heartbeat = std::min(5.0, std::max(0.05, m.peer_timeout / 4));
   m.poll_max = std::max(poll_max_us * 1e-6, kPollMinS);
   m.direct_send = m.provided >= MPI_THREAD_MULTIPLE;
+  if (const char *dir = std::getenv("PTO_L4_EDGE_TRACE"); dir && *dir) {
+    m.trace_dir = dir;
+    m.trace = true;
+  }
   m.last_heard.assign(static_cast<size_t>(m.size), now_s());
   g_open.fetch_add(1, std::memory_order_acq_rel);
   m.thread = std::thread([&m] { m.run(); });
@@ -472,6 +501,7 @@ bool Progress::available() { return true; }
 void Progress::post(TransferPost p) {
   Impl &m = *impl_;
   auto op = std::make_unique<Op>();
+  if (m.trace) op->post_called = now_s();
   op->tag = m.tag_of(p.seq);
   op->p = std::move(p);
   if (op->p.send) {
@@ -512,6 +542,14 @@ void Progress::close() {
     m.cv.notify_one();
   }
   if (m.thread.joinable()) m.thread.join();
+  if (m.trace) {
+    const std::string path = m.trace_dir + "/edges.rank" + std::to_string(m.rank) + ".tsv";
+    if (FILE *f = std::fopen(path.c_str(), "w")) {
+      std::fputs("kind\tseq\tpeer\tpost_called\tissued\tcompleted\tsettled\twhat\n", f);
+      for (const std::string &row : m.trace_rows) std::fprintf(f, "%s\n", row.c_str());
+      std::fclose(f);
+    }
+  }
   m.say_goodbye(1.0);
   g_open.fetch_sub(1, std::memory_order_acq_rel);
   // The duplicated communicator is not freed: MPI_Comm_free may wait for a dead peer.

@@ -5,7 +5,7 @@
 // across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
 // with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail
 // within peer_timeout, never hang; bad input is a typed error naming the argument.
-// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye|comm>
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye|comm|after>
 // Each rank prints one line "rank R: OK ..." or "rank R: FAILED ..." and exits 1 on FAILED
 // (mpirun's exit code is then non-zero; ctest also fails on any FAILED line).
 #include <mpi.h>
@@ -199,6 +199,90 @@ int poison() {
   c.expect(took < 20, "took " + std::to_string(took) + " s");
   w.close();
   return c.report(w.rank() == 0 ? error : "");
+}
+
+// Explicit edges across ranks (after= a task on another rank) carry no data, only order, through
+// a token message. Each task stamps CLOCK_MONOTONIC (one clock for every process of the
+// machine) when it starts and ends; the stamps are gathered with MPI afterwards. A chain
+// 0 -> 1 -> 2 -> 3 of sleeping tasks must run one after the other, and a join on rank 0 after
+// tasks on ranks 1 and 2 after both. Then failure: 'bad' on rank 2 throws, 'follower' on rank 0
+// (after bad) and 'next' on rank 3 (after follower) must not run and their ranks' runs must fail
+// naming 'bad', its rank and its error; 'independent' on rank 0 still runs.
+int after_across_ranks() {
+  pto::l4::Worker w(options(30000));
+  Checker c;
+  c.rank = w.rank();
+  auto now = [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); };
+  constexpr int kTasks = 6;  // chain 0..3, join's two inputs are chain tasks 1 and 2, join = 4
+  std::vector<double> start(kTasks, 0), end(kTasks, 0);
+  auto timed = [&](int i, int sleep_ms) {
+    return [&, i, sleep_ms](pto::SubContext &) {
+      start[static_cast<size_t>(i)] = now();
+      std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+      end[static_cast<size_t>(i)] = now();
+    };
+  };
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          uint64_t prev = o.submit_sub(timed(0, 200), {}, 0, "chain0");
+          std::vector<uint64_t> ids{prev};
+          for (int r = 1; r < 4; ++r) {
+            prev = o.submit_sub(timed(r, 50), {}, r, "chain" + std::to_string(r), {prev});
+            ids.push_back(prev);
+          }
+          o.submit_sub(timed(4, 0), {}, 0, "join", {ids[1], ids[2]});
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    c.expect(false, std::string("ordering run: ") + err.name() + ": " + err.what());
+  }
+  std::vector<double> all_start(kTasks), all_end(kTasks);
+  MPI_Allreduce(start.data(), all_start.data(), kTasks, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(end.data(), all_end.data(), kTasks, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i <= 4; ++i) c.expect(all_start[static_cast<size_t>(i)] > 0, "task " + std::to_string(i) + " never ran");
+  for (int r = 1; r < 4; ++r)
+    c.expect(all_start[static_cast<size_t>(r)] >= all_end[static_cast<size_t>(r - 1)],
+             "chain" + std::to_string(r) + " started " +
+                 std::to_string((all_end[static_cast<size_t>(r - 1)] - all_start[static_cast<size_t>(r)]) * 1e3) +
+                 " ms before chain" + std::to_string(r - 1) + " ended");
+  c.expect(all_start[4] >= all_end[1] && all_start[4] >= all_end[2], "join started before chain1 or chain2 ended");
+
+  std::atomic<bool> follower_ran{false}, next_ran{false}, independent_ran{false};
+  std::string error;
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          const uint64_t bad = o.submit_sub(
+              [](pto::SubContext &) { throw std::runtime_error("boom before the token"); }, {}, 2, "bad");
+          const uint64_t follower =
+              o.submit_sub([&](pto::SubContext &) { follower_ran = true; }, {}, 0, "follower", {bad});
+          o.submit_sub([&](pto::SubContext &) { next_ran = true; }, {}, 3, "next", {follower});
+          o.submit_sub([&](pto::SubContext &) { independent_ran = true; }, {}, 0, "independent");
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    error = std::string(err.name()) + ": " + err.what();
+  }
+  if (w.rank() == 0 || w.rank() == 3) {
+    c.expect(contains(error, "TASK_FAILED"), "the run should fail with TASK_FAILED, got '" + error + "'");
+    c.expect(contains(error, "'bad [L4 task 5, rank 2]'"), "the error should name 'bad' and rank 2: " + error);
+    c.expect(contains(error, "boom before the token"), "the error should carry the root cause: " + error);
+    c.expect(contains(error, "the task it follows failed on rank"), "the error should say a token failed: " + error);
+  } else if (w.rank() == 2) {
+    c.expect(contains(error, "boom before the token"), "rank 2 should fail with its task's error: '" + error + "'");
+  } else {
+    c.expect(error.empty(), "this rank had nothing to fail: " + error);
+  }
+  if (w.rank() == 0) {
+    c.expect(contains(error, "were not run: ") && contains(error, "'follower [L4 task 6, rank 0]'"),
+             "the error should name the follower as not run: " + error);
+    c.expect(!follower_ran.load(), "the follower ran after a failed task");
+    c.expect(independent_ran.load(), "the independent task did not run");
+  }
+  if (w.rank() == 3) c.expect(!next_ran.load(), "'next' ran after a task that did not");
+  w.close();
+  return c.report(w.rank() == 3 ? error : "");
 }
 
 // Rank 1 dies inside a task (_exit, no MPI_Finalize); rank 0 needs what it would have
@@ -395,13 +479,8 @@ int bad_input() {
                [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{outside, PTO_DIR_INPUT}})); }); });
   expect_error(PTO_INVALID_ARGUMENT, "rank = " + std::to_string(w.size()),
                [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), w.size()); }); });
-  if (w.size() > 1)
-    expect_error(PTO_NOT_SUPPORTED, "an explicit edge across ranks", [&] {
-      w.run([&](Orchestrator &o) {
-        const uint64_t a = o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 0);
-        o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 1, "", {a});
-      });
-    });
+  expect_error(PTO_INVALID_ARGUMENT, "after: 99 is not an L4 task id of this run",
+               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 0, "", {99}); }); });
   // A tensor running past the end of its array is not inside it.
   expect_error(PTO_INVALID_ARGUMENT, "not (a part of)",
                [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}, 5)); }); });
@@ -422,10 +501,11 @@ int main(int argc, char **argv) {
     if (what == "diverge") return diverge();
     if (what == "goodbye") return goodbye();
     if (what == "comm") return comm();
+    if (what == "after") return after_across_ranks();
   } catch (const pto::Error &e) {
     std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye|comm\n", argv[0]);
+  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye|comm|after\n", argv[0]);
   return 2;
 }

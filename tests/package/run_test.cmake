@@ -157,3 +157,24 @@ else()
   message(STATUS "strace not used (missing, not permitted, or a sanitizer build): checked the reported "
                  "lib root and the compilers' dependency lists only")
 endif()
+
+# 6. L4: installed exactly when the build found MPI (PTO_HAVE_MPI in its cache), and usable
+# through find_package(pto_runtime COMPONENTS l4): a singleton MPI job of one rank.
+file(STRINGS "${BUILD_DIR}/CMakeCache.txt" have_mpi REGEX "^PTO_HAVE_MPI:")
+file(GLOB l4_libs "${prefix}/lib*/libpto_l4*" "${prefix}/lib/*/libpto_l4*")
+if(have_mpi MATCHES "=(1|ON|TRUE)$")
+  if(NOT EXISTS "${prefix}/include/pto/l4.h" OR NOT l4_libs OR NOT EXISTS "${WORK_DIR}/build/pto_package_l4_consumer")
+    message(FATAL_ERROR "built with MPI, but the package has no usable L4 (pto/l4.h, libpto_l4, "
+                        "pto_runtime::l4): ${l4_libs}")
+  endif()
+  # Leak checking off for this one run: Open MPI's MPI_Init/MPI_Finalize leave allocations
+  # LeakSanitizer reports (also from the l4.* ctests under ASan), none of them ours.
+  run("running the L4 consumer" "${CMAKE_COMMAND}" -E env "PTO_CACHE_DIR=${WORK_DIR}/cache"
+      "PTO_LOG_DIR=${WORK_DIR}/logs" "ASAN_OPTIONS=detect_leaks=0" "${WORK_DIR}/build/pto_package_l4_consumer")
+  if(NOT run_output MATCHES "OK l4: rank 0 of 1, x = 42")
+    message(FATAL_ERROR "the L4 consumer did not report its run:\n${run_output}")
+  endif()
+  message(STATUS "L4 consumer: ${run_output}")
+elseif(EXISTS "${prefix}/include/pto/l4.h" OR l4_libs)
+  message(FATAL_ERROR "built without MPI, yet the package has L4 files: ${l4_libs}")
+endif()

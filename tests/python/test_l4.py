@@ -127,6 +127,42 @@ def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
 
 
 @needs_mpi_module
+def test_l3_and_l4_workers_in_one_process_share_one_copy_of_the_runtime():
+    # _native and _l4native both call the C++ runtime in libpto_runtime_py.so
+    # (python/CMakeLists.txt): one backend registry, one kernel cache, one set of claimed
+    # devices per process. A module with its own static copy would report its own file and its
+    # own cpu_sim backend object, and would let an L4 worker take the L3 worker's device 0.
+    code = (
+        "import numpy as np, pto_runtime as pto\n"
+        "from pto_runtime import _l4native, _native\n"
+        "with pto.Worker(level=3, device_ids=[0]) as w3:\n"
+        "    try:\n"
+        "        pto.Worker(level=4, device_ids=[0]).close()\n"
+        "    except pto.InvalidArgumentError as e:\n"
+        "        print('CLAIMED', e)\n"
+        "    with pto.Worker(level=4, device_ids=[1]) as w4:\n"
+        "        x3, x4 = w3.alloc(2, np.int64), w4.alloc(2, np.int64, name='x')\n"
+        "        for w, x in ((w3, x3), (w4, x4)):\n"
+        "            x[:] = 1\n"
+        "            def body(ctx, x=x): x[:] += 1\n"
+        "            w.run(lambda o, body=body, x=x: o.submit_sub(body, inputs=[x], outputs=[x]),\n"
+        "                  timeout=30)\n"
+        "            assert x.tolist() == [2, 2], x\n"
+        "print('NATIVE', *_native._runtime_identity())\n"
+        "print('L4NATIVE', *_l4native._runtime_identity())\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = dict(line.split(" ", 1) for line in p.stdout.splitlines() if " " in line)
+    native, l4native = lines["NATIVE"].split(), lines["L4NATIVE"].split()
+    assert native == l4native, (native, l4native)
+    assert Path(native[0]).name.startswith("libpto_runtime"), native
+    assert "device_id 0 of a2a3sim is already used by another worker" in lines.get("CLAIMED", ""), (
+        p.stdout
+    )
+
+
+@needs_mpi_module
 def test_the_hand_written_l4native_stub_names_what_the_module_has():
     # _l4native.pyi is not generated (stubgen imports a module alone): it must not drift.
     import ast
@@ -148,7 +184,7 @@ def test_the_hand_written_l4native_stub_names_what_the_module_has():
             top.add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             top.add(node.target.id)
-    public = {n for n in dir(_l4native) if not n.startswith("_")}
+    public = {n for n in dir(_l4native) if not n.startswith("__")}  # with _runtime_identity
     assert top == public, (sorted(top ^ public), "names differ between module and stub")
     for cls, names in members.items():
         have = {n for n in dir(getattr(_l4native, cls)) if not n.startswith("_")}
@@ -166,8 +202,9 @@ def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
         "poll": "InvalidArgumentError: Worker(level=4): poll_max = 1.0 is out of range",
         "plain": "is not (a part of) an array of this L4 worker's alloc()",
         "rank": "submit_sub: rank = 2 is out of range; this job has 2 rank(s)",
-        "after": "NotSupportedError: run 3: the orchestration function failed: "
-        "NotSupportedError: submit_sub (L4): after: L4 task 0 runs on rank 0, task 1 on rank 1",
+        "after": "InvalidArgumentError: run 3: the orchestration function failed: "
+        "InvalidArgumentError: submit_sub (L4): after: 99 is not an L4 task id of this run",
+        "after_cross": "ordered",
         "alloc_valid": "InvalidArgumentError: alloc: rank = 7 is out of range",
     }
     for name, text in expected.items():

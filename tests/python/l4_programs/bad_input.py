@@ -5,6 +5,8 @@ mpirun -n 2. Prints one line per check: "<name> <ExceptionClass>: <message>".
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pto_runtime as pto
 from _report import report
@@ -36,11 +38,30 @@ with pto.Worker(level=4) as w:
     def bad_rank(o):
         o.submit_sub(lambda ctx: None, inputs=[x], rank=w.size)
 
-    def cross_after(o):
-        t = o.submit_sub(lambda ctx: None, outputs=[x], rank=0)
-        o.submit_sub(lambda ctx: None, outputs=[y], rank=1, after=[t])
+    def unknown_after(o):
+        o.submit_sub(lambda ctx: None, outputs=[y], rank=1, after=[99])
 
-    for name, orch in (("plain", use_plain), ("rank", bad_rank), ("after", cross_after)):
+    for name, orch in (("plain", use_plain), ("rank", bad_rank), ("after", unknown_after)):
         check(name, lambda orch=orch: w.run(orch, timeout=30))
+
+    # after= across ranks orders without data: rank 1's task starts after rank 0's has ended
+    # (time.monotonic is CLOCK_MONOTONIC, one clock for every process of the machine).
+    stamps = [0.0, 0.0]
+
+    def first(ctx):
+        time.sleep(0.3)
+        stamps[0] = time.monotonic()
+
+    def second(ctx):
+        stamps[1] = time.monotonic()
+
+    def cross_after(o):
+        t = o.submit_sub(first, rank=0)
+        o.submit_sub(second, rank=1, after=[t])
+
+    w.run(cross_after, timeout=30)
+    ended = MPI.COMM_WORLD.allreduce(stamps[0], op=MPI.MAX)
+    started = MPI.COMM_WORLD.allreduce(stamps[1], op=MPI.MAX)
+    report(RANK, f"after_cross {'ordered' if 0 < ended <= started else 'NOT ordered'}")
     check("alloc_valid", lambda: w.alloc(4, valid=7))
     report(RANK, f"repr {w!r}")
