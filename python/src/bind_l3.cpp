@@ -248,18 +248,8 @@ void bind_worker(nb::module_ &m) {
             return byte_view(p, nbytes, worker.heap_keepalive(), true);
           },
           "nbytes"_a, "A uint8 view of nbytes of host heap, freed when the last view is garbage-collected.")
-      .def(
-          "close",
-          [](PyL3Worker &w, int64_t timeout_ms) {
-            if (!w.w) return;
-            nb::gil_scoped_release release;
-            if (timeout_ms < 0) {
-              w.w->close();
-            } else {
-              w.w->close(static_cast<uint32_t>(timeout_ms));
-            }
-          },
-          "timeout_ms"_a = -1, "timeout_ms < 0: the worker's close_timeout.")
+      .def("close", &close_worker<PyL3Worker>, "timeout_ms"_a = -1,
+           "timeout_ms < 0: the worker's close_timeout.")
       .def_prop_ro("closed", [](PyL3Worker &w) { return !w.w || w.w->closed(); })
       .def_prop_ro("num_chips", [](PyL3Worker &w) { return w.get().num_chips(); })
       .def_prop_ro("num_sub_workers", [](PyL3Worker &w) { return w.get().num_sub_workers(); })

@@ -1,4 +1,5 @@
-// python/src/bind_l4.cpp — module pto_runtime._l4native: pto::l4 (include/pto/l4.h) for Python, built only with MPI.
+// python/src/bind_l4.cpp — module pto_runtime._l4native: pto::l4 (include/pto/l4.h) for Python, built only
+// with MPI.
 //
 // A module of its own so that `import pto_runtime` (module _native) never needs libmpi: CMake
 // builds this one only when it finds an MPI C library. pto_runtime.l4 wraps these classes into
@@ -68,7 +69,9 @@ std::vector<uint64_t> ids(const std::optional<std::vector<uint64_t>> &v) {
   return v ? *v : std::vector<uint64_t>{};
 }
 
-const void *address(uintptr_t p) { return reinterpret_cast<const void *>(p); }
+const void *address(uintptr_t p) {
+  return reinterpret_cast<const void *>(p);
+}
 
 void bind_orchestrator(nb::module_ &m) {
   nb::class_<PyL4Orch>(m, "L4Orchestrator", "Native L4 orchestrator; use pto_runtime.l4.Orchestrator.")
@@ -77,7 +80,8 @@ void bind_orchestrator(nb::module_ &m) {
           [](PyL4Orch &o, const pto::ChipCallable &c, const pto::ChipStorageTaskArgs &a,
              const pto::ChipCallConfig *cfg, int rank, int chip, const std::string &name,
              const std::optional<std::vector<uint64_t>> &after) {
-            return o.get().submit_chip(c, a, cfg ? *cfg : pto::ChipCallConfig{}, rank, chip, name, ids(after));
+            return o.get().submit_chip(c, a, cfg ? *cfg : pto::ChipCallConfig{}, rank, chip, name,
+                                       ids(after));
           },
           "callable"_a, "args"_a, "config"_a.none() = nb::none(), "rank"_a, "chip"_a, "name"_a,
           "after"_a.none() = nb::none())
@@ -105,8 +109,8 @@ void bind_worker(nb::module_ &m) {
           "__init__",
           [](PyL4Worker *self, const std::vector<int> &device_ids, int num_sub_workers,
              const std::string &platform, const std::string &runtime, int mode, uint64_t heap_bytes,
-             uint32_t spawn_timeout_ms, uint32_t heap_wait_ms, uint32_t close_timeout_ms, uint32_t peer_timeout_ms,
-             uint32_t poll_max_us, uintptr_t comm) {
+             uint32_t spawn_timeout_ms, uint32_t heap_wait_ms, uint32_t close_timeout_ms,
+             uint32_t peer_timeout_ms, uint32_t poll_max_us, uintptr_t comm) {
             pto::l4::WorkerOptions o;
             o.device_ids = device_ids;
             o.num_sub_workers = num_sub_workers;
@@ -190,18 +194,8 @@ void bind_worker(nb::module_ &m) {
              d["received_done"] = c.received_done;
              return d;
            })
-      .def(
-          "close",
-          [](PyL4Worker &w, int64_t timeout_ms) {
-            if (!w.w) return;
-            nb::gil_scoped_release release;
-            if (timeout_ms < 0) {
-              w.w->close();
-            } else {
-              w.w->close(static_cast<uint32_t>(timeout_ms));
-            }
-          },
-          "timeout_ms"_a = -1, "timeout_ms < 0: the worker's close_timeout.")
+      .def("close", &close_worker<PyL4Worker>, "timeout_ms"_a = -1,
+           "timeout_ms < 0: the worker's close_timeout.")
       .def_prop_ro("closed", [](PyL4Worker &w) { return !w.w || w.w->closed(); })
       .def_prop_ro("rank", [](PyL4Worker &w) { return w.w ? w.w->rank() : 0; })
       .def_prop_ro("size", [](PyL4Worker &w) { return w.w ? w.w->size() : 1; })

@@ -1,4 +1,5 @@
-// python/src/l3_glue.h — what the L3 and L4 bindings share: SUB bodies in Python, heap views, interruptible waits.
+// python/src/l3_glue.h — what the L3 and L4 bindings share: SUB bodies in Python, heap views, interruptible
+// waits.
 //
 // Compiled into both extension modules (_native and, when built with MPI, _l4native). The types
 // here have external linkage and the same name in both, so nanobind finds the class registered
@@ -47,6 +48,19 @@ pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_
 // (tests/python/test_l4.py): the file holding pto::get_backend's code and the address of the
 // process-wide backend registry's "cpu_sim" entry. Defines _runtime_identity() on `m`.
 void bind_runtime_identity(nb::module_ &m);
+
+// Worker.close(timeout_ms) of the L3 and L4 bindings: nothing once closed; the GIL released
+// while the worker drains; timeout_ms < 0 means the worker's own close_timeout.
+template <typename Holder>
+void close_worker(Holder &h, int64_t timeout_ms) {
+  if (!h.w) return;
+  nb::gil_scoped_release release;
+  if (timeout_ms < 0) {
+    h.w->close();
+  } else {
+    h.w->close(static_cast<uint32_t>(timeout_ms));
+  }
+}
 
 }  // namespace pto_py
 
