@@ -1,4 +1,5 @@
-// src/l4/orchestrator.cpp — the replicated unrolling: placement, transfers as L3 SUB tasks, the valid-copy table.
+// src/l4/orchestrator.cpp — the replicated unrolling: placement, transfers as L3 SUB tasks, the valid-copy
+// table.
 //
 // Every rank runs each submit call: it places the task (the same answer everywhere), adds a
 // transfer for each array the task reads whose copy on the task's rank is not valid (a send
@@ -23,7 +24,30 @@ struct Orchestrator::RunTasks {
 
 namespace {
 
-Error invalid(const std::string &msg) { return Error(PTO_INVALID_ARGUMENT, msg); }
+Error invalid(const std::string &msg) {
+  return Error(PTO_INVALID_ARGUMENT, msg);
+}
+
+// The body of a send (send = true, to `peer`) or receive (from `peer`) SUB task: it hands the
+// transfer to the rank's progress thread and defers its own completion to it. It runs even when
+// a predecessor failed (always_run): a send still sends, the error in its header; a receive
+// still receives (the sender must not wait), then fails with that error.
+SubFn post_body(Progress *progress, bool send, int peer, uint64_t seq, uint64_t data_index, void *payload,
+                uint64_t nbytes, const std::string &what) {
+  return [=](SubContext &ctx) {
+    TransferPost p;
+    p.send = send;
+    p.peer = peer;
+    p.seq = seq;
+    p.data_index = data_index;
+    p.payload = payload;
+    p.nbytes = nbytes;
+    p.error = ctx.upstream_error();
+    p.what = what;
+    p.event = ctx.defer();
+    progress->post(std::move(p));
+  };
+}
 
 // A transfer of `d` to rank `dst`: a send task on the source rank, a receive task on `dst`.
 void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, int dst, const std::string &purpose) {
@@ -43,40 +67,16 @@ void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, int dst, const std:
     ++w.sends_here;
     args.add_tensor(local, nbytes, PTO_DTYPE_U8, {static_cast<int64_t>(nbytes)}, PTO_DIR_INPUT);
     o3.submit_sub(
-        [=](SubContext &ctx) {
-          TransferPost p;
-          p.send = true;
-          p.peer = dst;
-          p.seq = seq;
-          p.data_index = index;
-          p.payload = local;
-          p.nbytes = nbytes;
-          p.error = ctx.upstream_error();  // a failed producer still sends: the header says why
-          p.what = what;
-          p.event = ctx.defer();
-          progress->post(std::move(p));
-        },
-        args, "send '" + d.name + "' to rank " + std::to_string(dst) + " [L4 transfer " + std::to_string(seq) + "]",
+        post_body(progress, true, dst, seq, index, local, nbytes, what), args,
+        "send '" + d.name + "' to rank " + std::to_string(dst) + " [L4 transfer " + std::to_string(seq) + "]",
         {}, nullptr, /*always_run=*/true);
   } else if (w.rank == dst) {
     ++w.recvs_here;
     args.add_tensor(local, nbytes, PTO_DTYPE_U8, {static_cast<int64_t>(nbytes)}, PTO_DIR_OUTPUT);
-    o3.submit_sub(
-        [=](SubContext &ctx) {
-          TransferPost p;
-          p.send = false;
-          p.peer = src;
-          p.seq = seq;
-          p.data_index = index;
-          p.payload = local;
-          p.nbytes = nbytes;
-          p.error = ctx.upstream_error();  // receives anyway (the sender must not wait), then fails
-          p.what = what;
-          p.event = ctx.defer();
-          progress->post(std::move(p));
-        },
-        args, "recv '" + d.name + "' from rank " + std::to_string(src) + " [L4 transfer " + std::to_string(seq) + "]",
-        {}, nullptr, /*always_run=*/true);
+    o3.submit_sub(post_body(progress, false, src, seq, index, local, nbytes, what), args,
+                  "recv '" + d.name + "' from rank " + std::to_string(src) + " [L4 transfer " +
+                      std::to_string(seq) + "]",
+                  {}, nullptr, /*always_run=*/true);
   }
   d.valid.insert(dst);
 }
@@ -86,31 +86,23 @@ void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, int dst, const std:
 // a SUB task on `dst` that the consumer is ordered after. Both always run: a failed producer
 // still sends, its error in the header, and the receive fails with it, which fails the consumer
 // (and through it what depends on it). Returns the receive's L3 id on `dst`, 0 elsewhere.
-uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t producer, const std::string &purpose) {
+uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t producer,
+               const std::string &purpose) {
   const uint64_t seq = w.next_transfer++;
   const std::string what = "token " + std::to_string(seq) + " (for " + purpose + ") from rank " +
                            std::to_string(src) + " to rank " + std::to_string(dst);
   Progress *progress = w.progress.get();
-  auto post = [=](SubContext &ctx, bool send) {
-    TransferPost p;
-    p.send = send;
-    p.peer = send ? dst : src;
-    p.seq = seq;
-    p.data_index = kTokenIndex;
-    p.error = ctx.upstream_error();
-    p.what = what;
-    p.event = ctx.defer();
-    progress->post(std::move(p));
-  };
   const std::string label = " [L4 transfer " + std::to_string(seq) + "]";
   if (w.rank == src) {
     ++w.sends_here;
-    o3.submit_sub([post](SubContext &ctx) { post(ctx, true); }, ChipStorageTaskArgs{},
-                  "send token to rank " + std::to_string(dst) + label, {producer}, nullptr, /*always_run=*/true);
+    o3.submit_sub(post_body(progress, true, dst, seq, kTokenIndex, nullptr, 0, what), ChipStorageTaskArgs{},
+                  "send token to rank " + std::to_string(dst) + label, {producer}, nullptr,
+                  /*always_run=*/true);
   } else if (w.rank == dst) {
     ++w.recvs_here;
-    return o3.submit_sub([post](SubContext &ctx) { post(ctx, false); }, ChipStorageTaskArgs{},
-                         "recv token from rank " + std::to_string(src) + label, {}, nullptr, /*always_run=*/true);
+    return o3.submit_sub(post_body(progress, false, src, seq, kTokenIndex, nullptr, 0, what),
+                         ChipStorageTaskArgs{}, "recv token from rank " + std::to_string(src) + label, {},
+                         nullptr, /*always_run=*/true);
   }
   return 0;
 }
@@ -120,27 +112,34 @@ uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t 
 Orchestrator::Orchestrator(WorkerState *w, HostOrchestrator *o3)
     : w_(w), o3_(o3), run_(std::make_shared<RunTasks>()) {}
 
-int Orchestrator::rank() const { return w_->rank; }
-int Orchestrator::size() const { return w_->size; }
+int Orchestrator::rank() const {
+  return w_->rank;
+}
+int Orchestrator::size() const {
+  return w_->size;
+}
 
 uint64_t Orchestrator::submit_chip(const ChipCallable &callable, const ChipStorageTaskArgs &args,
                                    const ChipCallConfig &config, int rank, int chip, const std::string &name,
                                    const std::vector<uint64_t> &after) {
-  return submit("chip", args, rank, name, after, [&](const std::string &label, const std::vector<uint64_t> &after3) {
-    return o3_->submit_chip(callable, args, config, chip, label, after3);
-  });
+  return submit("chip", args, rank, name, after,
+                [&](const std::string &label, const std::vector<uint64_t> &after3) {
+                  return o3_->submit_chip(callable, args, config, chip, label, after3);
+                });
 }
 
-uint64_t Orchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, int rank, const std::string &name,
-                                  const std::vector<uint64_t> &after) {
+uint64_t Orchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, int rank,
+                                  const std::string &name, const std::vector<uint64_t> &after) {
   if (!fn) throw invalid("submit_sub (L4): fn is empty");
-  return submit("SUB", args, rank, name, after, [&](const std::string &label, const std::vector<uint64_t> &after3) {
-    return o3_->submit_sub(std::move(fn), args, label, after3);
-  });
+  return submit("SUB", args, rank, name, after,
+                [&](const std::string &label, const std::vector<uint64_t> &after3) {
+                  return o3_->submit_sub(std::move(fn), args, label, after3);
+                });
 }
 
-uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args, int rank, const std::string &name,
-                              const std::vector<uint64_t> &after, const LocalSubmit &local) {
+uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args, int rank,
+                              const std::string &name, const std::vector<uint64_t> &after,
+                              const LocalSubmit &local) {
   WorkerState &w = *w_;
   const std::string where = std::string("submit_") + (kind[0] == 'c' ? "chip" : "sub") + " (L4)";
   std::vector<Access> acc = w.accesses(args, where.c_str());
@@ -159,11 +158,13 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
       after3.push_back(run_->l3_ids.at(a));
   }
   ++w.next_task;
-  const std::string label = shown + " [L4 task " + std::to_string(gid) + ", rank " + std::to_string(target) + "]";
+  const std::string label =
+      shown + " [L4 task " + std::to_string(gid) + ", rank " + std::to_string(target) + "]";
   for (const auto &[a, from] : across) {
     const uint64_t producer = from == w.rank ? run_->l3_ids.at(a) : 0;
-    const uint64_t recv = token(w, *o3_, from, target, producer,
-                                "L4 task " + std::to_string(gid) + " '" + shown + "' after L4 task " + std::to_string(a));
+    const uint64_t recv =
+        token(w, *o3_, from, target, producer,
+              "L4 task " + std::to_string(gid) + " '" + shown + "' after L4 task " + std::to_string(a));
     if (target == w.rank) after3.push_back(recv);
   }
   for (Access &a : acc)
