@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/test_kernels.h"
+#include "common/trace_json.h"
 #include "pto/compile_options.h"
 #include "pto/schedule_config.h"
 
@@ -107,15 +108,7 @@ struct Program {
   int64_t hold_first_us = 0;
 };
 
-// The value after `"key": ` in the JSON object that starts at `at` ("" when absent).
-std::string field(const std::string &json, size_t at, const std::string &key) {
-  const size_t end = json.find('}', at);
-  const size_t k = json.find("\"" + key + "\": ", at);
-  if (k == std::string::npos || k > end) return "";
-  const size_t v = k + key.size() + 4;
-  const size_t stop = json[v] == '[' ? json.find(']', v) + 1 : json.find_first_of(",}", v);
-  return json.substr(v, stop - v);
-}
+using pto_test::json_field;
 
 // The most tasks in flight ([dispatch, complete)) at once per key, from the trace's task
 // records; key_of names the gate a task belongs to from its record. A completion and a
@@ -128,7 +121,7 @@ std::map<std::string, int> max_in_flight(const std::string &trace, KeyOf key_of)
   const size_t edges = trace.find("\"edges\": [");
   for (size_t at = trace.find("{\"id\": ", tasks); at != std::string::npos && at < edges;
        at = trace.find("{\"id\": ", at + 1)) {
-    const std::string d = field(trace, at, "dispatch"), c = field(trace, at, "complete");
+    const std::string d = json_field(trace, at, "dispatch"), c = json_field(trace, at, "complete");
     if (d.empty() || c.empty()) continue;
     const std::string key = key_of(trace, at);
     if (key.empty()) continue;
@@ -146,10 +139,10 @@ std::map<std::string, int> max_in_flight(const std::string &trace, KeyOf key_of)
 }
 
 std::string by_stream(const std::string &t, size_t at) {
-  return field(t, at, "stream");
+  return json_field(t, at, "stream");
 }
 std::string by_target(const std::string &t, size_t at) {
-  return field(t, at, "target");
+  return json_field(t, at, "target");
 }
 std::string everything(const std::string &, size_t) {
   return "all";
@@ -239,7 +232,7 @@ TEST_P(Schedule, PipelineDepthOneGlobalSerialisesIndependentTasks) {
 TEST_P(Schedule, PipelineDepthPerPoolBoundsTheVectorPool) {
   run(Program{}, config(3, pto::PipelineScope::kPerPool));
   const auto most = max_in_flight(w.last_trace_json(),
-                                  [](const std::string &t, size_t at) { return field(t, at, "shape"); });
+                                  [](const std::string &t, size_t at) { return json_field(t, at, "shape"); });
   EXPECT_EQ(most.at("\"AIV\""), 3);
 }
 
@@ -360,13 +353,13 @@ std::vector<Placed> placed_tasks(const std::string &trace) {
   const size_t edges = trace.find("\"edges\": [");
   for (size_t at = trace.find("{\"id\": ", tasks); at != std::string::npos && at < edges;
        at = trace.find("{\"id\": ", at + 1)) {
-    const std::string d = field(trace, at, "dispatch"), cores = field(trace, at, "cores");
+    const std::string d = json_field(trace, at, "dispatch"), cores = json_field(trace, at, "cores");
     if (d.empty() || cores.size() < 3) continue;
     Placed p;
     p.dispatch = std::stoll(d);
     p.slot = std::stoi(cores.substr(1));
-    p.policy = field(trace, at, "dispatch_policy");
-    const std::string m = field(trace, at, "dispatch_metric");
+    p.policy = json_field(trace, at, "dispatch_policy");
+    const std::string m = json_field(trace, at, "dispatch_metric");
     p.metric = m.empty() ? -1 : std::stoll(m);
     out.push_back(p);
   }
@@ -381,7 +374,7 @@ std::vector<int> aiv_slots(const std::string &trace) {
   const size_t end = trace.find("\"tasks\": [");
   for (size_t at = trace.find("{\"slot\": "); at != std::string::npos && at < end;
        at = trace.find("{\"slot\": ", at + 1)) {
-    if (field(trace, at, "type") == "\"AIV\"") out.push_back(std::stoi(field(trace, at, "slot")));
+    if (json_field(trace, at, "type") == "\"AIV\"") out.push_back(std::stoi(json_field(trace, at, "slot")));
   }
   std::sort(out.begin(), out.end());
   return out;

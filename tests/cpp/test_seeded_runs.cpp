@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/test_kernels.h"
+#include "common/trace_json.h"
 
 namespace {
 
@@ -57,25 +58,18 @@ pto::ChipCallConfig config(int64_t seed) {
   return cfg;
 }
 
-// The value after `"key": ` in the task record that starts at `at` (up to , or }).
-std::string field(const std::string &json, size_t at, const std::string &key) {
-  const size_t end = json.find('}', at);
-  const size_t k = json.find("\"" + key + "\": ", at);
-  if (k == std::string::npos || k > end) return "";
-  const size_t v = k + key.size() + 4;
-  const size_t stop = json[v] == '[' ? json.find(']', v) + 1 : json.find_first_of(",}", v);
-  return json.substr(v, stop - v);
-}
+using pto_test::json_field;
 
 // The run's schedule from its trace: "task@[cores]/scheduler" in start order.
 std::string schedule_of(const std::string &trace_json) {
   std::vector<std::tuple<long long, std::string>> by_start;
   for (size_t at = trace_json.find("{\"id\": "); at != std::string::npos;
        at = trace_json.find("{\"id\": ", at + 1)) {
-    const std::string start = field(trace_json, at, "start");
+    const std::string start = json_field(trace_json, at, "start");
     if (start.empty() || start == "null") continue;
-    by_start.emplace_back(std::stoll(start), field(trace_json, at, "id") + "@" + field(trace_json, at, "cores") +
-                                                 "/" + field(trace_json, at, "thread"));
+    by_start.emplace_back(std::stoll(start), json_field(trace_json, at, "id") + "@" +
+                                                 json_field(trace_json, at, "cores") + "/" +
+                                                 json_field(trace_json, at, "thread"));
   }
   std::stable_sort(by_start.begin(), by_start.end());
   std::string out;
@@ -88,7 +82,8 @@ std::string seeded_schedule(pto::ChipWorker &w, const pto::ChipCallable &c, int6
   const pto::RunStats stats = w.run(c, none, config(seed));
   EXPECT_EQ(stats.tasks_run, 64u);
   const std::string s = schedule_of(w.last_trace_json());
-  EXPECT_EQ(std::count(s.begin(), s.end(), '@'), 64) << "trace not parsed: " << w.last_trace_json().substr(0, 400);
+  EXPECT_EQ(std::count(s.begin(), s.end(), '@'), 64)
+      << "trace not parsed: " << w.last_trace_json().substr(0, 400);
   return s;
 }
 
@@ -129,7 +124,8 @@ TEST_P(SeededRuns, SameSeedSameScheduleInThisProcessAndAnotherOneDifferentSeedsD
   ASSERT_EQ(pclose(p), 0) << out;
   const size_t at = out.find("SCHEDULE ");
   ASSERT_NE(at, std::string::npos) << out;
-  EXPECT_EQ(out.substr(at + 9, out.find('\n', at) - at - 9), a) << "seed 7 gave another schedule in another process";
+  EXPECT_EQ(out.substr(at + 9, out.find('\n', at) - at - 9), a)
+      << "seed 7 gave another schedule in another process";
 
   int differ = 0;
   for (int64_t seed = 1; seed <= 5; ++seed) differ += seeded_schedule(w, c, seed) != a;

@@ -19,6 +19,7 @@
 
 #include "common/test_kernels.h"
 #include "common/tmr_program.h"
+#include "common/trace_json.h"
 
 namespace {
 
@@ -95,21 +96,12 @@ std::vector<TracedEdge> traced_edges(const std::string &json) {
   EXPECT_NE(begin, std::string::npos);
   EXPECT_NE(end, std::string::npos);
   const std::string part = json.substr(begin, end - begin);
-  // The value after `"key": ` in the edge object that starts at `at` ("" when absent; strings
-  // without their quotes). (No std::regex: GCC 12 warns inside <regex> under -O2 with ASan.)
-  auto field = [&part](size_t at, const std::string &key) -> std::string {
-    const size_t close = part.find('}', at);
-    const std::string k = "\"" + key + "\": ";
-    const size_t p = part.find(k, at);
-    if (p == std::string::npos || p > close) return "";
-    const size_t v = p + k.size();
-    if (part[v] == '"') return part.substr(v + 1, part.find('"', v + 1) - v - 1);
-    return part.substr(v, part.find_first_of(",}", v) - v);
-  };
   std::vector<TracedEdge> out;
   for (size_t at = part.find("{\"from\": "); at != std::string::npos; at = part.find("{\"from\": ", at + 1)) {
-    const std::string kind = field(at, "kind"), source = field(at, "source");
-    out.push_back(TracedEdge{std::stoll(field(at, "from")), std::stoll(field(at, "to")), kind, source});
+    const std::string kind = pto_test::json_string_field(part, at, "kind"),
+                      source = pto_test::json_string_field(part, at, "source");
+    out.push_back(TracedEdge{std::stoll(pto_test::json_field(part, at, "from")),
+                             std::stoll(pto_test::json_field(part, at, "to")), kind, source});
     EXPECT_EQ(!source.empty(), kind != "explicit") << "an inferred edge, and only one, has a source";
   }
   return out;
