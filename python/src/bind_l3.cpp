@@ -216,21 +216,7 @@ void bind_worker(nb::module_ &m) {
             std::shared_ptr<void> heap = worker.heap_keepalive();
             PyObject *borrowed = runner.ptr();  // the caller holds it for the duration of the call
             pto::Worker::OrchFn fn = [borrowed, heap](pto::HostOrchestrator &o) {
-              std::string err;
-              pto_status code = PTO_ORCHESTRATION_FAILED;
-              {
-                nb::gil_scoped_acquire gil;
-                auto *py = new PyOrch{&o, heap};  // owned by Python; invalidated below
-                nb::object wrapped = nb::cast(py, nb::rv_policy::take_ownership);
-                try {
-                  // (not `nb::handle(borrowed)(wrapped);`: that declares a variable)
-                  nb::object ignored = nb::handle(borrowed)(wrapped);
-                } catch (nb::python_error &e) {
-                  err = py_error_text(e, &code);
-                }
-                py->o = nullptr;
-              }
-              if (!err.empty()) throw pto::Error(code, err);
+              call_python_orchestration(borrowed, [&] { return new PyOrch{&o, heap}; });
             };
             nb::gil_scoped_release release;
             return worker.submit(fn);

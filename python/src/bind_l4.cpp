@@ -137,20 +137,7 @@ void bind_worker(nb::module_ &m) {
             pto::l4::Worker &worker = w.get();
             PyObject *borrowed = runner.ptr();  // the caller holds it for the duration of the call
             pto::l4::Worker::OrchFn fn = [borrowed](pto::l4::Orchestrator &o) {
-              std::string err;
-              pto_status code = PTO_ORCHESTRATION_FAILED;
-              {
-                nb::gil_scoped_acquire gil;
-                auto *py = new PyL4Orch{&o};  // owned by Python; invalidated below
-                nb::object wrapped = nb::cast(py, nb::rv_policy::take_ownership);
-                try {
-                  nb::object ignored = nb::handle(borrowed)(wrapped);
-                } catch (nb::python_error &e) {
-                  err = py_error_text(e, &code);
-                }
-                py->o = nullptr;
-              }
-              if (!err.empty()) throw pto::Error(code, err);
+              call_python_orchestration(borrowed, [&] { return new PyL4Orch{&o}; });
             };
             nb::gil_scoped_release release;
             return worker.submit(fn);

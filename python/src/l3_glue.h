@@ -49,6 +49,29 @@ pto::WorkerRunStats wait_interruptibly(const pto::RunHandle &h, int64_t timeout_
 // process-wide backend registry's "cpu_sim" entry. Defines _runtime_identity() on `m`.
 void bind_runtime_identity(nb::module_ &m);
 
+// A run's Python orchestration function, called on the orchestrating thread: with the GIL, a
+// new binding object make() (owned by Python) is passed to `fn`, then invalidated (its `o`
+// set to null: Python may keep it, but not use it past the orchestration); a Python exception
+// becomes a pto::Error with its code and text. The L3 and L4 bindings' submit.
+template <typename Make>
+void call_python_orchestration(PyObject *fn, Make make) {
+  std::string err;
+  pto_status code = PTO_ORCHESTRATION_FAILED;
+  {
+    nb::gil_scoped_acquire gil;
+    auto *py = make();
+    nb::object wrapped = nb::cast(py, nb::rv_policy::take_ownership);
+    try {
+      // (not `nb::handle(fn)(wrapped);`: that declares a variable)
+      nb::object ignored = nb::handle(fn)(wrapped);
+    } catch (nb::python_error &e) {
+      err = py_error_text(e, &code);
+    }
+    py->o = nullptr;
+  }
+  if (!err.empty()) throw pto::Error(code, err);
+}
+
 // Worker.close(timeout_ms) of the L3 and L4 bindings: nothing once closed; the GIL released
 // while the worker drains; timeout_ms < 0 means the worker's own close_timeout.
 template <typename Holder>
