@@ -25,8 +25,12 @@
 #define PTO_EXTERN_C
 #endif
 
-/* Symbol names the runtime looks up in a kernel binary. */
+/* Symbol names the runtime looks up in a kernel binary. A binary exports one entry, and the
+ * entry picks the ABI: pto_kernel_entry (PTO_KERNEL, this header: arguments are addresses and
+ * scalars in the order given) or kernel_entry (the descriptor ABI of include/pto_abi/: tensors
+ * first, each as a ChipTensor address, then scalars, then the dispatch contexts). */
 #define PTO_KERNEL_ENTRY_SYMBOL "pto_kernel_entry"
+#define PTO_ABI_KERNEL_ENTRY_SYMBOL "kernel_entry"
 #define PTO_KERNEL_SIGNATURE_SYMBOL "pto_kernel_signature"
 
 /* Defines the kernel entry point: PTO_KERNEL(args) { ... } */
