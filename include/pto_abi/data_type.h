@@ -68,9 +68,9 @@ inline uint64_t get_element_size(DataType dtype) {
 }
 
 inline const char *get_dtype_name(DataType dtype) {
-  static const char *const kNames[] = {"FLOAT32", "FLOAT16", "INT32",  "INT16",  "INT8",
-                                       "UINT8",   "BFLOAT16", "INT64", "UINT64", "UINT16",
-                                       "UINT32",  "BOOL",    "FP8E4M3FN", "FP8E8M0", "FP4E2M1"};
+  static const char *const kNames[] = {"FLOAT32", "FLOAT16",  "INT32",     "INT16",   "INT8",
+                                       "UINT8",   "BFLOAT16", "INT64",     "UINT64",  "UINT16",
+                                       "UINT32",  "BOOL",     "FP8E4M3FN", "FP8E8M0", "FP4E2M1"};
   const unsigned i = static_cast<unsigned>(dtype);
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "UNKNOWN";
 }

@@ -24,7 +24,7 @@ constexpr int32_t PTO_ABI_MAX_TENSOR_ARGS = 32;
 constexpr int32_t PTO_ABI_MAX_SCALAR_ARGS = 16;
 /* The context slots follow the largest argument list. */
 constexpr int32_t SPMD_LOCAL_CONTEXT_INDEX = PTO_ABI_MAX_TENSOR_ARGS + PTO_ABI_MAX_SCALAR_ARGS;  // 48
-constexpr int32_t SPMD_GLOBAL_CONTEXT_INDEX = SPMD_LOCAL_CONTEXT_INDEX + 1;                       // 49
+constexpr int32_t SPMD_GLOBAL_CONTEXT_INDEX = SPMD_LOCAL_CONTEXT_INDEX + 1;                      // 49
 constexpr int32_t PTO_ABI_LOCAL_CONTEXT_INDEX = SPMD_LOCAL_CONTEXT_INDEX;
 constexpr int32_t PTO_ABI_GLOBAL_CONTEXT_INDEX = SPMD_GLOBAL_CONTEXT_INDEX;
 constexpr int32_t PTO2_EXT_PARAMS_COUNT = 2;
@@ -45,15 +45,18 @@ struct GlobalContext {
 };
 
 static __aicore__ inline int32_t get_block_idx(__gm__ int64_t *args) {
-  return reinterpret_cast<__gm__ const LocalContext *>(static_cast<uintptr_t>(args[PTO_ABI_LOCAL_CONTEXT_INDEX]))
+  return reinterpret_cast<__gm__ const LocalContext *>(
+             static_cast<uintptr_t>(args[PTO_ABI_LOCAL_CONTEXT_INDEX]))
       ->block_idx;
 }
 static __aicore__ inline int32_t get_block_num(__gm__ int64_t *args) {
-  return reinterpret_cast<__gm__ const LocalContext *>(static_cast<uintptr_t>(args[PTO_ABI_LOCAL_CONTEXT_INDEX]))
+  return reinterpret_cast<__gm__ const LocalContext *>(
+             static_cast<uintptr_t>(args[PTO_ABI_LOCAL_CONTEXT_INDEX]))
       ->block_num;
 }
 static __aicore__ inline int32_t get_sub_block_id(__gm__ int64_t *args) {
-  return reinterpret_cast<__gm__ const GlobalContext *>(static_cast<uintptr_t>(args[PTO_ABI_GLOBAL_CONTEXT_INDEX]))
+  return reinterpret_cast<__gm__ const GlobalContext *>(
+             static_cast<uintptr_t>(args[PTO_ABI_GLOBAL_CONTEXT_INDEX]))
       ->sub_block_id;
 }
 

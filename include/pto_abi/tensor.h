@@ -41,12 +41,12 @@ enum class TensorArgType : int32_t { INPUT = 0, OUTPUT = 1, INOUT = 2, OUTPUT_EX
 /* Why a view operation could not make its view (ChipTensor::abi_error). */
 enum ChipTensorError : uint8_t {
   CHIP_TENSOR_OK = 0,
-  CHIP_TENSOR_VIEW_OUT_OF_RANGE = 1,    /* view(): a window past the parent's shape */
-  CHIP_TENSOR_RESHAPE_STRIDED = 2,      /* reshape() of a non-contiguous view */
-  CHIP_TENSOR_RESHAPE_NUMEL = 3,        /* reshape() to a different element count */
-  CHIP_TENSOR_BAD_DIM = 4,              /* a dimension index >= ndims, or ndims outside 1..5 */
-  CHIP_TENSOR_SLICE_RANGE = 5,          /* slice(): empty, reversed or past the end, or step 0 */
-  CHIP_TENSOR_STRIDE_OVERFLOW = 6,      /* a stride or offset beyond what the fields hold */
+  CHIP_TENSOR_VIEW_OUT_OF_RANGE = 1, /* view(): a window past the parent's shape */
+  CHIP_TENSOR_RESHAPE_STRIDED = 2,   /* reshape() of a non-contiguous view */
+  CHIP_TENSOR_RESHAPE_NUMEL = 3,     /* reshape() to a different element count */
+  CHIP_TENSOR_BAD_DIM = 4,           /* a dimension index >= ndims, or ndims outside 1..5 */
+  CHIP_TENSOR_SLICE_RANGE = 5,       /* slice(): empty, reversed or past the end, or step 0 */
+  CHIP_TENSOR_STRIDE_OVERFLOW = 6,   /* a stride or offset beyond what the fields hold */
 };
 
 inline const char *chip_tensor_error_text(uint8_t e) {
@@ -72,15 +72,15 @@ inline const char *chip_tensor_error_text(uint8_t e) {
 
 struct alignas(64) ChipTensor {
   /* --- line 1: what every consumer reads --- */
-  PTOBufferHandle buffer;      /* 0 */
-  PTO2TaskId owner_task_id;    /* 16: the task that created the buffer; invalid() for run tensors */
-  uint64_t start_offset;       /* 24: elements from buffer.addr to the view's first element */
-  int32_t version;             /* 32: always 0 here (the runtime tracks versions itself) */
-  uint32_t ndims;              /* 36 */
-  DataType dtype;              /* 40 */
-  bool manual_dep;             /* 41: the orchestration asked for no dependency tracking */
-  bool is_contiguous;          /* 42: strides are the row-major strides of shapes */
-  AddressSpace address_space;  /* 43 */
+  PTOBufferHandle buffer;           /* 0 */
+  PTO2TaskId owner_task_id;         /* 16: the task that created the buffer; invalid() for run tensors */
+  uint64_t start_offset;            /* 24: elements from buffer.addr to the view's first element */
+  int32_t version;                  /* 32: always 0 here (the runtime tracks versions itself) */
+  uint32_t ndims;                   /* 36 */
+  DataType dtype;                   /* 40 */
+  bool manual_dep;                  /* 41: the orchestration asked for no dependency tracking */
+  bool is_contiguous;               /* 42: strides are the row-major strides of shapes */
+  AddressSpace address_space;       /* 43 */
   uint32_t shapes[MAX_TENSOR_DIMS]; /* 44 */
   /* --- line 2: strides, for views that are not contiguous --- */
   uint64_t extent_elem_cache;        /* 64: 1 + sum((shapes[i] - 1) * strides[i]); 0 if empty */
@@ -136,14 +136,16 @@ struct alignas(64) ChipTensor {
 
   /* The window at `offsets` with extent `view_shapes` (one per dimension), same strides. An
    * empty window (a zero extent) is accepted with any offsets: it covers no element. */
-  ChipTensor view(const uint32_t view_shapes[], const uint32_t view_offsets[], bool in_manual_dep = false) const {
+  ChipTensor view(const uint32_t view_shapes[], const uint32_t view_offsets[],
+                  bool in_manual_dep = false) const {
     ChipTensor r = *this;
     r.manual_dep = in_manual_dep;
     bool empty = false;
     for (uint32_t i = 0; i < ndims; ++i) empty = empty || view_shapes[i] == 0;
     for (uint32_t i = 0; i < ndims; ++i) {
       if (!empty) {
-        if (uint64_t{view_offsets[i]} + view_shapes[i] > shapes[i]) r.abi_error = CHIP_TENSOR_VIEW_OUT_OF_RANGE;
+        if (uint64_t{view_offsets[i]} + view_shapes[i] > shapes[i])
+          r.abi_error = CHIP_TENSOR_VIEW_OUT_OF_RANGE;
         r.start_offset += uint64_t{view_offsets[i]} * strides[i];
       }
       r.shapes[i] = view_shapes[i];
@@ -181,7 +183,8 @@ struct alignas(64) ChipTensor {
     return r;
   }
   /* Elements start, start + step, ... below end of dimension `dim`. */
-  ChipTensor slice(uint32_t dim, uint32_t start, uint32_t end, uint32_t step = 1, bool in_manual_dep = false) const {
+  ChipTensor slice(uint32_t dim, uint32_t start, uint32_t end, uint32_t step = 1,
+                   bool in_manual_dep = false) const {
     ChipTensor r = *this;
     r.manual_dep = in_manual_dep;
     if (dim >= ndims) {
@@ -288,9 +291,10 @@ inline ChipTensor make_tensor_external(void *addr, const uint32_t shapes[], uint
 }
 
 /* A strided descriptor at `addr` (offset 0); its buffer is the view's extent. */
-inline ChipTensor make_tensor_strided(void *addr, const uint32_t shapes[], const uint32_t strides[], uint32_t ndims,
-                                      DataType dtype = DataType::FLOAT32, bool manual_dep = false,
-                                      int32_t version = 0, AddressSpace space = AddressSpace::HOST) {
+inline ChipTensor make_tensor_strided(void *addr, const uint32_t shapes[], const uint32_t strides[],
+                                      uint32_t ndims, DataType dtype = DataType::FLOAT32,
+                                      bool manual_dep = false, int32_t version = 0,
+                                      AddressSpace space = AddressSpace::HOST) {
   ChipTensor t = make_tensor_external(addr, shapes, ndims, dtype, manual_dep, version, space);
   if (t.abi_error != CHIP_TENSOR_OK) return t;
   for (uint32_t i = 0; i < t.ndims; ++i) t.strides[i] = strides[i];

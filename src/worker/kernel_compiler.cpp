@@ -654,6 +654,7 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   if (options_.debug_info) flags.push_back("-g");
   flags.push_back("-I" + include_dir);
   for (const std::string &dir : options_.include_dirs) flags.push_back("-I" + dir);
+  flags.push_back("-I" + worker::join_path(include_dir, "pto_abi"));  // descriptor ABI: "tensor.h"
   if (!options_.pto_isa_root.empty()) {
     flags.push_back("-I" + worker::join_path(options_.pto_isa_root, "include"));
   }
@@ -731,7 +732,9 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
   // A kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) exports its table instead.
-  const bool kernel_program = entry.runtime == nullptr && platform_elf_exports(so_tmp, PTO_KERNEL_TABLE_SYMBOL);
+  // A descriptor-ABI kernel (include/pto_abi/) exports kernel_entry instead.
+  const bool kernel_program = entry.runtime == nullptr && (platform_elf_exports(so_tmp, PTO_KERNEL_TABLE_SYMBOL) ||
+                                                           platform_elf_exports(so_tmp, PTO_ABI_KERNEL_ENTRY_SYMBOL));
   if (!kernel_program && !platform_elf_exports(so_tmp, entry.symbol)) {
     const std::string hint =
         entry_point_hint(entry, [&](const char *s) { return platform_elf_exports(so_tmp, s); });

@@ -26,9 +26,9 @@
 #include "crash_report_sim.h"
 #include "device_log_sim.h"
 #include "fiber_pool.h"
+#include "pto/kernel_list.h"
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
-#include "pto/kernel_list.h"
 #include "sim_exec.h"
 
 namespace pto {
@@ -296,13 +296,24 @@ pto_status SimDevice::load_kernel(const std::string &path, uint32_t func_id, Loa
     return PTO_OK;
   }
   void *entry = dlsym(lib, PTO_KERNEL_ENTRY_SYMBOL);
-  if (!entry) {
+  void *abi_entry = dlsym(lib, PTO_ABI_KERNEL_ENTRY_SYMBOL);
+  if (entry && abi_entry) {
+    *error = "kernel binary " + path + " exports both " PTO_KERNEL_ENTRY_SYMBOL " (PTO_KERNEL) and " +
+             PTO_ABI_KERNEL_ENTRY_SYMBOL
+             " (the descriptor ABI); the entry decides how arguments are "
+             "passed, so keep exactly one";
+    return PTO_INVALID_ARGUMENT;
+  }
+  if (!entry && !abi_entry) {
     *error = "kernel binary " + path +
-             " has no " PTO_KERNEL_ENTRY_SYMBOL
-             " (define the kernel with PTO_KERNEL(args) from pto/kernel.h, or several with "
-             "PTO_KERNEL_PROGRAM from pto/kernel_list.h)";
+             " has no " PTO_KERNEL_ENTRY_SYMBOL " or " PTO_ABI_KERNEL_ENTRY_SYMBOL
+             " (define the kernel with PTO_KERNEL(args) from pto/kernel.h, with extern \"C\" "
+             "kernel_entry(__gm__ int64_t *args) and the descriptors of include/pto_abi/tensor.h, or "
+             "several with PTO_KERNEL_PROGRAM from pto/kernel_list.h)";
     return PTO_LOAD_FAILED;
   }
+  out->abi = entry ? 0u : 1u;
+  if (!entry) entry = abi_entry;
   out->entry_addr = reinterpret_cast<uint64_t>(entry);
   crash_report_name_kernel(out->entry_addr, path);
   out->signature = static_cast<const pto_kernel_signature_t *>(dlsym(lib, PTO_KERNEL_SIGNATURE_SYMBOL));
@@ -508,8 +519,10 @@ void SimDevice::shutdown() {
     }
   }
   for (auto &kv : libs_) {
-    if (void *entry = dlsym(kv.second, PTO_KERNEL_ENTRY_SYMBOL))
-      crash_report_name_kernel(reinterpret_cast<uint64_t>(entry), "");  // forget its name
+    for (const char *symbol : {PTO_KERNEL_ENTRY_SYMBOL, PTO_ABI_KERNEL_ENTRY_SYMBOL}) {
+      if (void *entry = dlsym(kv.second, symbol))
+        crash_report_name_kernel(reinterpret_cast<uint64_t>(entry), "");  // forget its name
+    }
     dlclose(kv.second);
   }
   libs_.clear();

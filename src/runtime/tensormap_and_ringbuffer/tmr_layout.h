@@ -92,7 +92,7 @@ struct KernelSlot {    // host-written
   uint64_t entry;      // 0 = no kernel with this func_id
   uint64_t signature;  // const pto_kernel_signature_t * (sim: valid in the AICPU program)
   uint32_t core_type;
-  uint32_t reserved;
+  uint32_t abi;        // KernelAbi (core/descriptor_call.h): how its call block is laid out
 };
 
 using pto::SchedulerSlot;  // core/handshake.h
@@ -104,7 +104,8 @@ struct alignas(kCacheLine) Header {
   uint64_t short_task_ticks;  // Device::short_task_ns() in ticks (core/core_pool.h)
   uint64_t pipeline_ticks;    // queue behind running kernels shorter than this (core/core_pool.h)
   uint32_t max_args, dep_capacity, tensormap_entries, num_kernels, num_tensors, num_scalars;
-  uint64_t call_stride;  // bytes per kernel-call block
+  uint64_t call_stride;  // bytes per kernel-call block (room for a descriptor block when a kernel
+                         // of the callable uses the descriptor ABI: core/descriptor_call.h)
   uint64_t slots_addr, calls_addr, deps_addr, kernels_addr, tensors_addr, scalars_addr;
   uint64_t handshakes_addr, sched_addr, heap_addr, heap_bytes, orch_entry;
   // Profiling (0 when off): TaskTrace[trace_capacity] by task id, EdgeTrace[edge_capacity].

@@ -110,6 +110,9 @@ struct LoadedKernel {
   // type its table gives func_id; "" and -1 for a one-kernel binary.
   std::string name;
   int32_t core_type = -1;
+  // The ABI its entry picks (pto/kernel.h): 0 = pto_kernel_entry (PTO_KERNEL), 1 = kernel_entry
+  // (the descriptor ABI of include/pto_abi/; core/descriptor_call.h lays out its call block).
+  uint32_t abi = 0;
 };
 
 class Device {

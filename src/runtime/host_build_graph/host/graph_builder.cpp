@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/descriptor_call.h"
 #include "core/schedule_messages.h"
 
 namespace pto {
@@ -82,6 +83,49 @@ bool HostGraphBuilder::check_args(const KernelEntry &k, TaskId id, const TaskArg
   return true;
 }
 
+void abi_shape_of(const Tensor &t, uint32_t *ndim, int64_t *shape, int64_t *strides) {
+  int64_t n = 1;
+  for (uint32_t d = 0; d < t.ndim && d < static_cast<uint32_t>(kMaxTensorDims); ++d) n *= t.shape[d];
+  const bool own =
+      t.ndim > 0 && t.ndim <= static_cast<uint32_t>(kMaxTensorDims) && n == static_cast<int64_t>(t.nelems);
+  *ndim = own ? t.ndim : 1;
+  if (!own) shape[0] = static_cast<int64_t>(t.nelems);
+  int64_t stride = 1;
+  for (uint32_t d = *ndim; d-- > 0;) {
+    if (own) shape[d] = t.shape[d];
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+}
+
+bool HostGraphBuilder::check_descriptor_args(const KernelEntry &k, TaskId id, const TaskArg *args,
+                                             uint32_t n) {
+  uint32_t tensors = 0, scalars = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    DescriptorFault f = kDescOk;
+    if (args[i].kind == PTO_ARG_SCALAR) {
+      if (++scalars > static_cast<uint32_t>(PTO_ABI_MAX_SCALAR_ARGS)) f = kDescTooMany;
+    } else if (scalars > 0) {
+      f = kDescOrder;
+    } else if (++tensors > static_cast<uint32_t>(PTO_ABI_MAX_TENSOR_ARGS)) {
+      f = kDescTooMany;
+    } else {
+      uint32_t ndim;
+      int64_t shape[kMaxTensorDims], strides[kMaxTensorDims];
+      abi_shape_of(args[i].tensor, &ndim, shape, strides);
+      f = descriptor_fault(args[i].tensor.dtype, ndim, shape, strides);
+    }
+    if (f != kDescOk) {
+      error(f == kDescOrder || f == kDescTooMany ? PTO_INVALID_ARGUMENT : PTO_BAD_TENSOR,
+            task_name(id, k.func_id) + ": argument " + std::to_string(i) + " cannot be passed to kernel " +
+                std::to_string(k.func_id) +
+                ", a descriptor-ABI kernel (kernel_entry): " + descriptor_fault_text(f));
+      return false;
+    }
+  }
+  return true;
+}
+
 TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args,
                                   uint32_t num_args) {
   if (!ok()) return kInvalidTask;
@@ -128,6 +172,8 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
     return kInvalidTask;
   }
   if (!check_args(k, id, args, num_args)) return kInvalidTask;
+  const bool descriptors = k.loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+  if (descriptors && !check_descriptor_args(k, id, args, num_args)) return kInvalidTask;
   HostTask t;
   t.func_id = func_id;
   t.core_type = core_type;
@@ -142,6 +188,14 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
       dump_.push_back(DumpTensor{i, args[i].tensor});
   }
   t.num_dump = static_cast<uint32_t>(dump_.size()) - t.dump_begin;
+  t.descriptors = descriptors;
+  t.abi_begin = static_cast<uint32_t>(abi_.size());
+  if (descriptors) {
+    for (uint32_t i = 0; i < num_args; ++i) {
+      if (args[i].kind == PTO_ARG_TENSOR) abi_.push_back(args[i].tensor);
+    }
+  }
+  t.num_abi_tensors = static_cast<uint32_t>(abi_.size()) - t.abi_begin;
   t.stream = stream_;
   t.target = target_;
   tasks_.push_back(t);

@@ -28,6 +28,11 @@ struct HostTask {
   uint32_t num_dump = 0;
   uint16_t stream = 0;          // set_stream at add_task
   uint16_t target = kNoTarget;  // set_stream at add_task
+  // Descriptor-ABI kernels (core/descriptor_call.h): its tensors, in argument order, in
+  // HostGraphBuilder::abi_tensors(); num_abi_tensors is 0 for PTO_KERNEL kernels.
+  uint32_t abi_begin = 0;
+  uint32_t num_abi_tensors = 0;
+  bool descriptors = false;
 };
 
 // enable_dump_tensor: a tensor argument of a task, kept for the dump description.
@@ -35,6 +40,11 @@ struct DumpTensor {
   uint32_t arg;  // argument index
   Tensor tensor;
 };
+
+// The shape and row-major strides a descriptor gets for an hbg tensor: its own shape when that
+// multiplies out to nelems, else one dimension of nelems (a sub-range made by offsetting addr).
+// shape and strides have room for kMaxTensorDims.
+void abi_shape_of(const Tensor &t, uint32_t *ndim, int64_t *shape, int64_t *strides);
 
 // Validates every call against the callable and the config; the first error wins and
 // is reported with its code after the orchestration returns.
@@ -59,6 +69,7 @@ class HostGraphBuilder final : public GraphBuilder {
   const int64_t *args(const HostTask &t) const { return args_.data() + t.args_begin; }
   const uint32_t *successors(const HostTask &t) const { return succ_.data() + t.succ_begin; }
   const DumpTensor *dump_tensors(const HostTask &t) const { return dump_.data() + t.dump_begin; }
+  const Tensor *abi_tensors(const HostTask &t) const { return abi_.data() + t.abi_begin; }
   // Every edge (producer, consumer), in the order add_dependency made them.
   const std::vector<std::pair<uint32_t, uint32_t>> &edges() const { return edges_; }
   // Predecessors of every task, CSR: task i's are preds[begin[i] .. begin[i + 1]) (reports only).
@@ -67,6 +78,7 @@ class HostGraphBuilder final : public GraphBuilder {
  private:
   void error(pto_status code, std::string message) { err_.set(code, std::move(message)); }
   bool check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n);
+  bool check_descriptor_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n);
   // [addr, addr + bytes) lies in a live device allocation. The last allocation found is
   // remembered: nothing is freed while the orchestration runs, and most tensors of a graph
   // share a few allocations, so most checks skip the allocator's lock and map.
@@ -79,6 +91,7 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> succ_;  // by producer (finish)
   std::vector<DumpTensor> dump_;
+  std::vector<Tensor> abi_;                   // descriptor-ABI tasks' tensors (HostTask::abi_begin)
   uint64_t live_lo_ = 0, live_hi_ = 0;        // live_tensor's last allocation
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what add_task gives the next tasks
   FirstError err_;

@@ -7,6 +7,7 @@
 
 #include "core/align.h"
 #include "core/check.h"
+#include "core/descriptor_call.h"
 #include "core/mix_sync.h"
 #include "hbg_layout.h"
 #include "host/device_runner.h"
@@ -43,8 +44,14 @@ struct Layout {
     call_off.resize(graph.size());
     uint64_t count[PTO_CORE_TYPE_COUNT] = {0, 0};
     for (size_t i = 0; i < graph.size(); ++i) {
-      call_off[i] = off;
-      off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
+      if (graph[i].descriptors) {  // core/descriptor_call.h: its descriptors start on a cache line
+        off = align_up(off, kCacheLine);
+        call_off[i] = off;
+        off += descriptor_call_bytes(graph[i].num_abi_tensors);
+      } else {
+        call_off[i] = off;
+        off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
+      }
       ++count[graph[i].core_type];
     }
     off = align_up(off, kCacheLine);
@@ -143,7 +150,24 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
                       tensor.shape, nullptr, kDumpBefore | kDumpAfter);
       }
     }
-    if (ht.num_args) memcpy(call->args, b.args(ht), 8 * ht.num_args);
+    if (ht.descriptors) {
+      // Descriptors at their device addresses: the image is copied to dev as a whole.
+      const uint64_t call_dev = dev + L.call_off[i];
+      ChipTensor *desc = descriptors_of(call);
+      const Tensor *tensors = b.abi_tensors(ht);
+      for (uint32_t k = 0; k < ht.num_abi_tensors; ++k) {
+        uint32_t ndim;
+        int64_t shape[kMaxTensorDims], strides[kMaxTensorDims];
+        hbg::abi_shape_of(tensors[k], &ndim, shape, strides);
+        fill_descriptor(&desc[k], tensors[k].addr, tensors[k].nbytes, 0, tensors[k].dtype, ndim, shape,
+                        strides);
+      }
+      // Scalars follow the tensors (add_task checked the order).
+      finish_descriptor_call(call, call_dev, call_dev + kDescTensorsOffset, ht.num_abi_tensors,
+                             b.args(ht) + ht.num_abi_tensors, ht.num_args - ht.num_abi_tensors, 0);
+    } else if (ht.num_args) {
+      memcpy(call->args, b.args(ht), 8 * ht.num_args);
+    }
     if (ht.num_preds == 0) {
       t->state.store(hbg::kReady, std::memory_order_relaxed);
       ready[ht.core_type].push_back(i);

@@ -126,6 +126,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   t.next_deferred = -1;
   if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
   const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
+  const bool descriptors = k.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
   for (uint32_t p = 0; p < parts; ++p) {
     pto_kernel_call *call = call_of(h_, id, p);
     call->status = 0;
@@ -134,11 +135,13 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     call->is_mix = parts == 3;
     call->log = h_->log_addr;
     call->mix_sync = call->mix_ops = 0;  // MIX: the scheduler and the core fill them at dispatch
+    if (descriptors) continue;
     for (uint32_t i = 0; i < num_args; ++i) {
       call->args[i] =
           args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;
     }
   }
+  if (descriptors) write_descriptor_calls(id, args, num_args, parts);
 
   if (!find_producers(args, num_args, after, num_after, id, func_id, core_type)) return TaskHandle{};
   if (!wire_producers(t, id, func_id)) return TaskHandle{};
@@ -160,6 +163,30 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   }
   if (poller_) poller_->poll();
   return TaskHandle{id};
+}
+
+void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts) {
+  pto_kernel_call *first = call_of(h_, id, 0);
+  ChipTensor *desc = descriptors_of(first);
+  int64_t scalars[PTO_ABI_MAX_SCALAR_ARGS];
+  uint32_t tensors = 0, num_scalars = 0;  // check_task: tensors first, within the ABI's counts
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind == PTO_ARG_SCALAR) {
+      scalars[num_scalars++] = args[i].scalar;
+      continue;
+    }
+    const TensorView &v = args[i].view;
+    fill_descriptor(&desc[tensors++], v.buffer, v.buffer_bytes, v.offset, v.dtype, v.ndim, v.shape,
+                    v.strides);
+  }
+  // Part 0 runs on the AIC core of a MIX task (lane 0); parts 1 and 2 on its AIV cores, lanes 0
+  // and 1 (get_sub_block_id), reading part 0's descriptors.
+  const auto desc_dev = reinterpret_cast<uint64_t>(desc);
+  for (uint32_t p = 0; p < parts; ++p) {
+    pto_kernel_call *call = call_of(h_, id, p);
+    finish_descriptor_call(call, reinterpret_cast<uint64_t>(call), desc_dev, tensors, scalars, num_scalars,
+                           p == 0 ? 0 : static_cast<int32_t>(p) - 1);
+  }
 }
 
 void DeviceOrchestrator::set_stream(uint32_t stream, uint32_t target) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "buffer_index.h"
+#include "core/descriptor_call.h"
 #include "core/first_error.h"
 #include "core/graph/arena.h"
 #include "core/graph/id_list.h"
@@ -84,6 +85,9 @@ class DeviceOrchestrator final : public Orchestrator {
   [[gnu::cold, gnu::noinline]] bool report_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                                 uint32_t n, const TaskHandle *after, uint32_t num_after);
   bool view_ok(const TensorView &v);
+  static DescriptorFault descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at = nullptr);
+  // A descriptor-ABI task's call blocks (core/descriptor_call.h), after check_task accepted it.
+  void write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts);
   bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
   bool buffer_known(const TensorView &v);
   void check_by_scan(const TensorView &v, bool known) const;

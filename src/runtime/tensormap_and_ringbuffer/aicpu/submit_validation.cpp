@@ -89,6 +89,25 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
   return true;
 }
 
+// A descriptor-ABI kernel's arguments: tensors first, within the ABI's counts, each view
+// expressible as a ChipTensor. kDescOk, or the first fault and (in *at) its argument index.
+DescriptorFault DeviceOrchestrator::descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at) {
+  uint32_t tensors = 0, scalars = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (at) *at = i;
+    if (args[i].kind == PTO_ARG_SCALAR) {
+      if (++scalars > static_cast<uint32_t>(PTO_ABI_MAX_SCALAR_ARGS)) return kDescTooMany;
+      continue;
+    }
+    if (scalars > 0) return kDescOrder;
+    if (++tensors > static_cast<uint32_t>(PTO_ABI_MAX_TENSOR_ARGS)) return kDescTooMany;
+    const TensorView &v = args[i].view;
+    const DescriptorFault f = descriptor_fault(v.dtype, v.ndim, v.shape, v.strides);
+    if (f != kDescOk) return f;
+  }
+  return kDescOk;
+}
+
 bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t n,
                                     const TaskHandle *after, uint32_t num_after) {
   const int64_t id = next_id_;
@@ -104,6 +123,8 @@ bool DeviceOrchestrator::check_task(uint32_t func_id, pto_core_type core_type, c
     ++tensors;
   }
   bad = bad || tensors > h_->tensormap_entries;
+  if (!bad && k->abi == static_cast<uint32_t>(KernelAbi::kDescriptor))
+    bad = descriptor_arg_fault(args, n) != kDescOk;
   const auto *sig = bad ? nullptr : reinterpret_cast<const pto_kernel_signature_t *>(k->signature);
   if (sig) {
     bad = sig->num_args != n;
@@ -171,6 +192,19 @@ bool DeviceOrchestrator::report_task(uint32_t func_id, pto_core_type core_type, 
                  who() + " has " + std::to_string(tensors) + " tensor arguments but the TensorMap holds " +
                      std::to_string(h_->tensormap_entries) + " entries; raise tensormap_entries"),
            false;
+  }
+  if (k->abi == static_cast<uint32_t>(KernelAbi::kDescriptor)) {
+    uint32_t at = 0;
+    const DescriptorFault f = descriptor_arg_fault(args, n, &at);
+    if (f != kDescOk) {
+      return error(f == kDescDtype || f == kDescRank || f == kDescShape || f == kDescStride
+                       ? PTO_BAD_TENSOR
+                       : PTO_INVALID_ARGUMENT,
+                   who() + ": argument " + std::to_string(at) + " cannot be passed to kernel " +
+                       std::to_string(func_id) +
+                       ", a descriptor-ABI kernel (kernel_entry): " + descriptor_fault_text(f)),
+             false;
+    }
   }
   const auto *sig = reinterpret_cast<const pto_kernel_signature_t *>(k->signature);
   if (sig) {

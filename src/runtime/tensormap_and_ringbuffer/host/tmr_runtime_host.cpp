@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/align.h"
+#include "core/descriptor_call.h"
 #include "core/mix_sync.h"
 #include "host/device_runner.h"
 #include "host/run_wait.h"
@@ -44,6 +45,15 @@ struct Layout {
     sched_threads = c.aicpu_thread_num > 1 ? static_cast<uint32_t>(c.aicpu_thread_num) - 1 : 1;
     call_stride =
         align_up(offsetof(pto_kernel_call, args) + 8ull * std::max<uint32_t>(c.max_args_per_task, 1), 8);
+    // A descriptor-ABI kernel's block: its 50 argument slots, contexts and a descriptor per
+    // tensor (at most 32 by that ABI). Untouched pages of the call region cost no memory.
+    const bool descriptors = std::any_of(in.kernels.begin(), in.kernels.end(), [](const auto &kv) {
+      return kv.second.loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+    });
+    if (descriptors) {
+      const uint32_t most = std::min<uint32_t>(c.max_args_per_task, PTO_ABI_MAX_TENSOR_ARGS);
+      call_stride = align_up(std::max<uint64_t>(call_stride, descriptor_call_bytes(most)), kCacheLine);
+    }
     uint64_t off = align_up(sizeof(Header), kCacheLine);
     auto take = [&off](uint64_t bytes) {
       const uint64_t at = off;
@@ -130,6 +140,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
     ks[kv.first].entry = kv.second.loaded.entry_addr;
     ks[kv.first].signature = reinterpret_cast<uint64_t>(kv.second.loaded.signature);
     ks[kv.first].core_type = kv.second.core_type;
+    ks[kv.first].abi = kv.second.loaded.abi;
   }
   auto *tv = reinterpret_cast<TensorView *>(base + L.tensors);
   for (size_t i = 0; i < in.tensors.size(); ++i) {
