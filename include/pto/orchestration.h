@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pto/device_log.h"
+#include "pto/error.h"
 #include "pto/kernel.h"
 #include "pto/schedule_config.h"
 #include "pto/types.h"
@@ -136,9 +137,21 @@ class Orchestrator {
   virtual void scope_begin(bool manual = false) = 0;
   virtual void scope_end() = 0;
   virtual void fail(const char *message) = 0;
+  // Records an error with a code of its own (INVALID_ARGUMENT, NOT_SUPPORTED, ...; not OK):
+  // how a layer over this API (pto_abi/pto_orchestration_api.h) keeps its errors typed. run()
+  // raises it like any orchestration error; the first error wins.
+  virtual void fail_with(pto_status code, const char *message) = 0;
   virtual bool ok() const = 0;
   // The device's log (pto/device_log.h): DEV_INFO(o, ...) writes to it.
   virtual const pto_device_log *log() const = 0;
+  // Waits until every task submitted so far whose access conflicts with the orchestration
+  // reading `v` itself (write = false: the tasks writing it) or writing it (write = true: the
+  // tasks reading or writing it) has finished; then the view's memory may be accessed directly.
+  // Tasks touching other memory keep running. Returns false without waiting after an error,
+  // and false when the run is aborted while it waits (the orchestration then fails).
+  virtual bool wait_for_tasks_using(const TensorView &v, bool write) = 0;
+  // The run's clusters (block_dim): each has one AIC and two AIV cores.
+  virtual uint32_t num_clusters() const = 0;
 
   template <size_t N>
   TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg (&args)[N]) {

@@ -85,7 +85,7 @@ inline constexpr bool is_supported_scalar_arg_v =
  * an int32 its 32-bit pattern), which is how the kernel reads it back. */
 template <typename T>
 inline uint64_t to_u64(T value) {
-  static_assert(is_supported_scalar_arg_v<T>, "to_u64: arithmetic or enum values only");
+  static_assert(std::is_trivially_copyable_v<T>, "to_u64: trivially copyable values only");
   static_assert(sizeof(T) <= 8, "to_u64: at most 64 bits");
   uint64_t bits = 0;
   memcpy(&bits, &value, sizeof(T));
@@ -94,7 +94,7 @@ inline uint64_t to_u64(T value) {
 
 template <typename T>
 inline T from_u64(uint64_t bits) {
-  static_assert(is_supported_scalar_arg_v<T>, "from_u64: arithmetic or enum values only");
+  static_assert(std::is_trivially_copyable_v<T>, "from_u64: trivially copyable values only");
   static_assert(sizeof(T) <= 8, "from_u64: at most 64 bits");
   T value;
   memcpy(&value, &bits, sizeof(T));

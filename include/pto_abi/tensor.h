@@ -47,6 +47,7 @@ enum ChipTensorError : uint8_t {
   CHIP_TENSOR_BAD_DIM = 4,           /* a dimension index >= ndims, or ndims outside 1..5 */
   CHIP_TENSOR_SLICE_RANGE = 5,       /* slice(): empty, reversed or past the end, or step 0 */
   CHIP_TENSOR_STRIDE_OVERFLOW = 6,   /* a stride or offset beyond what the fields hold */
+  CHIP_TENSOR_NOT_EXPRESSIBLE = 7,   /* the runtime's view has a dtype or rank no descriptor holds */
 };
 
 inline const char *chip_tensor_error_text(uint8_t e) {
@@ -65,6 +66,8 @@ inline const char *chip_tensor_error_text(uint8_t e) {
       return "slice(): the range [start, end) is empty or runs past the dimension, or step is 0";
     case CHIP_TENSOR_STRIDE_OVERFLOW:
       return "a stride does not fit the descriptor's 32-bit field";
+    case CHIP_TENSOR_NOT_EXPRESSIBLE:
+      return "the tensor has a dtype (float64) or a rank (> 5) that a ChipTensor cannot carry";
     default:
       return "unknown descriptor error";
   }

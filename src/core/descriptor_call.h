@@ -27,6 +27,7 @@
 #include "pto/types.h"
 #include "pto_abi/intrinsic.h"
 #include "pto_abi/tensor.h"
+#include "pto_abi/view_descriptor.h"
 
 namespace pto {
 
@@ -53,32 +54,19 @@ inline ChipTensor *descriptors_of(pto_kernel_call *call) {
   return reinterpret_cast<ChipTensor *>(reinterpret_cast<char *>(call) + kDescTensorsOffset);
 }
 
-// Why a tensor argument cannot be given to a descriptor-ABI kernel (kDescOk: it can).
-enum DescriptorFault : uint32_t {
-  kDescOk = 0,
-  kDescDtype,    // the descriptor has no code for the dtype (float64)
-  kDescRank,     // more than MAX_TENSOR_DIMS (5) dimensions
-  kDescShape,    // an extent beyond 2^32 - 1
-  kDescStride,   // a stride of 0 (broadcast) or beyond 2^32 - 1 in a dimension of extent > 1
-  kDescOrder,    // a tensor after a scalar: the ABI puts every tensor first
-  kDescTooMany,  // more than 32 tensors or 16 scalars
-};
-
-const char *descriptor_fault_text(DescriptorFault f);
-
-// The descriptor's dtype code for a pto_dtype; false for one it cannot express.
-bool abi_dtype_of(pto_dtype t, DataType *out);
-// The pto_dtype of a descriptor dtype code; PTO_DTYPE_ANY for one no run tensor can have.
-pto_dtype pto_dtype_of_abi(DataType d);
-
-// Checks one view without writing anything (kDescOk or the fault).
-DescriptorFault descriptor_fault(pto_dtype dtype, uint32_t ndim, const int64_t *shape,
-                                 const int64_t *strides);
-
-// Fills `d` for the view (buffer, element offset, dtype, shapes, strides in elements), which
-// descriptor_fault accepted. `owner` is the task that created the buffer, or -1.
-void fill_descriptor(ChipTensor *d, uint64_t buffer, uint64_t buffer_bytes, int64_t offset, pto_dtype dtype,
-                     uint32_t ndim, const int64_t *shape, const int64_t *strides, int64_t owner = -1);
+// Which views a descriptor can carry, and how: one owner for both runtimes and the reference
+// orchestration API (include/pto_abi/view_descriptor.h).
+using pto_abi::descriptor_fault;
+using pto_abi::descriptor_fault_text;
+using pto_abi::DescriptorFault;
+using pto_abi::fill_descriptor;
+using pto_abi::kDescDtype;
+using pto_abi::kDescOk;
+using pto_abi::kDescOrder;
+using pto_abi::kDescRank;
+using pto_abi::kDescShape;
+using pto_abi::kDescStride;
+using pto_abi::kDescTooMany;
 
 // After the caller filled `tensors` descriptors (in part 0's block, or this block): the argument
 // slots and the contexts of `call`. The slots hold device addresses: `call_dev` is where `call`

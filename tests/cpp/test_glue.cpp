@@ -88,6 +88,9 @@ class RecordingOrchestrator final : public pto::Orchestrator {
   }
   bool ok() const override { return error.empty(); }
   const pto_device_log *log() const override { return nullptr; }
+  void fail_with(pto_status, const char *message) override { fail(message); }
+  bool wait_for_tasks_using(const pto::TensorView &, bool) override { return ok(); }
+  uint32_t num_clusters() const override { return 1; }
 };
 
 pto::TensorView view(uint64_t buffer) {

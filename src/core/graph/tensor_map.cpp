@@ -100,8 +100,8 @@ void TensorMap::for_candidates(const Region &r, int64_t live_from, Fn &&fn) {
   }
 }
 
-bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_from,
-                       IdList *out, EdgeKindList *kinds) {
+bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_from, IdList *out,
+                       EdgeKindList *kinds) {
   if (r.empty()) return true;
   retire(live_from);
   // Each live entry is reported at most once below: room for used() keeps every push. A debug
@@ -122,6 +122,18 @@ bool TensorMap::access(const Region &r, bool write, int64_t task, int64_t live_f
     if (write && r.contiguous && r.lo <= x.lo && x.hi <= r.hi) release(e);  // covered: see the header
   });
   return duplicate || file(r, write, task, rp);
+}
+
+int64_t TensorMap::youngest_conflict(const Region &r, bool write, int64_t live_from) {
+  if (r.empty()) return -1;
+  retire(live_from);
+  int64_t youngest = -1;
+  const Period rp = period_of(r);
+  for_candidates(r, live_from, [&](uint32_t e) {
+    const Entry &x = entries_[e];
+    if ((write || x.write) && x.task > youngest && overlaps(e, r, rp)) youngest = x.task;
+  });
+  return youngest;
 }
 
 bool TensorMap::insert(const Region &r, bool write, int64_t task, int64_t live_from) {

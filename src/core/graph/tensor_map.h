@@ -70,6 +70,11 @@ class TensorMap {
   // earlier one conflicted with it and so already returned its task.
   bool access(const Region &r, bool write, int64_t task, int64_t live_from, IdList *out,
               EdgeKindList *kinds = nullptr);
+  // Look-up only, nothing recorded: the youngest live task whose access conflicts with one by
+  // `write` to r (writers for a read; writers and readers for a write), or -1. Since tasks
+  // retire in id order, once last_task_alive passes it every conflicting task has finished —
+  // a covering write dropped older entries, but their tasks are older still.
+  int64_t youngest_conflict(const Region &r, bool write, int64_t live_from);
   // Records the access without a look-up (inside a manual scope): nothing is dropped, since the
   // task was not ordered after the entries it covers. Returns false when the pool is full (the
   // caller reclaims or waits, then calls add).
@@ -165,10 +170,10 @@ class TensorMap {
   };
   static_assert(std::is_trivially_destructible<Region>::value, "a slot is re-filed without destroying");
   static_assert(std::is_trivially_copyable<Region>::value, "file() copies a region in with memcpy");
-  Arena arena_;  // the one allocation: entries_, regions_, buckets_
-  Entry *entries_;        // [0, fresh_) have been used; the rest never written
+  Arena arena_;     // the one allocation: entries_, regions_, buckets_
+  Entry *entries_;  // [0, fresh_) have been used; the rest never written
   RegionSlot *regions_;
-  uint32_t *buckets_;     // bucket_mask_ + 1 chain heads
+  uint32_t *buckets_;  // bucket_mask_ + 1 chain heads
   uint32_t capacity_;
   uint32_t fresh_ = 0;
   uint32_t bucket_mask_;

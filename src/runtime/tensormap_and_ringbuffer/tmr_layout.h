@@ -130,8 +130,8 @@ struct alignas(kCacheLine) Header {
   std::atomic<uint32_t> orch_done;      // release: next_task is final, orch_status/message valid
   std::atomic<int32_t> orch_status;     // pto_status of the orchestration
   std::atomic<uint32_t> orch_stopped;   // it stopped submitting because a task had failed
-  std::atomic<uint64_t> stalls[4];      // window, heap, dependency pool, TensorMap (diagnostics)
-  std::atomic<uint64_t> stall_ns[4];    // time spent waiting for each
+  std::atomic<uint64_t> stalls[5];      // window, heap, dependency pool, TensorMap, tensor data (Stall)
+  std::atomic<uint64_t> stall_ns[5];    // time spent waiting for each
   std::atomic<uint64_t> high_water[4];  // the most each held
   std::atomic<uint32_t> waiting_for;    // which of the four the orchestrator waits on now (+1)
   std::atomic<uint64_t> orch_ns;        // time spent in the orchestration function
@@ -193,7 +193,9 @@ inline SchedulerSlot *sched_of(const Header *h) {
   return reinterpret_cast<SchedulerSlot *>(h->sched_addr);
 }
 
-enum Stall : uint32_t { kStallWindow = 0, kStallHeap = 1, kStallDeps = 2, kStallTensorMap = 3 };
+// What the orchestrator waits for: ring space (the first four, with capacities and high-water
+// marks in RunStats), or the tasks using a view it reads or writes itself (wait_for_tasks_using).
+enum Stall : uint32_t { kStallWindow = 0, kStallHeap = 1, kStallDeps = 2, kStallTensorMap = 3, kStallData = 4 };
 
 }  // namespace tmr
 }  // namespace pto

@@ -18,7 +18,8 @@ namespace pto {
 namespace tmr {
 
 inline const char *stall_name(Stall what) {
-  static const char *const kNames[] = {"task window", "heap ring", "dependency pool", "TensorMap"};
+  static const char *const kNames[] = {"task window", "heap ring", "dependency pool", "TensorMap",
+                                       "tasks using a tensor it reads or writes itself"};
   return kNames[what];
 }
 

@@ -64,6 +64,10 @@ void DeviceOrchestrator::fail(const char *message) {
   err_.orchestration_failed(message);
 }
 
+void DeviceOrchestrator::fail_with(pto_status code, const char *message) {
+  err_.set(code == PTO_OK ? PTO_INTERNAL : code, message ? message : "(no message)");
+}
+
 TensorView DeviceOrchestrator::tensor(uint32_t i) const {
   return i < h_->num_tensors ? tensors_of(h_)[i] : TensorView{};
 }

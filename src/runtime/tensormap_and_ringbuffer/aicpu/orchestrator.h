@@ -59,10 +59,13 @@ class DeviceOrchestrator final : public Orchestrator {
   void scope_begin(bool manual) override;
   void scope_end() override;
   void fail(const char *message) override;
+  void fail_with(pto_status code, const char *message) override;
   bool ok() const override { return err_.ok() && !stopped_; }
   const pto_device_log *log() const override {
     return reinterpret_cast<const pto_device_log *>(h_->log_addr);
   }
+  bool wait_for_tasks_using(const TensorView &v, bool write) override;
+  uint32_t num_clusters() const override { return h_->block_dim; }
 
  private:
   struct ScopeRec {

@@ -1,5 +1,6 @@
 // src/runtime/tensormap_and_ringbuffer/aicpu/submit_validation.cpp — what a task may ask for: kernel,
-// core type, arguments, views, signature, explicit producers.
+// core type, arguments, views, signature, explicit producers; and a view the orchestration
+// accesses itself (wait_for_tasks_using).
 //
 // Runs for every submit, so the checks that pass cost a few compares each: check_task and
 // view_ok compute every condition in one pass and build no message; a view's buffer is looked
@@ -8,8 +9,10 @@
 // (cold), which repeats the checks in order to say which failed, with the same messages. In validation
 // mode (full_validation_, see orchestrator.h) each look-up is repeated by scanning everything,
 // and a disagreement aborts: a bug in the index, not bad input.
+#include "back_pressure.h"
 #include "core/check.h"
 #include "orchestrator.h"
+#include "view_region.h"
 
 namespace pto {
 namespace tmr {
@@ -252,6 +255,25 @@ bool DeviceOrchestrator::report_task(uint32_t func_id, pto_core_type core_type, 
   }
   PTO_CHECK(false, "orchestrator: check_task refused a task report_task accepts");
   return false;
+}
+
+// The orchestration reads or writes a view's memory itself (the reference API's
+// get_tensor_data / set_tensor_data): the view is checked like a task's, then the TensorMap
+// names the youngest conflicting task and the orchestrator waits for its retirement.
+bool DeviceOrchestrator::wait_for_tasks_using(const TensorView &v, bool write) {
+  if (!ok()) return false;
+  if (!view_ok(v)) {
+    error(PTO_BAD_TENSOR, std::string("wait_for_tasks_using: the view ") +
+                              (buffer_known(v) ? "reaches outside its buffer or has a bad shape or dtype"
+                                               : "does not view a run tensor or an alloc_tensor buffer"));
+    return false;
+  }
+  if (batch_ && !flush_batch()) return false;  // batch_deps: deferred accesses are looked up below
+  const int64_t last = tmap_.youngest_conflict(region_of(v), write, live_from());
+  if (last < 0) return true;
+  // Retirement is in id order: past `last`, every conflicting task has finished.
+  return wait_until(
+      kStallData, [&] { return live_from() > last; }, last + 1);
 }
 
 }  // namespace tmr

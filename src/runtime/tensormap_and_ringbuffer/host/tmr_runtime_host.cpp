@@ -172,7 +172,8 @@ const char *state_name(uint32_t s) {
 
 // What the run was doing when time ran out (read in place: the sim maps device memory).
 std::string pending_report(const Header *h) {
-  static const char *const kWaits[] = {"", "task window", "heap ring", "dependency pool", "TensorMap"};
+  static const char *const kWaits[] = {"",          "task window", "heap ring", "dependency pool",
+                                       "TensorMap", "tasks using a tensor it reads or writes itself"};
   // Acquire: the slots of the tasks counted in next_task were filled before it was published
   // (the orchestrator's seq_cst store); the report reads them while the run goes on.
   const int64_t next = h->next_task.load(std::memory_order_acquire);
@@ -184,7 +185,7 @@ std::string pending_report(const Header *h) {
     out += "the orchestration had finished";
   } else {
     const uint32_t w = h->waiting_for.load(std::memory_order_relaxed);
-    out += w ? std::string("the orchestrator was waiting for the ") + kWaits[w < 5 ? w : 0]
+    out += w ? std::string("the orchestrator was waiting for the ") + kWaits[w < 6 ? w : 0]
              : std::string("the orchestration was still running");
   }
   size_t listed = 0;
