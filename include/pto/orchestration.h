@@ -124,6 +124,12 @@ class Orchestrator {
   virtual TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                  uint32_t num_args, const TaskHandle *after = nullptr,
                                  uint32_t num_after = 0) = 0;
+  // A MIX task whose cores run different kernels: funcs[0] on the cluster's AIC core (a kernel
+  // registered as AIC), funcs[1] and funcs[2] on its two AIV cores (registered as AIV), -1 for a
+  // core that runs nothing; at least two run. Every part gets the same arguments and is checked
+  // against its own kernel; pto::mix_part / get_sub_block_id tell the parts apart.
+  virtual TaskHandle submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
+                                  const TaskHandle *after = nullptr, uint32_t num_after = 0) = 0;
   // The tasks submitted from now on run on stream `stream` (0 .. kMaxStreams - 1; 0 until set)
   // with target affinity `target` (0 .. kMaxTargets - 1, or kNoTarget). Streams and targets
   // only choose pipeline_depth's per_stream / per_target gates (pto/schedule_config.h); they

@@ -15,8 +15,7 @@
 // second runtime: dependencies, rings, scheduling and errors are the orchestrator's.
 //
 // Not provided (each fails the run with NOT_SUPPORTED naming it): SPMD launches
-// (launch_spec.set_block_num(n > 1), set_core_num, set_require_sync_start), MIX tasks with
-// different kernels per core (rt_submit_task with more than one kernel id), dependency-only
+// (launch_spec.set_block_num(n > 1), set_core_num, set_require_sync_start) and dependency-only
 // tasks (rt_submit_dummy_task). set_allow_early_resolve is accepted and has no effect.
 //
 // Which orchestrator a call goes to: the entry binds it to the calling thread; every call that
@@ -136,9 +135,10 @@ inline bool materialize(pto::Orchestrator &o, const TensorCreateInfo &ci, pto::T
   return true;
 }
 
-// The submit behind rt_submit_task and friends: core_type AIC / AIV, or -1 for "outputs only"
-// (alloc_tensors: allocate, submit nothing).
-inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &args) {
+// The submit behind rt_submit_task and friends: core_type AIC / AIV (kernel func_id), MIX (one
+// kernel per core in `mixed`), or -1 for "outputs only" (alloc_tensors: allocate, submit nothing).
+inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &args,
+                                const int32_t *mixed = nullptr) {
   Bound bound;
   pto::Orchestrator &o = *bound.get();
   TaskOutputTensors out;
@@ -194,8 +194,9 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
   }
   int64_t id = -1;
   if (core >= 0) {
-    const pto::TaskHandle h = o.submit_task(static_cast<uint32_t>(func_id), static_cast<pto_core_type>(core),
-                                            a, n, after, num_after);
+    const pto::TaskHandle h = mixed ? o.submit_mixed(mixed, a, n, after, num_after)
+                                    : o.submit_task(static_cast<uint32_t>(func_id),
+                                                    static_cast<pto_core_type>(core), a, n, after, num_after);
     if (!h.valid()) return out;
     id = h.id;
     out.set_task_id(PTO2TaskId::make(0, static_cast<uint32_t>(id)));
@@ -208,23 +209,22 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
 
 // ----- The API an orchestration calls -----
 
+// One kernel id set: an AIC or AIV task. Several: a MIX task on a whole cluster, each core
+// running its kernel (an unset core idles), all with the same arguments.
 inline TaskOutputTensors rt_submit_task(const MixedKernels &mk, const CoreTaskArgs &args) {
-  const int set = (mk.aic_kernel_id != INVALID_KERNEL_ID) + (mk.aiv0_kernel_id != INVALID_KERNEL_ID) +
-                  (mk.aiv1_kernel_id != INVALID_KERNEL_ID);
-  if (set != 1) {
+  const int32_t funcs[3] = {mk.aic_kernel_id, mk.aiv0_kernel_id, mk.aiv1_kernel_id};
+  const int set =
+      (funcs[0] != INVALID_KERNEL_ID) + (funcs[1] != INVALID_KERNEL_ID) + (funcs[2] != INVALID_KERNEL_ID);
+  if (set == 0) {
     pto_abi::Bound bound;
-    pto_abi::fail(
-        *bound.get(), set == 0 ? PTO_INVALID_ARGUMENT : PTO_NOT_SUPPORTED,
-        set == 0 ? "rt_submit_task: MixedKernels names no kernel"
-                 : "rt_submit_task: a MIX task with a different kernel per core (aic %d, aiv0 %d, aiv1 %d) "
-                   "is not supported; submit one kernel registered as MIX through pto/orchestration.h",
-        mk.aic_kernel_id, mk.aiv0_kernel_id, mk.aiv1_kernel_id);
+    pto_abi::fail(*bound.get(), PTO_INVALID_ARGUMENT, "rt_submit_task: MixedKernels names no kernel");
     return TaskOutputTensors{};
   }
-  if (mk.aic_kernel_id != INVALID_KERNEL_ID) return pto_abi::submit(PTO_CORE_AIC, mk.aic_kernel_id, args);
-  return pto_abi::submit(
-      PTO_CORE_AIV, mk.aiv0_kernel_id != INVALID_KERNEL_ID ? mk.aiv0_kernel_id : mk.aiv1_kernel_id, args);
+  if (set > 1) return pto_abi::submit(PTO_CORE_MIX, 0, args, funcs);
+  if (funcs[0] != INVALID_KERNEL_ID) return pto_abi::submit(PTO_CORE_AIC, funcs[0], args);
+  return pto_abi::submit(PTO_CORE_AIV, funcs[1] != INVALID_KERNEL_ID ? funcs[1] : funcs[2], args);
 }
+
 inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArgs &args) {
   return pto_abi::submit(PTO_CORE_AIC, kernel_id, args);
 }

@@ -50,7 +50,8 @@ constexpr DepFlags operator|(DepFlags a, DepFlags b) {
   return static_cast<DepFlags>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
 }
 
-// Which kernel runs on each core of a cluster. One id set: an AIC or AIV task.
+// Which kernel runs on each core of a cluster. One id set: an AIC or AIV task; more: a MIX task
+// whose cores run their own kernels (an unset core idles).
 struct MixedKernels {
   int32_t aic_kernel_id{INVALID_KERNEL_ID};
   int32_t aiv0_kernel_id{INVALID_KERNEL_ID};

@@ -79,6 +79,10 @@ class RecordingOrchestrator final : public pto::Orchestrator {
     submits.push_back(s);
     return pto::TaskHandle{static_cast<int64_t>(submits.size() - 1)};
   }
+  pto::TaskHandle submit_mixed(const int32_t[3], const pto::Arg *, uint32_t, const pto::TaskHandle *,
+                               uint32_t) override {
+    return {};
+  }
   pto::TensorView alloc_tensor(pto_dtype, uint32_t, const int64_t *) override { return {}; }
   void set_stream(uint32_t, uint32_t) override {}
   void scope_begin(bool) override {}

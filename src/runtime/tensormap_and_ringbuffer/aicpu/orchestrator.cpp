@@ -27,6 +27,11 @@ bool full_validation_requested() {
 
 }  // namespace
 
+// The kernel of a core that has nothing to run in a mixed MIX task (submit_mixed).
+void idle_mix_part(int64_t *args) {
+  (void)args;
+}
+
 DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
     : h_(h),
       poller_(poller),
@@ -89,6 +94,44 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     return TaskHandle{};
   }
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
+  const auto f = static_cast<int32_t>(func_id);
+  const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
+  return submit_checked(funcs, core_type, args, num_args, after, num_after);
+}
+
+TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
+                                            const TaskHandle *after, uint32_t num_after) {
+  if (!ok()) return TaskHandle{};
+  if (h_->abort.load(std::memory_order_acquire) != 0) {
+    error(PTO_RUN_TIMEOUT, "the run was aborted while the orchestration was submitting");
+    return TaskHandle{};
+  }
+  int active = 0;
+  for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
+  if (active < 2) {
+    error(PTO_INVALID_ARGUMENT, "task " + std::to_string(next_id_) +
+                                    ": submit_mixed needs kernels for at least two "
+                                    "cores of the cluster (aic " +
+                                    std::to_string(funcs[0]) + ", aiv0 " + std::to_string(funcs[1]) +
+                                    ", aiv1 " + std::to_string(funcs[2]) +
+                                    "); submit one kernel with submit_task instead");
+    return TaskHandle{};
+  }
+  // Each part is checked as the single-core task it would be on its own core.
+  for (int p = 0; p < 3; ++p) {
+    if (funcs[p] >= 0 && !check_task(static_cast<uint32_t>(funcs[p]), p == 0 ? PTO_CORE_AIC : PTO_CORE_AIV,
+                                     args, num_args, after, num_after))
+      return TaskHandle{};
+  }
+  return submit_checked(funcs, PTO_CORE_MIX, args, num_args, after, num_after);
+}
+
+TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto_core_type core_type,
+                                              const Arg *args, uint32_t num_args, const TaskHandle *after,
+                                              uint32_t num_after) {
+  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
+                                                 : funcs[1] >= 0 ? funcs[1]
+                                                                 : funcs[2]);
   const int64_t id = next_id_;
   // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
@@ -109,12 +152,15 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here
   // is visible to schedulers before publication below.
   TaskSlot &t = slot_of(h_, id);
-  const KernelSlot &k = kernels_of(h_)[func_id];
-  t.payload.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 0));
-  t.mix_payload[0].call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 1));
-  t.mix_payload[1].call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 2));
-  t.payload.kernel_addr = k.entry;
-  t.mix_payload[0].kernel_addr = t.mix_payload[1].kernel_addr = k.entry;
+  const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
+  DispatchPayload *payload[3] = {&t.payload, &t.mix_payload[0], &t.mix_payload[1]};
+  const KernelSlot *kernel[3] = {};
+  for (uint32_t p = 0; p < parts; ++p) {
+    kernel[p] = funcs[p] >= 0 ? &kernels_of(h_)[funcs[p]] : nullptr;
+    payload[p]->call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, p));
+    // A core without a kernel in a mixed task returns at once (its cluster is still the task's).
+    payload[p]->kernel_addr = kernel[p] ? kernel[p]->entry : reinterpret_cast<uint64_t>(&idle_mix_part);
+  }
   t.retired_id.store(-1, std::memory_order_relaxed);
   t.id = id;
   t.func_id = func_id;
@@ -129,8 +175,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   t.target = target_;
   t.next_deferred = -1;
   if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
-  const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
-  const bool descriptors = k.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+  uint32_t descriptor_parts = 0;  // bit p: part p's kernel uses the descriptor ABI
   for (uint32_t p = 0; p < parts; ++p) {
     pto_kernel_call *call = call_of(h_, id, p);
     call->status = 0;
@@ -139,13 +184,16 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
     call->is_mix = parts == 3;
     call->log = h_->log_addr;
     call->mix_sync = call->mix_ops = 0;  // MIX: the scheduler and the core fill them at dispatch
-    if (descriptors) continue;
+    if (kernel[p] && kernel[p]->abi == static_cast<uint32_t>(KernelAbi::kDescriptor)) {
+      descriptor_parts |= 1u << p;
+      continue;
+    }
     for (uint32_t i = 0; i < num_args; ++i) {
       call->args[i] =
           args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;
     }
   }
-  if (descriptors) write_descriptor_calls(id, args, num_args, parts);
+  if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
 
   if (!find_producers(args, num_args, after, num_after, id, func_id, core_type)) return TaskHandle{};
   if (!wire_producers(t, id, func_id)) return TaskHandle{};
@@ -169,9 +217,11 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   return TaskHandle{id};
 }
 
-void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts) {
-  pto_kernel_call *first = call_of(h_, id, 0);
-  ChipTensor *desc = descriptors_of(first);
+void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uint32_t n,
+                                                uint32_t parts_mask) {
+  // The descriptors live in the first descriptor part's block; the other parts point there.
+  const uint32_t first = static_cast<uint32_t>(__builtin_ctz(parts_mask));
+  ChipTensor *desc = descriptors_of(call_of(h_, id, first));
   int64_t scalars[PTO_ABI_MAX_SCALAR_ARGS];
   uint32_t tensors = 0, num_scalars = 0;  // check_task: tensors first, within the ABI's counts
   for (uint32_t i = 0; i < n; ++i) {
@@ -184,9 +234,10 @@ void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uin
                     v.strides);
   }
   // Part 0 runs on the AIC core of a MIX task (lane 0); parts 1 and 2 on its AIV cores, lanes 0
-  // and 1 (get_sub_block_id), reading part 0's descriptors.
+  // and 1 (get_sub_block_id).
   const auto desc_dev = reinterpret_cast<uint64_t>(desc);
-  for (uint32_t p = 0; p < parts; ++p) {
+  for (uint32_t p = 0; p < 3; ++p) {
+    if (!(parts_mask & (1u << p))) continue;
     pto_kernel_call *call = call_of(h_, id, p);
     finish_descriptor_call(call, reinterpret_cast<uint64_t>(call), desc_dev, tensors, scalars, num_scalars,
                            p == 0 ? 0 : static_cast<int32_t>(p) - 1);

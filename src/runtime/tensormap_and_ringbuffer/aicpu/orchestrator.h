@@ -39,6 +39,8 @@
 namespace pto {
 namespace tmr {
 
+void idle_mix_part(int64_t *args);
+
 class DeviceOrchestrator final : public Orchestrator {
  public:
   // `poller`: when the orchestrator thread also schedules (one AICPU thread), the scheduler it
@@ -54,6 +56,8 @@ class DeviceOrchestrator final : public Orchestrator {
   int64_t scalar(uint32_t i) const override;
   TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t num_args,
                          const TaskHandle *after, uint32_t num_after) override;
+  TaskHandle submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args, const TaskHandle *after,
+                          uint32_t num_after) override;
   TensorView alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) override;
   void set_stream(uint32_t stream, uint32_t target) override;
   void scope_begin(bool manual) override;
@@ -90,7 +94,11 @@ class DeviceOrchestrator final : public Orchestrator {
   bool view_ok(const TensorView &v);
   static DescriptorFault descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at = nullptr);
   // A descriptor-ABI task's call blocks (core/descriptor_call.h), after check_task accepted it.
-  void write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts);
+  void write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts_mask);
+  // submit_task / submit_mixed after their checks: part p of the task runs kernel funcs[p]
+  // (-1: nothing, for a mixed task's idle core).
+  TaskHandle submit_checked(const int32_t funcs[3], pto_core_type core_type, const Arg *args,
+                            uint32_t num_args, const TaskHandle *after, uint32_t num_after);
   bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
   bool buffer_known(const TensorView &v);
   void check_by_scan(const TensorView &v, bool known) const;
