@@ -62,6 +62,10 @@ __aicore__ void add_tiles(__gm__ ChipTensor *c, __gm__ ChipTensor *p) {
 extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   auto *c = reinterpret_cast<__gm__ ChipTensor *>(args[0]);
   auto *p = reinterpret_cast<__gm__ ChipTensor *>(args[1]);
+  if (c->ndims < 2 || p->ndims != c->ndims) {
+    pipe_sync();
+    return;
+  }
   switch (c->shapes[c->ndims - 1]) {
     case 16:
       add_tiles<16>(c, p);

@@ -89,7 +89,8 @@ struct GemmTile {
   }
 };
 
-// Runs every tile of the task: views are L x T x T (or T x T for one tile).
+// Runs every tile of the task: views are L x T x T, or T x T for one tile (leading dimensions of
+// extent 1 before L are allowed: a slice of a 5-D tensor can be passed as it is).
 template <typename In, int T>
 __aicore__ void gemm_tiles(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ ChipTensor *p) {
   const uint32_t nd = a->ndims;
@@ -105,6 +106,7 @@ __aicore__ void gemm_tiles(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ Ch
 
 template <typename In>
 __aicore__ void gemm_dispatch(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ ChipTensor *p) {
+  if (a->ndims < 2 || b->ndims != a->ndims || p->ndims != a->ndims) return;
   switch (a->shapes[a->ndims - 1]) {
     case 16:
       return gemm_tiles<In, 16>(a, b, p);

@@ -141,7 +141,7 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   auto *o = reinterpret_cast<__gm__ ChipTensor *>(args[5]);
   auto *out = reinterpret_cast<__gm__ ChipTensor *>(args[6]);
   const bool first = args[7] != 0, last = args[8] != 0;
-  const uint32_t rows = o_blk->shapes[0], cols = o_blk->shapes[1];
+  const uint32_t rows = pa_rows(o_blk), cols = pa_cols(o_blk);
   // Only (M, D) matter here; the block size N does not reach this kernel.
 #define PA_UP_CASE(M, D, N)                                                          \
   if (rows == M && cols == D) {                                                     \

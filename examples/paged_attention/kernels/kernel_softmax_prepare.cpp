@@ -1,8 +1,9 @@
 // examples/paged_attention/kernels/kernel_softmax_prepare.cpp — AIV tile kernel: one block's softmax numerators.
 //
-// Args (descriptor ABI): s (M x valid, float32: the scores of the block's valid keys, a window of
-// the M x N scores), p (M x N, bfloat16 or float16), m (M, float32), l (M, float32); scalar:
-// scale (float32 bits). Computes, per query row i:
+// Args (descriptor ABI): s (M x N, float32: the block's scores), p (M x N, bfloat16 or float16),
+// m (M, float32), l (M, float32); scalars: scale (float32 bits), valid (keys of the block that
+// belong to the context, 1..N; a scalar rather than a narrower view of s because
+// host_build_graph passes only contiguous tensors). Computes, per query row i:
 //   m[i] = max_j scale * s[i, j]                  (over the valid keys only)
 //   p[i, j] = exp(scale * s[i, j] - m[i])           rounded to p's type, 0 past the valid keys
 //   l[i] = sum_j p[i, j]                           summed from the rounded values, so that l
@@ -22,8 +23,7 @@ namespace {
 
 template <typename In, int M, int N>
 __aicore__ void softmax_prepare(__gm__ ChipTensor *s, __gm__ ChipTensor *p, __gm__ ChipTensor *m,
-                                __gm__ ChipTensor *l, float scale) {
-  const uint32_t valid = s->shapes[1];
+                                __gm__ ChipTensor *l, float scale, uint32_t valid) {
   using GlobalS = GlobalTensor<float, Shape<1, 1, 1, M, DYNAMIC>, Stride<1, 1, 1, DYNAMIC, 1>>;
   using GlobalP = GlobalTensor<In, Shape<1, 1, 1, M, N>, Stride<1, 1, 1, DYNAMIC, 1>>;
   using GlobalVec = GlobalTensor<float, Shape<1, 1, 1, M, 1>, Stride<1, 1, 1, 1, 1>, Layout::DN>;
@@ -87,12 +87,12 @@ __aicore__ void softmax_prepare(__gm__ ChipTensor *s, __gm__ ChipTensor *p, __gm
 
 template <typename In>
 __aicore__ void softmax_prepare_dispatch(__gm__ ChipTensor *s, __gm__ ChipTensor *p, __gm__ ChipTensor *m,
-                                         __gm__ ChipTensor *l, float scale) {
-  const uint32_t rows = p->shapes[0], cols = p->shapes[1];
-  if (s->shapes[1] == 0 || s->shapes[1] > cols) return;
-#define PA_SF_CASE(M, D, N)                                    \
-  if (rows == M && cols == N) {                                \
-    return softmax_prepare<In, M, N>(s, p, m, l, scale);       \
+                                         __gm__ ChipTensor *l, float scale, int64_t valid) {
+  const uint32_t rows = pa_rows(p), cols = pa_cols(p);
+  if (valid < 1 || valid > cols || pa_rows(s) != rows || pa_cols(s) != cols) return;
+#define PA_SF_CASE(M, D, N)                                                                  \
+  if (rows == M && cols == N) {                                                              \
+    return softmax_prepare<In, M, N>(s, p, m, l, scale, static_cast<uint32_t>(valid));       \
   }
   PA_TILE_SHAPES(PA_SF_CASE)
 #undef PA_SF_CASE
@@ -106,10 +106,11 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   auto *m = reinterpret_cast<__gm__ ChipTensor *>(args[2]);
   auto *l = reinterpret_cast<__gm__ ChipTensor *>(args[3]);
   const float scale = pa_scalar_f32(args[4]);
+  const int64_t valid = args[5];
   if (p->dtype == DataType::BFLOAT16) {
-    softmax_prepare_dispatch<bfloat16_t>(s, p, m, l, scale);
+    softmax_prepare_dispatch<bfloat16_t>(s, p, m, l, scale, valid);
   } else if (p->dtype == DataType::FLOAT16) {
-    softmax_prepare_dispatch<half>(s, p, m, l, scale);
+    softmax_prepare_dispatch<half>(s, p, m, l, scale, valid);
   }
   pipe_sync();
 }
