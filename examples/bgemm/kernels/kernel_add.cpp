@@ -46,14 +46,18 @@ struct AddTile {
   }
 };
 
+// Tile i of a view: the view's last two dimensions are a tile, the one before them counts tiles
+// (leading dimensions of extent 1 are allowed: a slice of a 4-D tensor can be passed as it is).
+__gm__ float *tile_data(__gm__ ChipTensor *t, uint32_t i) {
+  return view_data<float>(t) + (t->ndims >= 3 ? uint64_t{i} * t->strides[t->ndims - 3] : 0);
+}
+inline uint32_t tile_count(__gm__ ChipTensor *t) { return t->ndims >= 3 ? t->shapes[t->ndims - 3] : 1; }
+inline int64_t row_stride(__gm__ ChipTensor *t) { return t->strides[t->ndims - 2]; }
+
 template <int T>
 __aicore__ void add_tiles(__gm__ ChipTensor *c, __gm__ ChipTensor *p) {
-  const uint32_t nd = c->ndims;
-  const uint32_t tiles = nd >= 3 ? c->shapes[nd - 3] : 1;
-  for (uint32_t i = 0; i < tiles; ++i) {
-    const uint64_t ic = nd >= 3 ? uint64_t{i} * c->strides[nd - 3] : 0;
-    const uint64_t ip = nd >= 3 ? uint64_t{i} * p->strides[nd - 3] : 0;
-    AddTile<T>::run(view_data<float>(c) + ic, c->strides[nd - 2], view_data<float>(p) + ip, p->strides[nd - 2]);
+  for (uint32_t i = 0; i < tile_count(c); ++i) {
+    AddTile<T>::run(tile_data(c, i), row_stride(c), tile_data(p, i), row_stride(p));
   }
 }
 
@@ -62,7 +66,7 @@ __aicore__ void add_tiles(__gm__ ChipTensor *c, __gm__ ChipTensor *p) {
 extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   auto *c = reinterpret_cast<__gm__ ChipTensor *>(args[0]);
   auto *p = reinterpret_cast<__gm__ ChipTensor *>(args[1]);
-  if (c->ndims < 2 || p->ndims != c->ndims) {
+  if (c->ndims < 2 || p->ndims < 2 || tile_count(p) != tile_count(c)) {
     pipe_sync();
     return;
   }

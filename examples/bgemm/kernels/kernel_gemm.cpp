@@ -89,24 +89,27 @@ struct GemmTile {
   }
 };
 
-// Runs every tile of the task: views are L x T x T, or T x T for one tile (leading dimensions of
-// extent 1 before L are allowed: a slice of a 5-D tensor can be passed as it is).
+// Tile i of a view: the view's last two dimensions are a tile, the one before them counts tiles
+// (leading dimensions of extent 1 are allowed: a slice of a 5-D tensor can be passed as it is).
+template <typename T>
+__gm__ T *tile_data(__gm__ ChipTensor *t, uint32_t i) {
+  return view_data<T>(t) + (t->ndims >= 3 ? uint64_t{i} * t->strides[t->ndims - 3] : 0);
+}
+inline uint32_t tile_count(__gm__ ChipTensor *t) { return t->ndims >= 3 ? t->shapes[t->ndims - 3] : 1; }
+inline int64_t row_stride(__gm__ ChipTensor *t) { return t->strides[t->ndims - 2]; }
+
 template <typename In, int T>
 __aicore__ void gemm_tiles(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ ChipTensor *p) {
-  const uint32_t nd = a->ndims;
-  const uint32_t tiles = nd >= 3 ? a->shapes[nd - 3] : 1;
-  for (uint32_t i = 0; i < tiles; ++i) {
-    const uint64_t ia = nd >= 3 ? uint64_t{i} * a->strides[nd - 3] : 0;
-    const uint64_t ib = nd >= 3 ? uint64_t{i} * b->strides[nd - 3] : 0;
-    const uint64_t ip = nd >= 3 ? uint64_t{i} * p->strides[nd - 3] : 0;
-    GemmTile<In, T>::run(view_data<In>(a) + ia, a->strides[nd - 2], view_data<In>(b) + ib, b->strides[nd - 2],
-                         view_data<float>(p) + ip, p->strides[nd - 2]);
+  for (uint32_t i = 0; i < tile_count(a); ++i) {
+    GemmTile<In, T>::run(tile_data<In>(a, i), row_stride(a), tile_data<In>(b, i), row_stride(b),
+                         tile_data<float>(p, i), row_stride(p));
   }
 }
 
 template <typename In>
 __aicore__ void gemm_dispatch(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ ChipTensor *p) {
-  if (a->ndims < 2 || b->ndims != a->ndims || p->ndims != a->ndims) return;
+  if (a->ndims < 2 || b->ndims < 2 || p->ndims < 2) return;
+  if (tile_count(b) != tile_count(a) || tile_count(p) != tile_count(a)) return;
   switch (a->shapes[a->ndims - 1]) {
     case 16:
       return gemm_tiles<In, 16>(a, b, p);
