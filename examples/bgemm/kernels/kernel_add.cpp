@@ -66,11 +66,16 @@ __aicore__ void add_tiles(__gm__ ChipTensor *c, __gm__ ChipTensor *p) {
 extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   auto *c = reinterpret_cast<__gm__ ChipTensor *>(args[0]);
   auto *p = reinterpret_cast<__gm__ ChipTensor *>(args[1]);
-  if (c->ndims < 2 || p->ndims < 2 || tile_count(p) != tile_count(c)) {
+  const uint32_t t = c->ndims >= 2 ? c->shapes[c->ndims - 1] : 0;
+  bool square = c->ndims >= 2 && p->ndims >= 2;
+  for (__gm__ ChipTensor *v : {c, p}) {
+    square = square && v->shapes[v->ndims - 2] == t && v->shapes[v->ndims - 1] == t;
+  }
+  if (!square || tile_count(p) != tile_count(c)) {
     pipe_sync();
     return;
   }
-  switch (c->shapes[c->ndims - 1]) {
+  switch (t) {
     case 16:
       add_tiles<16>(c, p);
       break;

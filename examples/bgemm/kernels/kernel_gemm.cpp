@@ -110,7 +110,11 @@ template <typename In>
 __aicore__ void gemm_dispatch(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ ChipTensor *p) {
   if (a->ndims < 2 || b->ndims < 2 || p->ndims < 2) return;
   if (tile_count(b) != tile_count(a) || tile_count(p) != tile_count(a)) return;
-  switch (a->shapes[a->ndims - 1]) {
+  const uint32_t t = a->shapes[a->ndims - 1];
+  for (__gm__ ChipTensor *v : {a, b, p}) {
+    if (v->shapes[v->ndims - 2] != t || v->shapes[v->ndims - 1] != t) return;  // tiles are T x T
+  }
+  switch (t) {
     case 16:
       return gemm_tiles<In, 16>(a, b, p);
     case 32:

@@ -142,6 +142,12 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   auto *out = reinterpret_cast<__gm__ ChipTensor *>(args[6]);
   const bool first = args[7] != 0, last = args[8] != 0;
   const uint32_t rows = pa_rows(o_blk), cols = pa_cols(o_blk);
+  for (__gm__ ChipTensor *v : {o, out}) {
+    if (pa_rows(v) != rows || pa_cols(v) != cols) {
+      pipe_sync();
+      return;
+    }
+  }
   // Only (M, D) matter here; the block size N does not reach this kernel.
 #define PA_UP_CASE(M, D, N)                                                          \
   if (rows == M && cols == D) {                                                     \

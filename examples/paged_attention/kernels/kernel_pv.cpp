@@ -56,6 +56,7 @@ __aicore__ void pv(__gm__ ChipTensor *p, __gm__ ChipTensor *v, __gm__ ChipTensor
 template <typename In>
 __aicore__ void pv_dispatch(__gm__ ChipTensor *p, __gm__ ChipTensor *v, __gm__ ChipTensor *o) {
   const uint32_t m = pa_rows(p), n = pa_cols(p), d = pa_cols(v);
+  if (pa_rows(v) != n || pa_rows(o) != m || pa_cols(o) != d) return;
 #define PA_PV_CASE(M, D, N)             \
   if (m == M && d == D && n == N) {     \
     return pv<In, M, D, N>(p, v, o);    \

@@ -60,6 +60,7 @@ __aicore__ void qk(__gm__ ChipTensor *q, __gm__ ChipTensor *k, __gm__ ChipTensor
 template <typename In>
 __aicore__ void qk_dispatch(__gm__ ChipTensor *q, __gm__ ChipTensor *k, __gm__ ChipTensor *s) {
   const uint32_t m = pa_rows(q), d = pa_cols(q), n = pa_rows(k);
+  if (pa_cols(k) != d || pa_rows(s) != m || pa_cols(s) != n) return;
 #define PA_QK_CASE(M, D, N)             \
   if (m == M && d == D && n == N) {     \
     return qk<In, M, D, N>(q, k, s);    \
