@@ -4,13 +4,16 @@ Usage: python examples/bgemm/main.py [-p a2a3sim|a5sim]
                                      [-r tensormap_and_ringbuffer|host_build_graph]
                                      [--block-dim N] [--aicpu-threads N] [--groups G] [--grid-k K]
                                      [--tile-loop L] [--tile T] [--dtype float32|float16] [--case0]
+                                     [--api native|reference]
 
 C[g][i] = sum over k of A[g][k][i] @ B[g][k][i] for G groups of L square T x T tiles: per group
 and k, one AIC task multiplies the group's L tiles (TLOAD, TEXTRACT, TMATMUL, TSTORE) into a
 temp, one AIV task adds the temp into the group's C tiles (TADD). --case0 is the reference
 benchmark's Case0: 500 GEMM + 500 ADD tasks (250 groups, grid_k 2, 4 tiles of 128 x 128 per
-task). Inputs are scaled by 0.01 so the float32 sums stay inside rtol = atol = 1e-3. The tile
-kernels need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19.
+task). --api reference runs the orchestration written against the reference implementation's
+API (pto_orchestration_api.h, tensormap_and_ringbuffer only). Inputs are scaled by 0.01 so the
+float32 sums stay inside rtol = atol = 1e-3. The tile kernels need a PTO-ISA checkout
+(PTO_ISA_ROOT) and clang++-19.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ KERNELS = [  # (func_id, core type, source): the ids the orchestrations use
     (0, pto.CoreType.AIC, "kernel_gemm.cpp"),
     (1, pto.CoreType.AIV, "kernel_add.cpp"),
 ]
-ORCHESTRATIONS = {
-    "tensormap_and_ringbuffer": "orchestration_tmr.cpp",
-    "host_build_graph": "orchestration_hbg.cpp",
+ORCHESTRATIONS = {  # (runtime, API) -> source
+    ("tensormap_and_ringbuffer", "native"): "orchestration_tmr.cpp",
+    ("tensormap_and_ringbuffer", "reference"): "orchestration_ref.cpp",
+    ("host_build_graph", "native"): "orchestration_hbg.cpp",
 }
+RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 TILES = (16, 32, 64, 128)  # the tile edges the kernels are compiled for
 DTYPES = {"float32": np.float32, "float16": np.float16}
 RTOL = ATOL = 1e-3
@@ -43,9 +48,7 @@ CASE0 = {"groups": 250, "grid_k": 2, "tile_loop": 4, "tile": 128}
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3sim", "a5sim"])
-    p.add_argument(
-        "-r", "--runtime", default="tensormap_and_ringbuffer", choices=list(ORCHESTRATIONS)
-    )
+    p.add_argument("-r", "--runtime", default="tensormap_and_ringbuffer", choices=RUNTIMES)
     p.add_argument("--block-dim", type=int, help="clusters (default: all)")
     p.add_argument("--aicpu-threads", type=int, help="AICPU threads (default: all)")
     p.add_argument("--groups", type=int, default=4, help="independent groups G (default 4)")
@@ -56,8 +59,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--dtype", default="float32", choices=list(DTYPES), help="A and B (C is float32)"
     )
     p.add_argument("--case0", action="store_true", help="the reference's Case0 sizes")
+    p.add_argument(
+        "--api",
+        default="native",
+        choices=["native", "reference"],
+        help="orchestration API: ours, or the reference's (tensormap_and_ringbuffer only)",
+    )
     p.add_argument("--seed", type=int, default=0)
     opts = p.parse_args(argv)
+    if (opts.runtime, opts.api) not in ORCHESTRATIONS:
+        p.error(f"--api {opts.api} has no orchestration for {opts.runtime}")
     clusters, threads = FULL_GEOMETRY[opts.platform]
     opts.block_dim = clusters if opts.block_dim is None else opts.block_dim
     opts.aicpu_threads = threads if opts.aicpu_threads is None else opts.aicpu_threads
@@ -70,9 +81,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return opts
 
 
-def build_callable(platform: str, runtime: str) -> pto.ChipCallable:
+def build_callable(platform: str, runtime: str, api: str) -> pto.ChipCallable:
     kc = pto.KernelCompiler(platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"))
-    callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, HERE / ORCHESTRATIONS[runtime]))
+    source = HERE / ORCHESTRATIONS[(runtime, api)]
+    callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, source))
     for func_id, core_type, source in KERNELS:
         callable_.add_kernel(
             func_id, core_type, kc.compile_incore(HERE / "kernels" / source, core_type)
@@ -95,11 +107,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{opts.dtype} -> {g * k} GEMM + {g * k} ADD tasks ==="
     )
     print(
-        f"platform {opts.platform}, runtime {opts.runtime}, block_dim {opts.block_dim}, "
-        f"aicpu_threads {opts.aicpu_threads}"
+        f"platform {opts.platform}, runtime {opts.runtime} ({opts.api} API), "
+        f"block_dim {opts.block_dim}, aicpu_threads {opts.aicpu_threads}"
     )
     start = time.perf_counter()
-    callable_ = build_callable(opts.platform, opts.runtime)
+    callable_ = build_callable(opts.platform, opts.runtime, opts.api)
     print(f"kernels and orchestration ready in {time.perf_counter() - start:.1f} s")
 
     rng = np.random.default_rng(opts.seed)

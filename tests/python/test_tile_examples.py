@@ -86,3 +86,10 @@ def test_tile_example_on_one_cluster_and_one_aicpu_thread(repo_root, example, ru
     # One AICPU thread: on tensormap_and_ringbuffer the orchestrator schedules between submits.
     one = ["--block-dim", "1", "--aicpu-threads", "1"]
     assert_success(run_example(repo_root, example, "-r", runtime, *one))
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_bgemm_through_the_reference_orchestration_api(repo_root, platform):
+    # orchestration_ref.cpp: pto_orchestration_api.h's layer over the tensormap orchestrator.
+    extra = "--groups 3 --grid-k 2 --tile-loop 2 --tile 32 --api reference".split()
+    assert_success(run_example(repo_root, "bgemm", "-p", platform, *extra))
