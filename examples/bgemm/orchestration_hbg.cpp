@@ -16,7 +16,8 @@ constexpr uint32_t kGemm = 0, kAdd = 1;
 constexpr int kSlots = 16;
 
 // The contiguous block of `count` elements starting `first` elements into `whole`, as `shape`.
-pto::Tensor block(const pto::Tensor &whole, uint64_t first, uint64_t count, uint32_t ndim, const int64_t *shape) {
+pto::Tensor block(const pto::Tensor &whole, uint64_t first, uint64_t count, uint32_t ndim,
+                  const int64_t *shape) {
   pto::Tensor t = whole;
   const uint64_t esize = whole.nbytes / whole.nelems;
   t.addr = whole.addr + first * esize;
@@ -30,12 +31,14 @@ pto::Tensor block(const pto::Tensor &whole, uint64_t first, uint64_t count, uint
 
 PTO_ORCHESTRATION(graph, args) {
   if (args.num_tensors() != 3) {
-    graph.fail("bgemm expects tensors A, B (groups, grid_k, tile_loop, T, T) and C (groups, tile_loop, T, T)");
+    graph.fail(
+        "bgemm expects tensors A, B (groups, grid_k, tile_loop, T, T) and C (groups, tile_loop, T, T)");
     return;
   }
   const pto::Tensor &a = args.tensor(0), &b = args.tensor(1), &c = args.tensor(2);
   if (a.ndim != 5 || b.ndim != 5 || c.ndim != 4) {
-    graph.fail("bgemm: A and B must be 5-D (groups, grid_k, tile_loop, T, T), C 4-D (groups, tile_loop, T, T)");
+    graph.fail(
+        "bgemm: A and B must be 5-D (groups, grid_k, tile_loop, T, T), C 4-D (groups, tile_loop, T, T)");
     return;
   }
   const int64_t groups = a.shape[0], grid_k = a.shape[1], tile_loop = a.shape[2], t = a.shape[3];
@@ -45,7 +48,8 @@ PTO_ORCHESTRATION(graph, args) {
       return;
     }
   }
-  if (a.shape[4] != t || c.shape[0] != groups || c.shape[1] != tile_loop || c.shape[2] != t || c.shape[3] != t) {
+  if (a.shape[4] != t || c.shape[0] != groups || c.shape[1] != tile_loop || c.shape[2] != t ||
+      c.shape[3] != t) {
     graph.fail("bgemm: tiles must be square and C must be (groups, tile_loop, T, T)");
     return;
   }
@@ -73,12 +77,13 @@ PTO_ORCHESTRATION(graph, args) {
       const uint64_t ab_first = static_cast<uint64_t>(g * grid_k + k) * block_elems;
       const int s = next_slot;
       next_slot = (next_slot + 1) % kSlots;
-      const pto::TaskId gemm =
-          graph.add_task(kGemm, PTO_CORE_AIC,
-                         {TaskArg::of(block(a, ab_first, block_elems, 3, tiles_shape)),
-                          TaskArg::of(block(b, ab_first, block_elems, 3, tiles_shape)), TaskArg::of(slots[s])});
+      const pto::TaskId gemm = graph.add_task(
+          kGemm, PTO_CORE_AIC,
+          {TaskArg::of(block(a, ab_first, block_elems, 3, tiles_shape)),
+           TaskArg::of(block(b, ab_first, block_elems, 3, tiles_shape)), TaskArg::of(slots[s])});
       if (slot_reader[s] != pto::kInvalidTask) graph.add_dependency(slot_reader[s], gemm);
-      const pto::TaskId add = graph.add_task(kAdd, PTO_CORE_AIV, {TaskArg::of(c_group), TaskArg::of(slots[s])});
+      const pto::TaskId add =
+          graph.add_task(kAdd, PTO_CORE_AIV, {TaskArg::of(c_group), TaskArg::of(slots[s])});
       graph.add_dependency(gemm, add);
       if (prev_add != pto::kInvalidTask) graph.add_dependency(prev_add, add);
       slot_reader[s] = add;

@@ -22,7 +22,8 @@ PTO_DEVICE_ORCHESTRATION(orch) {
   using pto::Arg;
   const pto::TensorView a = orch.tensor(0), b = orch.tensor(1), c = orch.tensor(2);
   if (a.ndim != 5 || b.ndim != 5 || c.ndim != 4) {
-    orch.fail("bgemm: A and B must be 5-D (groups, grid_k, tile_loop, T, T), C 4-D (groups, tile_loop, T, T)");
+    orch.fail(
+        "bgemm: A and B must be 5-D (groups, grid_k, tile_loop, T, T), C 4-D (groups, tile_loop, T, T)");
     return;
   }
   const int64_t groups = a.shape[0], grid_k = a.shape[1], tile_loop = a.shape[2], t = a.shape[3];
@@ -32,7 +33,8 @@ PTO_DEVICE_ORCHESTRATION(orch) {
       return;
     }
   }
-  if (a.shape[4] != t || c.shape[0] != groups || c.shape[1] != tile_loop || c.shape[2] != t || c.shape[3] != t) {
+  if (a.shape[4] != t || c.shape[0] != groups || c.shape[1] != tile_loop || c.shape[2] != t ||
+      c.shape[3] != t) {
     orch.fail("bgemm: tiles must be square and C must be (groups, tile_loop, T, T)");
     return;
   }
@@ -49,8 +51,9 @@ PTO_DEVICE_ORCHESTRATION(orch) {
     for (int64_t k = 0; k < grid_k; ++k) {
       const int64_t ab_start[5] = {g, k, 0, 0, 0}, ab_extent[5] = {1, 1, tile_loop, t, t};
       const pto::TensorView product = orch.alloc_tensor(PTO_DTYPE_F32, 3, tile_shape);
-      orch.submit_task(kGemm, PTO_CORE_AIC,
-                       {Arg::in(a.slice(ab_start, ab_extent)), Arg::in(b.slice(ab_start, ab_extent)), Arg::out(product)});
+      orch.submit_task(
+          kGemm, PTO_CORE_AIC,
+          {Arg::in(a.slice(ab_start, ab_extent)), Arg::in(b.slice(ab_start, ab_extent)), Arg::out(product)});
       orch.submit_task(kAdd, PTO_CORE_AIV, {Arg::inout(c_group), Arg::in(product)});
     }
   }

@@ -35,8 +35,9 @@ pto::Tensor temp(pto::GraphBuilder &graph, pto_dtype dtype, int64_t rows, int64_
 
 PTO_ORCHESTRATION(graph, args) {
   if (args.num_tensors() != 6 || args.num_scalars() != 1) {
-    graph.fail("paged_attention expects tensors (query, key_cache, value_cache, block_table, context_lens, out) "
-               "and scalar (scale)");
+    graph.fail(
+        "paged_attention expects tensors (query, key_cache, value_cache, block_table, context_lens, out) "
+        "and scalar (scale)");
     return;
   }
   const pto::Tensor &query = args.tensor(0), &key_cache = args.tensor(1), &value_cache = args.tensor(2);
@@ -44,22 +45,24 @@ PTO_ORCHESTRATION(graph, args) {
   const int64_t scale_bits = args.scalar(0);
   if (query.ndim != 3 || key_cache.ndim != 3 || value_cache.ndim != 3 || block_table.ndim != 2 ||
       context_lens.ndim != 1 || out.ndim != 3) {
-    graph.fail("paged_attention: query and out are (batch, heads, D), the caches (blocks, block_size, D), "
-               "block_table (batch, max_blocks), context_lens (batch)");
+    graph.fail(
+        "paged_attention: query and out are (batch, heads, D), the caches (blocks, block_size, D), "
+        "block_table (batch, max_blocks), context_lens (batch)");
     return;
   }
   const int64_t batch = query.shape[0], heads = query.shape[1], head_dim = query.shape[2];
   const int64_t cache_blocks = key_cache.shape[0], block_size = key_cache.shape[1];
   const int64_t max_blocks = block_table.shape[1];
   const int64_t q_tile = heads < kMaxQueryTile ? heads : kMaxQueryTile;
-  if (key_cache.shape[2] != head_dim || value_cache.shape[0] != cache_blocks || value_cache.shape[1] != block_size ||
-      value_cache.shape[2] != head_dim || block_table.shape[0] != batch || context_lens.shape[0] != batch ||
-      out.shape[0] != batch || out.shape[1] != heads || out.shape[2] != head_dim || heads % q_tile != 0) {
+  if (key_cache.shape[2] != head_dim || value_cache.shape[0] != cache_blocks ||
+      value_cache.shape[1] != block_size || value_cache.shape[2] != head_dim ||
+      block_table.shape[0] != batch || context_lens.shape[0] != batch || out.shape[0] != batch ||
+      out.shape[1] != heads || out.shape[2] != head_dim || heads % q_tile != 0) {
     graph.fail("paged_attention: inconsistent shapes");
     return;
   }
-  if (block_table.dtype != PTO_DTYPE_I32 || context_lens.dtype != PTO_DTYPE_I32 || out.dtype != PTO_DTYPE_F32 ||
-      key_cache.dtype != query.dtype || value_cache.dtype != query.dtype) {
+  if (block_table.dtype != PTO_DTYPE_I32 || context_lens.dtype != PTO_DTYPE_I32 ||
+      out.dtype != PTO_DTYPE_F32 || key_cache.dtype != query.dtype || value_cache.dtype != query.dtype) {
     graph.fail("paged_attention: block_table and context_lens must be int32, out float32, q/k/v of one type");
     return;
   }
@@ -98,20 +101,23 @@ PTO_ORCHESTRATION(graph, args) {
         const pto::Tensor l_blk = temp(graph, PTO_DTYPE_F32, q_tile, 1);
         const pto::Tensor o_blk = temp(graph, PTO_DTYPE_F32, q_tile, head_dim);
 
-        const pto::TaskId qk = graph.add_task(
-            kQk, PTO_CORE_AIC,
-            {TaskArg::of(q_rows), TaskArg::of(matrix(key_cache, kv_first, block_size, head_dim)), TaskArg::of(s)});
-        const pto::TaskId sf = graph.add_task(kSoftmaxPrepare, PTO_CORE_AIV,
-                                              {TaskArg::of(s), TaskArg::of(p), TaskArg::of(m_blk), TaskArg::of(l_blk),
-                                               TaskArg::of_i64(scale_bits), TaskArg::of_i64(valid)});
-        const pto::TaskId pv = graph.add_task(
-            kPv, PTO_CORE_AIC,
-            {TaskArg::of(p), TaskArg::of(matrix(value_cache, kv_first, block_size, head_dim)), TaskArg::of(o_blk)});
-        const pto::TaskId update = graph.add_task(
-            kOnlineUpdate, PTO_CORE_AIV,
-            {TaskArg::of(m_blk), TaskArg::of(l_blk), TaskArg::of(o_blk), TaskArg::of(m), TaskArg::of(l),
-             TaskArg::of(o), TaskArg::of(out_rows), TaskArg::of_i64(j == 0 ? 1 : 0),
-             TaskArg::of_i64(j == blocks - 1 ? 1 : 0)});
+        const pto::TaskId qk =
+            graph.add_task(kQk, PTO_CORE_AIC,
+                           {TaskArg::of(q_rows),
+                            TaskArg::of(matrix(key_cache, kv_first, block_size, head_dim)), TaskArg::of(s)});
+        const pto::TaskId sf =
+            graph.add_task(kSoftmaxPrepare, PTO_CORE_AIV,
+                           {TaskArg::of(s), TaskArg::of(p), TaskArg::of(m_blk), TaskArg::of(l_blk),
+                            TaskArg::of_i64(scale_bits), TaskArg::of_i64(valid)});
+        const pto::TaskId pv =
+            graph.add_task(kPv, PTO_CORE_AIC,
+                           {TaskArg::of(p), TaskArg::of(matrix(value_cache, kv_first, block_size, head_dim)),
+                            TaskArg::of(o_blk)});
+        const pto::TaskId update =
+            graph.add_task(kOnlineUpdate, PTO_CORE_AIV,
+                           {TaskArg::of(m_blk), TaskArg::of(l_blk), TaskArg::of(o_blk), TaskArg::of(m),
+                            TaskArg::of(l), TaskArg::of(o), TaskArg::of(out_rows),
+                            TaskArg::of_i64(j == 0 ? 1 : 0), TaskArg::of_i64(j == blocks - 1 ? 1 : 0)});
         graph.add_dependency(qk, sf);
         graph.add_dependency(sf, pv);
         graph.add_dependency(pv, update);

@@ -1,4 +1,4 @@
-// examples/paged_attention/orchestration_tmr.cpp — paged decode attention for the tensormap_and_ringbuffer runtime.
+// examples/paged_attention/orchestration_tmr.cpp — paged decode attention, tensormap_and_ringbuffer runtime.
 //
 // Run arguments: query (batch, heads, D), key_cache and value_cache (cache blocks, N, D), all
 // bfloat16 or float16; block_table (batch, max blocks per request) and context_lens (batch), int32;
@@ -25,8 +25,9 @@ int32_t read_i32(const pto::TensorView &v, int64_t i) {
 
 PTO_DEVICE_ORCHESTRATION(orch) {
   if (orch.num_tensors() != 6 || orch.num_scalars() != 1) {
-    orch.fail("paged_attention expects tensors (query, key_cache, value_cache, block_table, context_lens, out) "
-              "and scalar (scale)");
+    orch.fail(
+        "paged_attention expects tensors (query, key_cache, value_cache, block_table, context_lens, out) "
+        "and scalar (scale)");
     return;
   }
   using pto::Arg;
@@ -35,22 +36,24 @@ PTO_DEVICE_ORCHESTRATION(orch) {
   const int64_t scale_bits = orch.scalar(0);
   if (query.ndim != 3 || key_cache.ndim != 3 || value_cache.ndim != 3 || block_table.ndim != 2 ||
       context_lens.ndim != 1 || out.ndim != 3) {
-    orch.fail("paged_attention: query and out are (batch, heads, D), the caches (blocks, block_size, D), "
-              "block_table (batch, max_blocks), context_lens (batch)");
+    orch.fail(
+        "paged_attention: query and out are (batch, heads, D), the caches (blocks, block_size, D), "
+        "block_table (batch, max_blocks), context_lens (batch)");
     return;
   }
   const int64_t batch = query.shape[0], heads = query.shape[1], head_dim = query.shape[2];
   const int64_t cache_blocks = key_cache.shape[0], block_size = key_cache.shape[1];
   const int64_t max_blocks = block_table.shape[1];
   const int64_t q_tile = heads < kMaxQueryTile ? heads : kMaxQueryTile;
-  if (key_cache.shape[2] != head_dim || value_cache.shape[0] != cache_blocks || value_cache.shape[1] != block_size ||
-      value_cache.shape[2] != head_dim || block_table.shape[0] != batch || context_lens.shape[0] != batch ||
-      out.shape[0] != batch || out.shape[1] != heads || out.shape[2] != head_dim || heads % q_tile != 0) {
+  if (key_cache.shape[2] != head_dim || value_cache.shape[0] != cache_blocks ||
+      value_cache.shape[1] != block_size || value_cache.shape[2] != head_dim ||
+      block_table.shape[0] != batch || context_lens.shape[0] != batch || out.shape[0] != batch ||
+      out.shape[1] != heads || out.shape[2] != head_dim || heads % q_tile != 0) {
     orch.fail("paged_attention: inconsistent shapes");
     return;
   }
-  if (block_table.dtype != PTO_DTYPE_I32 || context_lens.dtype != PTO_DTYPE_I32 || out.dtype != PTO_DTYPE_F32 ||
-      key_cache.dtype != query.dtype || value_cache.dtype != query.dtype) {
+  if (block_table.dtype != PTO_DTYPE_I32 || context_lens.dtype != PTO_DTYPE_I32 ||
+      out.dtype != PTO_DTYPE_F32 || key_cache.dtype != query.dtype || value_cache.dtype != query.dtype) {
     orch.fail("paged_attention: block_table and context_lens must be int32, out float32, q/k/v of one type");
     return;
   }
@@ -74,7 +77,8 @@ PTO_DEVICE_ORCHESTRATION(orch) {
 
       for (int64_t j = 0; j < blocks; ++j) {
         pto::Scope block_scope(orch);
-        const int64_t cache_block = read_i32(block_table, b * block_table.strides[0] + j * block_table.strides[1]);
+        const int64_t cache_block =
+            read_i32(block_table, b * block_table.strides[0] + j * block_table.strides[1]);
         if (cache_block < 0 || cache_block >= cache_blocks) {
           orch.fail("paged_attention: a block table entry is outside the cache");
           return;
@@ -96,9 +100,9 @@ PTO_DEVICE_ORCHESTRATION(orch) {
         orch.submit_task(kPv, PTO_CORE_AIC,
                          {Arg::in(p), Arg::in(value_cache.slice(kv_start, kv_extent)), Arg::out(o_blk)});
         orch.submit_task(kOnlineUpdate, PTO_CORE_AIV,
-                         {Arg::in(m_blk), Arg::in(l_blk), Arg::in(o_blk), Arg::inout(m), Arg::inout(l), Arg::inout(o),
-                          last ? Arg::out_existing(out_rows) : Arg::no_dep(out_rows), Arg::i64(first ? 1 : 0),
-                          Arg::i64(last ? 1 : 0)});
+                         {Arg::in(m_blk), Arg::in(l_blk), Arg::in(o_blk), Arg::inout(m), Arg::inout(l),
+                          Arg::inout(o), last ? Arg::out_existing(out_rows) : Arg::no_dep(out_rows),
+                          Arg::i64(first ? 1 : 0), Arg::i64(last ? 1 : 0)});
       }
     }
   }

@@ -51,8 +51,12 @@ struct AddTile {
 __gm__ float *tile_data(__gm__ ChipTensor *t, uint32_t i) {
   return view_data<float>(t) + (t->ndims >= 3 ? uint64_t{i} * t->strides[t->ndims - 3] : 0);
 }
-inline uint32_t tile_count(__gm__ ChipTensor *t) { return t->ndims >= 3 ? t->shapes[t->ndims - 3] : 1; }
-inline int64_t row_stride(__gm__ ChipTensor *t) { return t->strides[t->ndims - 2]; }
+inline uint32_t tile_count(__gm__ ChipTensor *t) {
+  return t->ndims >= 3 ? t->shapes[t->ndims - 3] : 1;
+}
+inline int64_t row_stride(__gm__ ChipTensor *t) {
+  return t->strides[t->ndims - 2];
+}
 
 template <int T>
 __aicore__ void add_tiles(__gm__ ChipTensor *c, __gm__ ChipTensor *p) {

@@ -44,7 +44,8 @@ struct GemmTile {
 
   static constexpr uint32_t kMatBBase = T * T * sizeof(In);  // B after A in L1
 
-  static __aicore__ void run(__gm__ In *a, int64_t lda, __gm__ In *b, int64_t ldb, __gm__ float *p, int64_t ldp) {
+  static __aicore__ void run(__gm__ In *a, int64_t lda, __gm__ In *b, int64_t ldb, __gm__ float *p,
+                             int64_t ldp) {
     GlobalIn a_gm(a, {}, Stride<1, 1, 1, DYNAMIC, 1>(lda));
     GlobalIn b_gm(b, {}, Stride<1, 1, 1, DYNAMIC, 1>(ldb));
     GlobalOut p_gm(p, {}, Stride<1, 1, 1, DYNAMIC, 1>(ldp));
@@ -95,8 +96,12 @@ template <typename T>
 __gm__ T *tile_data(__gm__ ChipTensor *t, uint32_t i) {
   return view_data<T>(t) + (t->ndims >= 3 ? uint64_t{i} * t->strides[t->ndims - 3] : 0);
 }
-inline uint32_t tile_count(__gm__ ChipTensor *t) { return t->ndims >= 3 ? t->shapes[t->ndims - 3] : 1; }
-inline int64_t row_stride(__gm__ ChipTensor *t) { return t->strides[t->ndims - 2]; }
+inline uint32_t tile_count(__gm__ ChipTensor *t) {
+  return t->ndims >= 3 ? t->shapes[t->ndims - 3] : 1;
+}
+inline int64_t row_stride(__gm__ ChipTensor *t) {
+  return t->strides[t->ndims - 2];
+}
 
 template <typename In, int T>
 __aicore__ void gemm_tiles(__gm__ ChipTensor *a, __gm__ ChipTensor *b, __gm__ ChipTensor *p) {

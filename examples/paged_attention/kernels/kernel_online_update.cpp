@@ -1,4 +1,4 @@
-// examples/paged_attention/kernels/kernel_online_update.cpp — AIV tile kernel: fold one block into the running softmax.
+// examples/paged_attention/kernels/kernel_online_update.cpp — AIV: fold one block into the running softmax.
 //
 // Args (descriptor ABI): m_blk, l_blk (M, float32: this block's row max and row sum), o_blk
 // (M x D, float32: P V of this block), m, l (M, float32: running max and sum, read and written),
@@ -149,11 +149,11 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
     }
   }
   // Only (M, D) matter here; the block size N does not reach this kernel.
-#define PA_UP_CASE(M, D, N)                                                          \
-  if (rows == M && cols == D) {                                                     \
-    OnlineUpdate<M, D>::run(m_blk, l_blk, o_blk, m, l, o, out, first, last);        \
-    pipe_sync();                                                                     \
-    return;                                                                          \
+#define PA_UP_CASE(M, D, N)                                                  \
+  if (rows == M && cols == D) {                                              \
+    OnlineUpdate<M, D>::run(m_blk, l_blk, o_blk, m, l, o, out, first, last); \
+    pipe_sync();                                                             \
+    return;                                                                  \
   }
   PA_TILE_SHAPES(PA_UP_CASE)
 #undef PA_UP_CASE

@@ -1,4 +1,4 @@
-// examples/paged_attention/kernels/kernel_pv.cpp — AIC tile kernel: O_blk = P V for one query tile and one KV block.
+// examples/paged_attention/kernels/kernel_pv.cpp — AIC tile kernel: O_blk = P V for a query tile and a block.
 //
 // Args (descriptor ABI): p (M x N, bfloat16 or float16: the softmax numerators softmax_prepare
 // rounded to the input type), v (N x D, the block's values as stored in the cache, same dtype),
@@ -57,9 +57,9 @@ template <typename In>
 __aicore__ void pv_dispatch(__gm__ ChipTensor *p, __gm__ ChipTensor *v, __gm__ ChipTensor *o) {
   const uint32_t m = pa_rows(p), n = pa_cols(p), d = pa_cols(v);
   if (pa_rows(v) != n || pa_rows(o) != m || pa_cols(o) != d) return;
-#define PA_PV_CASE(M, D, N)             \
-  if (m == M && d == D && n == N) {     \
-    return pv<In, M, D, N>(p, v, o);    \
+#define PA_PV_CASE(M, D, N)          \
+  if (m == M && d == D && n == N) {  \
+    return pv<In, M, D, N>(p, v, o); \
   }
   PA_TILE_SHAPES(PA_PV_CASE)
 #undef PA_PV_CASE

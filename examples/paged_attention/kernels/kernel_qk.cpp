@@ -1,4 +1,4 @@
-// examples/paged_attention/kernels/kernel_qk.cpp — AIC tile kernel: S = Q K^T for one query tile and one KV block.
+// examples/paged_attention/kernels/kernel_qk.cpp — AIC tile kernel: S = Q K^T for a query tile and a block.
 //
 // Args (descriptor ABI): q (M x D, bfloat16 or float16), k (N x D, the block's keys as stored in
 // the cache, same dtype), s (M x N, float32). K^T is never materialised: the block's rows are
@@ -61,9 +61,9 @@ template <typename In>
 __aicore__ void qk_dispatch(__gm__ ChipTensor *q, __gm__ ChipTensor *k, __gm__ ChipTensor *s) {
   const uint32_t m = pa_rows(q), d = pa_cols(q), n = pa_rows(k);
   if (pa_cols(k) != d || pa_rows(s) != m || pa_cols(s) != n) return;
-#define PA_QK_CASE(M, D, N)             \
-  if (m == M && d == D && n == N) {     \
-    return qk<In, M, D, N>(q, k, s);    \
+#define PA_QK_CASE(M, D, N)          \
+  if (m == M && d == D && n == N) {  \
+    return qk<In, M, D, N>(q, k, s); \
   }
   PA_TILE_SHAPES(PA_QK_CASE)
 #undef PA_QK_CASE

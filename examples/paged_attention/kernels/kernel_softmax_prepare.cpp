@@ -1,4 +1,4 @@
-// examples/paged_attention/kernels/kernel_softmax_prepare.cpp — AIV tile kernel: one block's softmax numerators.
+// examples/paged_attention/kernels/kernel_softmax_prepare.cpp — AIV: one block's softmax numerators.
 //
 // Args (descriptor ABI): s (M x N, float32: the block's scores), p (M x N, bfloat16 or float16),
 // m (M, float32), l (M, float32); scalars: scale (float32 bits), valid (keys of the block that
@@ -90,9 +90,9 @@ __aicore__ void softmax_prepare_dispatch(__gm__ ChipTensor *s, __gm__ ChipTensor
                                          __gm__ ChipTensor *l, float scale, int64_t valid) {
   const uint32_t rows = pa_rows(p), cols = pa_cols(p);
   if (valid < 1 || valid > cols || pa_rows(s) != rows || pa_cols(s) != cols) return;
-#define PA_SF_CASE(M, D, N)                                                                  \
-  if (rows == M && cols == N) {                                                              \
-    return softmax_prepare<In, M, N>(s, p, m, l, scale, static_cast<uint32_t>(valid));       \
+#define PA_SF_CASE(M, D, N)                                                            \
+  if (rows == M && cols == N) {                                                        \
+    return softmax_prepare<In, M, N>(s, p, m, l, scale, static_cast<uint32_t>(valid)); \
   }
   PA_TILE_SHAPES(PA_SF_CASE)
 #undef PA_SF_CASE

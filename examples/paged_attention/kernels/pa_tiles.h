@@ -25,8 +25,12 @@ inline __gm__ T *pa_view_data(__gm__ ChipTensor *t) {
 
 // A matrix argument is its view's last two dimensions (leading dimensions of extent 1 are allowed,
 // so a slice of a 3-D tensor can be passed as it is).
-inline uint32_t pa_rows(__gm__ ChipTensor *t) { return t->ndims >= 2 ? t->shapes[t->ndims - 2] : 1; }
-inline uint32_t pa_cols(__gm__ ChipTensor *t) { return t->shapes[t->ndims - 1]; }
+inline uint32_t pa_rows(__gm__ ChipTensor *t) {
+  return t->ndims >= 2 ? t->shapes[t->ndims - 2] : 1;
+}
+inline uint32_t pa_cols(__gm__ ChipTensor *t) {
+  return t->shapes[t->ndims - 1];
+}
 inline int64_t pa_row_stride(__gm__ ChipTensor *t) {
   return t->ndims >= 2 ? t->strides[t->ndims - 2] : t->shapes[0];
 }
