@@ -83,8 +83,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def build_callable(platform: str, runtime: str, api: str) -> pto.ChipCallable:
     kc = pto.KernelCompiler(platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"))
-    source = HERE / ORCHESTRATIONS[(runtime, api)]
-    callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, source))
+    orchestration = HERE / ORCHESTRATIONS[(runtime, api)]
+    callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, orchestration))
     for func_id, core_type, source in KERNELS:
         callable_.add_kernel(
             func_id, core_type, kc.compile_incore(HERE / "kernels" / source, core_type)
