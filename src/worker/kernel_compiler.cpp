@@ -18,12 +18,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,22 +40,20 @@
 #include "pto/runtime_builder.h"
 #include "pto_platform/files.h"
 #include "worker/paths.h"
+#include "worker/process.h"
 
 #ifndef PTO_SOURCE_INCLUDE_DIR
 #error "PTO_SOURCE_INCLUDE_DIR must be defined (src/worker/CMakeLists.txt sets it)"
 #endif
 
-extern char **environ;
-
 namespace pto {
 namespace {
 
-// Compiler output kept in an error message: enough for the first errors, which are the ones
-// that matter, without turning one exception into megabytes of template backtraces.
-constexpr size_t kMaxOutputInMessage = 8 * 1024;
-// Output read from a child beyond this is drained and dropped so a runaway compiler cannot
-// exhaust memory.
-constexpr size_t kMaxOutputCaptured = 1024 * 1024;
+using worker::ProcessResult;
+using worker::run_process;
+using worker::shell_quoted;
+using worker::split_words;
+using worker::trimmed_output;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
 constexpr const char *kCacheFormat = "pto-kernel-cache-v2";
@@ -91,37 +87,11 @@ class Fnv1a64 {
   uint64_t h_ = 0xcbf29ce484222325ULL;
 };
 
-std::vector<std::string> split_words(const std::string &text) {
-  std::vector<std::string> words;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
-
 std::string joined(const std::vector<std::string> &names, const char *sep) {
   std::string out;
   for (const std::string &n : names) {
     if (!out.empty()) out += sep;
     out += n;
-  }
-  return out;
-}
-
-// A command line a user can paste into a shell to reproduce the compile.
-std::string shell_quoted(const std::vector<std::string> &argv) {
-  std::string out;
-  for (const std::string &arg : argv) {
-    if (!out.empty()) out += ' ';
-    const bool plain = !arg.empty() && arg.find_first_not_of(
-                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                           "0123456789_-+=/.,:@%") == std::string::npos;
-    if (plain) {
-      out += arg;
-      continue;
-    }
-    out += '\'';
-    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
   }
   return out;
 }
@@ -151,65 +121,6 @@ int write_file(const std::string &path, const std::string &text) {
     done += static_cast<size_t>(n);
   }
   return close(fd) == 0 ? 0 : errno;
-}
-
-struct ProcessResult {
-  int spawn_errno = 0;  // non-zero: the program could not be started at all
-  int wait_status = 0;  // as from waitpid
-  std::string output;   // stdout and stderr interleaved, as a terminal would show them
-  bool ok() const { return spawn_errno == 0 && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0; }
-  std::string describe() const {
-    if (spawn_errno != 0) return std::string("could not be started: ") + strerror(spawn_errno);
-    if (WIFEXITED(wait_status)) return "exit status " + std::to_string(WEXITSTATUS(wait_status));
-    if (WIFSIGNALED(wait_status)) return "killed by signal " + std::to_string(WTERMSIG(wait_status));
-    return "wait status " + std::to_string(wait_status);
-  }
-};
-
-// Runs argv[0] (looked up in PATH) without a shell, so no argument is ever re-split or
-// expanded. The pipe is close-on-exec so that a child spawned by another thread at the same
-// moment does not inherit its write end and hold our read open past this child's exit.
-ProcessResult run_process(const std::vector<std::string> &argv) {
-  ProcessResult result;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    result.spawn_errno = errno;
-    return result;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-
-  std::vector<char *> cargv;
-  for (const std::string &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
-  cargv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    result.spawn_errno = rc;
-    return result;
-  }
-
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (result.output.size() < kMaxOutputCaptured) result.output.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  while (waitpid(pid, &result.wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      result.spawn_errno = errno;
-      break;
-    }
-  }
-  return result;
 }
 
 // The files a `-MMD -MF` dependency file lists as prerequisites, in order. Make syntax as GCC
@@ -351,12 +262,6 @@ bool is_cache_file(const std::string &name) {
     if (end >= 17 && name[end - 17] == '-' && hex16_at(end - 16)) return true;
   }
   return false;
-}
-
-std::string trimmed_output(const std::string &output) {
-  if (output.size() <= kMaxOutputInMessage) return output;
-  return output.substr(0, kMaxOutputInMessage) + "\n... [" +
-         std::to_string(output.size() - kMaxOutputInMessage) + " more bytes of compiler output omitted]\n";
 }
 
 // `<compiler> --version`, asked once per process per compiler: it costs a process spawn,
