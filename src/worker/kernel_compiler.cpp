@@ -41,6 +41,7 @@
 #include "pto_platform/files.h"
 #include "worker/paths.h"
 #include "worker/process.h"
+#include "worker/tile_toolchain.h"
 
 #ifndef PTO_SOURCE_INCLUDE_DIR
 #error "PTO_SOURCE_INCLUDE_DIR must be defined (src/worker/CMakeLists.txt sets it)"
@@ -49,14 +50,16 @@
 namespace pto {
 namespace {
 
+using worker::directory_of;
 using worker::ProcessResult;
+using worker::read_file;
 using worker::run_process;
 using worker::shell_quoted;
 using worker::split_words;
 using worker::trimmed_output;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
-constexpr const char *kCacheFormat = "pto-kernel-cache-v2";
+constexpr const char *kCacheFormat = "pto-kernel-cache-v3";
 
 // FNV-1a, 64-bit (http://www.isthe.com/chongo/tech/comp/fnv/). Not cryptographic: the cache
 // only needs distinct inputs to get distinct names with overwhelming probability, and a user
@@ -94,15 +97,6 @@ std::string joined(const std::vector<std::string> &names, const char *sep) {
     out += n;
   }
   return out;
-}
-
-bool read_file(const std::string &path, std::string *text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  *text = buf.str();
-  return !in.bad();
 }
 
 // Writes `text` to `path` in one go; returns 0 or an errno.
@@ -286,30 +280,34 @@ std::string compiler_version(const std::vector<std::string> &cxx, const std::str
   return r.output;
 }
 
-// Hash of the runtime's own headers, so kernels cached against an older pto/kernel.h (a
-// different package version, or a developer editing the tree) are rebuilt rather than
-// loaded with a stale ABI. Read once per process per include directory.
+// Hash of the runtime's own headers (pto/, the descriptor ABI's pto_abi/ and the tile shim), so
+// kernels cached against an older pto/kernel.h (a different package version, or a developer
+// editing the tree) are rebuilt rather than loaded with a stale ABI; the shim also sits on a
+// system include path, which -MMD does not list. Read once per process per include directory.
 std::string pto_headers_digest(const std::string &include_dir) {
   static std::mutex mutex;
   static std::map<std::string, std::string> digests;  // guarded by mutex
   std::lock_guard<std::mutex> lock(mutex);
   auto it = digests.find(include_dir);
   if (it != digests.end()) return it->second;
-  const std::string dir = worker::join_path(include_dir, "pto");
-  std::vector<std::string> names;
-  if (DIR *d = opendir(dir.c_str())) {
-    while (const dirent *e = readdir(d)) {
-      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());  // readdir order is file-system dependent
   Fnv1a64 h;
-  for (const std::string &name : names) {
-    std::string text;
-    if (!read_file(worker::join_path(dir, name), &text)) continue;
-    h.add(name);
-    h.add(text);
+  for (const std::string &dir : {worker::join_path(include_dir, "pto"), worker::abi_include_dir(include_dir),
+                                 worker::tile_shim_dir(include_dir)}) {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+      while (const dirent *e = readdir(d)) {
+        if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+      }
+      closedir(d);
+    }
+    std::sort(names.begin(), names.end());  // readdir order is file-system dependent
+    h.add(dir);
+    for (const std::string &name : names) {
+      std::string text;
+      if (!read_file(worker::join_path(dir, name), &text)) continue;
+      h.add(name);
+      h.add(text);
+    }
   }
   digests.emplace(include_dir, h.hex());
   return h.hex();
@@ -355,12 +353,6 @@ std::string file_stem(const std::string &path) {
   const std::string::size_type dot = base.rfind('.');
   if (dot != std::string::npos && dot > 0) base.erase(dot);
   return base;
-}
-
-std::string directory_of(const std::string &path) {
-  const std::string::size_type slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? std::string("/") : path.substr(0, slash);
 }
 
 // `#line 1 "<origin>"` makes diagnostics and __FILE__ name the user's file rather than the
@@ -434,6 +426,105 @@ Error cache_error(const std::string &what, const std::string &path, int err) {
                                        strerror(err) + "; set PTO_CACHE_DIR to a writable directory");
 }
 
+// What runs the compiler for one kind of compile, before the call's own flags.
+struct Command {
+  std::vector<std::string> cxx;    // the compiler command, split into words
+  std::string cxx_text;            // ... as written ($CXX, $PTO_TILE_CXX or the probe's pick)
+  std::string version;             // its --version output (key only)
+  std::vector<std::string> flags;  // language, optimisation, include directories, defines
+  std::vector<std::string> link;   // after the source: libraries the binary needs
+  const char *cflags_env;          // the environment variable whose words come last
+};
+
+// Language, optimisation and debug flags, then the include path both toolchains share:
+// ours, the user's, `middle` (PTO-ISA's), the descriptor ABI's. Then the user's defines.
+void common_flags(const CompileOptions &o, const std::string &include_dir,
+                  const std::vector<std::string> &middle, std::vector<std::string> *flags) {
+  flags->insert(flags->end(), {"-fPIC", "-shared"});
+  if (!o.opt_level.empty()) flags->push_back(o.opt_level);
+  if (o.debug_info) flags->push_back("-g");
+  flags->push_back("-I" + include_dir);
+  for (const std::string &dir : o.include_dirs) flags->push_back("-I" + dir);
+  for (const std::string &dir : middle) flags->push_back("-I" + dir);
+  flags->push_back("-I" + worker::abi_include_dir(include_dir));
+  for (const std::string &d : o.defines) flags->push_back("-D" + d);
+  flags->push_back("-DPTO_PLATFORM_SIM=1");
+}
+
+// Scalar kernels and orchestrations: the host compiler, C++17.
+Command scalar_command(const CompileOptions &o, const std::string &include_dir) {
+  Command c;
+  c.cxx_text = worker::env_or_empty("CXX");
+  if (c.cxx_text.empty()) c.cxx_text = "c++";
+  c.cxx = split_words(c.cxx_text);  // CXX="ccache g++" is common
+  if (c.cxx.empty()) throw Error(PTO_INVALID_ARGUMENT, "CXX is blank; set it to a C++ compiler or unset it");
+  c.version = compiler_version(c.cxx, c.cxx_text);
+  c.flags.push_back("-std=c++17");
+  std::vector<std::string> isa;
+  if (!o.pto_isa_root.empty()) isa.push_back(worker::join_path(o.pto_isa_root, "include"));
+  common_flags(o, include_dir, isa, &c.flags);
+  c.cflags_env = "PTO_KERNEL_CFLAGS";
+  return c;
+}
+
+// Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h).
+Command tile_command(const CompileOptions &o, const std::string &origin, pto_core_type core_type,
+                     const std::string &include_dir) {
+  const std::string root = worker::tile_isa_root(o.pto_isa_root, origin);
+  const std::string shim = worker::tile_shim_dir(include_dir);
+  const worker::TileCompiler &tc = worker::tile_compiler(shim, origin);
+  Command c;
+  c.cxx = tc.argv;
+  c.cxx_text = tc.text;
+  c.version = tc.version;
+  c.flags.push_back("-std=c++23");
+  common_flags(o, include_dir, {worker::join_path(root, "include"), worker::join_path(root, "include/pto")},
+               &c.flags);
+  const std::vector<std::string> tile = worker::tile_flags(tc, shim, core_type);
+  c.flags.insert(c.flags.end(), tile.begin(), tile.end());
+  if (!tc.builtins_library.empty()) c.link.push_back(tc.builtins_library);
+  c.cflags_env = "PTO_TILE_KERNEL_CFLAGS";
+  return c;
+}
+
+// Throws unless the binary at `so` exports what `entry` asks for. A compute kernel may export
+// pto_kernel_entry (PTO_KERNEL), the descriptor ABI's kernel_entry, or a kernel program's table
+// (PTO_KERNEL_PROGRAM, pto/kernel_list.h), but not both entries: the loader could not tell
+// which ABI the binary speaks.
+void check_entry(const std::string &so, const std::string &name, const EntryPoint &entry) {
+  auto exports = [&](const char *symbol) { return platform_elf_exports(so, symbol); };
+  const bool kernel = entry.runtime == nullptr;
+  if (kernel) {
+    const bool ours = exports(PTO_KERNEL_ENTRY_SYMBOL);
+    const bool abi = exports(PTO_ABI_KERNEL_ENTRY_SYMBOL);
+    if (ours && abi) {
+      unlink(so.c_str());
+      throw Error(PTO_INVALID_ARGUMENT, "'" + name +
+                                            "' exports both " PTO_KERNEL_ENTRY_SYMBOL " (PTO_KERNEL) and " +
+                                            PTO_ABI_KERNEL_ENTRY_SYMBOL +
+                                            " (the descriptor ABI); the runtime picks the ABI by "
+                                            "the entry, so keep one");
+    }
+    if (ours || abi || exports(PTO_KERNEL_TABLE_SYMBOL)) return;
+  } else if (exports(entry.symbol)) {
+    return;
+  }
+  std::string hint = entry_point_hint(entry, exports);
+  if (kernel && hint.rfind("define the entry with", 0) == 0) {
+    hint += ", or export the descriptor ABI's extern \"C\" void " PTO_ABI_KERNEL_ENTRY_SYMBOL
+            "(__gm__ int64_t *args)";
+  } else if (exports(PTO_ABI_KERNEL_ENTRY_SYMBOL)) {
+    hint = "it defines the descriptor ABI's " PTO_ABI_KERNEL_ENTRY_SYMBOL
+           ", so it is a compute kernel: compile it with KernelCompiler.compile_incore and add it "
+           "with add_kernel";
+  }
+  unlink(so.c_str());
+  const std::string what =
+      kernel ? std::string("a compute kernel") : std::string("an orchestration for ") + entry.runtime;
+  throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
+                                        entry.macro + " (no exported " + entry.symbol + "): " + hint);
+}
+
 }  // namespace
 
 KernelCompiler::KernelCompiler(std::string platform, CompileOptions options)
@@ -453,15 +544,28 @@ KernelCompiler::KernelCompiler(std::string platform, CompileOptions options)
   }
   if (!backend->host_compiled_kernels()) {
     throw Error(PTO_NOT_SUPPORTED, "compiling kernels for platform '" + platform_ + "' (backend '" +
-                                       backend->name() + "') needs its device toolchain (ccec), which "
+                                       backend->name() +
+                                       "') needs its device toolchain (ccec), which "
                                        "KernelCompiler does not drive yet; use the simulated platform '" +
                                        geometry->arch + "sim'");
   }
-  if (!options_.pto_isa_root.empty() &&
-      !worker::is_directory(worker::join_path(options_.pto_isa_root, "include"))) {
-    throw Error(PTO_INVALID_ARGUMENT, "pto_isa_root '" + options_.pto_isa_root +
-                                          "' has no include/ directory; pass the root of a "
-                                          "PTO-ISA checkout or leave it empty");
+  if (!options_.pto_isa_root.empty()) {
+    const std::string problem = worker::pto_isa_root_problem(options_.pto_isa_root);
+    if (!problem.empty()) {
+      throw Error(PTO_INVALID_ARGUMENT, "pto_isa_root '" + options_.pto_isa_root + "' " + problem +
+                                            "; pass the root of a PTO-ISA checkout (the folder "
+                                            "holding include/pto/) or leave it empty");
+    }
+  }
+  switch (options_.tile) {
+    case TileMode::kAuto:
+    case TileMode::kOn:
+    case TileMode::kOff:
+      break;
+    default:
+      throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.tile " +
+                                            std::to_string(static_cast<int>(options_.tile)) +
+                                            " is not a TileMode; use kAuto, kOn or kOff");
   }
 }
 
@@ -515,71 +619,104 @@ size_t KernelCompiler::clear_cache() const {
   return removed;
 }
 
-std::string KernelCompiler::compile_incore(const std::string &source_path, pto_core_type core_type) const {
-  const std::string define = core_type_define(core_type);
-  const std::string text = read_source(source_path);
+std::string KernelCompiler::tile_compiler() const {
+  return worker::tile_compiler(worker::tile_shim_dir(pto_include_dir()), "(any)").text;
+}
+
+bool KernelCompiler::is_tile_kernel(const std::string &source_path) const {
+  if (options_.tile != TileMode::kAuto) return options_.tile == TileMode::kOn;
+  return worker::includes_tile_headers(read_source(source_path), directory_of(source_path),
+                                       options_.include_dirs);
+}
+
+KernelCompiler::Built KernelCompiler::incore(const std::string &text, const std::string &origin,
+                                             const std::string &name, const std::string &source_dir,
+                                             pto_core_type core_type) const {
+  Job job;
+  job.source = line_directive(origin) + text;
+  job.name = name;
+  job.origin = origin;
+  job.flags = {core_type_define(core_type)};
   // The compiled copy lives in the cache, so name the original's directory for "..." includes.
-  return compile(line_directive(source_path) + text, file_stem(source_path),
-                 {define, "-iquote", directory_of(source_path)}, kEntryPoints[0]);
+  if (!source_dir.empty()) job.flags.insert(job.flags.end(), {"-iquote", source_dir});
+  job.entry = &kEntryPoints[0];
+  job.kernel = true;
+  job.tile = options_.tile == TileMode::kAuto
+                 ? worker::includes_tile_headers(text, source_dir, options_.include_dirs)
+                 : options_.tile == TileMode::kOn;
+  job.core_type = core_type;
+  return compile(job);
+}
+
+KernelCompiler::Built KernelCompiler::incore_file(const std::string &source_path,
+                                                  pto_core_type core_type) const {
+  core_type_define(core_type);  // a bad core type is reported before the file is read
+  return incore(read_source(source_path), source_path, file_stem(source_path), directory_of(source_path),
+                core_type);
+}
+
+std::string KernelCompiler::compile_incore(const std::string &source_path, pto_core_type core_type) const {
+  return incore_file(source_path, core_type).path;
 }
 
 std::string KernelCompiler::compile_orchestration(const std::string &runtime,
                                                   const std::string &source_path) const {
-  const std::string define = runtime_define(runtime);
-  const std::string text = read_source(source_path);
-  return compile(line_directive(source_path) + text, file_stem(source_path),
-                 {define, "-iquote", directory_of(source_path)}, orchestration_entry(runtime));
+  Job job;
+  job.flags = {runtime_define(runtime), "-iquote", directory_of(source_path)};
+  job.source = line_directive(source_path) + read_source(source_path);
+  job.name = file_stem(source_path);
+  job.origin = source_path;
+  job.entry = &orchestration_entry(runtime);
+  return compile(job).path;
 }
 
 std::string KernelCompiler::compile_incore_source(const std::string &source, const std::string &name,
                                                   pto_core_type core_type) const {
-  return compile(line_directive(name) + source, name, {core_type_define(core_type)}, kEntryPoints[0]);
+  return incore(source, name, name, "", core_type).path;
 }
 
 std::string KernelCompiler::compile_orchestration_source(const std::string &runtime,
                                                          const std::string &source,
                                                          const std::string &name) const {
-  return compile(line_directive(name) + source, name, {runtime_define(runtime)},
-                 orchestration_entry(runtime));
+  Job job;
+  job.flags = {runtime_define(runtime)};
+  job.source = line_directive(name) + source;
+  job.name = name;
+  job.origin = name;
+  job.entry = &orchestration_entry(runtime);
+  return compile(job).path;
 }
 
-std::string KernelCompiler::compile(const std::string &source, const std::string &name,
-                                    const std::vector<std::string> &extra_flags,
-                                    const EntryPoint &entry) const {
-  const std::string cxx_text = compiler();
-  const std::vector<std::string> cxx = split_words(cxx_text);  // CXX="ccache g++" is common
-  if (cxx.empty()) {
-    throw Error(PTO_INVALID_ARGUMENT, "CXX is blank; set it to a C++ compiler or unset it");
-  }
-  const bool reuse = cache_enabled();
+KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   const std::string include_dir = pto_include_dir();
-
-  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-shared"};
-  if (!options_.opt_level.empty()) flags.push_back(options_.opt_level);
-  if (options_.debug_info) flags.push_back("-g");
-  flags.push_back("-I" + include_dir);
-  for (const std::string &dir : options_.include_dirs) flags.push_back("-I" + dir);
-  if (!options_.pto_isa_root.empty()) {
-    flags.push_back("-I" + worker::join_path(options_.pto_isa_root, "include"));
-  }
-  for (const std::string &d : options_.defines) flags.push_back("-D" + d);
-  flags.push_back("-DPTO_PLATFORM_SIM=1");
-  flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+  const Command cmd = job.tile ? tile_command(options_, job.origin, job.core_type, include_dir)
+                               : scalar_command(options_, include_dir);
+  const bool reuse = cache_enabled();
+  std::vector<std::string> flags = cmd.flags;
+  if (job.kernel && options_.native) flags.push_back("-march=native");
+  flags.insert(flags.end(), job.flags.begin(), job.flags.end());
   // Last, so CI's sanitizer flags (PTO_KERNEL_CFLAGS=-fsanitize=thread) override the rest.
-  for (const std::string &w : split_words(worker::env_or_empty("PTO_KERNEL_CFLAGS"))) {
-    flags.push_back(w);
-  }
+  for (const std::string &w : split_words(worker::env_or_empty(cmd.cflags_env))) flags.push_back(w);
+  const std::string &name = job.name;
+  const std::string &source = job.source;
+  const EntryPoint &entry = *job.entry;
 
   Fnv1a64 key;
   key.add(kCacheFormat);
-  key.add(cxx_text);
-  key.add(compiler_version(cxx, cxx_text));
+  key.add(cmd.cxx_text);
+  key.add(cmd.version);
   // Also covers the runtime's headers when they sit in a system directory, where -MMD does not
   // list them.
   key.add(pto_headers_digest(include_dir));
   key.add(std::to_string(flags.size()));
   for (const std::string &f : flags) key.add(f);
+  key.add(std::to_string(cmd.link.size()));
+  for (const std::string &f : cmd.link) key.add(f);
+  // -march=native means "this CPU": a binary built on another one must miss.
+  if (job.kernel && options_.native) key.add(worker::host_cpu_description());
   key.add(source);
+  Built built;
+  built.compiler = cmd.cxx_text;
 
   const std::string dir = cache_dir();
   const std::string stem = sanitized(name) + "-" + key.hex();
@@ -592,7 +729,11 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
     std::string listed;
     if (read_file(deps_path, &listed)) {
       const std::string digest = digest_of_files(split_lines(listed));
-      if (!digest.empty() && worker::is_regular_file(binary_path(digest))) return binary_path(digest);
+      if (!digest.empty() && worker::is_regular_file(binary_path(digest))) {
+        built.path = binary_path(digest);
+        built.cached = true;
+        return built;
+      }
     }
   }
 
@@ -621,9 +762,10 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
 
   const std::string so_tmp = worker::join_path(dir, unique + ".so.tmp");
   const std::string dep_tmp = worker::join_path(dir, unique + ".d.tmp");
-  std::vector<std::string> argv = cxx;
+  std::vector<std::string> argv = cmd.cxx;
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-MMD", "-MF", dep_tmp, "-MT", "pto-binary", "-o", so_tmp, cpp_path});
+  argv.insert(argv.end(), cmd.link.begin(), cmd.link.end());
   const ProcessResult r = run_process(argv);
   std::string depfile;
   const bool have_deps = read_file(dep_tmp, &depfile);
@@ -631,21 +773,12 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   if (!r.ok()) {
     unlink(so_tmp.c_str());
     throw Error(PTO_KERNEL_COMPILE,
-                "failed to compile '" + name + "' for " + platform_ + " (compiler " + r.describe() +
-                    ").\ncommand: " + shell_quoted(argv) + "\ncompiler output:\n" +
+                "failed to compile " + std::string(job.tile ? "tile kernel '" : "'") + name + "' for " +
+                    platform_ + " (compiler " + r.describe() + ").\ncommand: " + shell_quoted(argv) +
+                    "\ncompiler output:\n" +
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
-  // A kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) exports its table instead.
-  const bool kernel_program = entry.runtime == nullptr && platform_elf_exports(so_tmp, PTO_KERNEL_TABLE_SYMBOL);
-  if (!kernel_program && !platform_elf_exports(so_tmp, entry.symbol)) {
-    const std::string hint =
-        entry_point_hint(entry, [&](const char *s) { return platform_elf_exports(so_tmp, s); });
-    unlink(so_tmp.c_str());
-    const std::string what = entry.runtime == nullptr ? std::string("a compute kernel")
-                                                      : std::string("an orchestration for ") + entry.runtime;
-    throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
-                                          entry.macro + " (no exported " + entry.symbol + "): " + hint);
-  }
+  check_entry(so_tmp, name, entry);
   // What the compiler read besides the cache's own copy of the source, which the stem covers.
   std::vector<std::string> deps;
   for (std::string &f : parse_depfile(depfile)) {
@@ -668,7 +801,8 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   }
   // After the binary, so a reader that finds the list also finds what it names.
   put(deps_path, joined_lines(deps));
-  return so_path;
+  built.path = so_path;
+  return built;
 }
 
 }  // namespace pto
