@@ -296,6 +296,27 @@ TEST_F(TileKernelTest, KernelWithNoEntryNamesBothAbis) {
   EXPECT_TRUE(contains(e.what(), "kernel_entry")) << e.what();
 }
 
+// --- native -------------------------------------------------------------------------------------
+
+TEST_F(TileKernelTest, NativeBuildsKernelsForThisCpuUnderAKeyOfTheirOwn) {
+  const std::string log = root_ + "/cxx.log";
+  ScopedEnv cxx("CXX", logging_compiler("host-cxx", pto::KernelCompiler("a2a3sim").compiler(), log).c_str());
+  pto::CompileOptions o;
+  const std::string portable =
+      pto::KernelCompiler("a2a3sim", o).compile_incore_source(kScalarKernel, "nat", PTO_CORE_AIV);
+  EXPECT_FALSE(contains(read(log), "-march=native")) << "off by default";
+  o.native = true;
+  const pto::KernelCompiler kc("a2a3sim", o);
+  const std::string native = kc.compile_incore_source(kScalarKernel, "nat", PTO_CORE_AIV);
+  EXPECT_NE(native, portable) << "a binary for this CPU must not be served to a portable build";
+  EXPECT_TRUE(contains(read(log), "-march=native")) << read(log);
+  EXPECT_EQ(call_kernel(native, 1), 2);
+  fs::remove(log);
+  kc.compile_orchestration_source(
+      "host_build_graph", "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, a) {}\n", "native_orch");
+  EXPECT_FALSE(contains(read(log), "-march=native")) << "orchestrations are host code: " << read(log);
+}
+
 // --- the tile toolchain itself ------------------------------------------------------------------
 
 TEST_F(TileKernelTest, TileKernelIsBuiltByTheTileCompilerWithItsCoreTypeAndScalarByCxx) {
