@@ -256,7 +256,7 @@ Command tile_command(const CompileOptions &o, const std::string &origin, pto_cor
                      const std::string &include_dir) {
   const std::string root = worker::tile_isa_root(o.pto_isa_root, origin);
   const std::string shim = worker::tile_shim_dir(include_dir);
-  const worker::TileCompiler &tc = worker::tile_compiler(shim, origin);
+  const worker::TileCompiler &tc = worker::tile_compiler(shim, "tile kernel '" + origin + "'");
   Command c;
   c.cxx = tc.argv;
   c.cxx_text = tc.text;
@@ -404,7 +404,7 @@ size_t KernelCompiler::clear_cache() const {
 }
 
 std::string KernelCompiler::tile_compiler() const {
-  return worker::tile_compiler(worker::tile_shim_dir(pto_include_dir()), "(any)").text;
+  return worker::tile_compiler(worker::tile_shim_dir(pto_include_dir()), "compiling a tile kernel").text;
 }
 
 bool KernelCompiler::is_tile_kernel(const std::string &source_path) const {

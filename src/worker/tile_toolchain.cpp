@@ -317,7 +317,7 @@ std::string tile_isa_root(const std::string &option, const std::string &kernel) 
   return env;
 }
 
-const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &kernel) {
+const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who) {
   // Successes and failures are both kept: a process asks once per command. Entries are never
   // removed, so the references handed out stay valid.
   static std::mutex mutex;
@@ -344,8 +344,7 @@ const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string
   }
   const Probe &p = *it->second;
   if (!p.failure.empty()) {
-    throw Error(PTO_MISSING_DEPENDENCY,
-                "tile kernel '" + kernel + "' needs " + kCompilerHint + ": " + p.failure);
+    throw Error(PTO_MISSING_DEPENDENCY, who + " needs " + kCompilerHint + ": " + p.failure);
   }
   return p.compiler;
 }

@@ -53,8 +53,9 @@ struct TileCompiler {
 // $PTO_TILE_CXX, else the first of clang++-19, clang++, g++-15, g++-14 that passes the probe
 // (C++23 and a bfloat16 that is really bfloat16, natively or through `shim_dir`). Probed once
 // per process per (command, shim_dir); concurrent first callers wait for one probe. None:
-// MISSING_DEPENDENCY naming `kernel`, what was tried and how to install clang-19.
-const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &kernel);
+// MISSING_DEPENDENCY saying `who` ("tile kernel 'x.cpp'") needs one, what was tried and how to
+// install clang-19.
+const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who);
 
 // The flags every tile compile gets besides include directories and the user's flags:
 // -std=c++23, PTO-ISA's CPU simulation, the core type's defines, the bf16 shim when the
