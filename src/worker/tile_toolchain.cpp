@@ -222,7 +222,7 @@ Probe probe(const std::string &command, const std::string &shim_dir) {
     return p;
   }
   p.compiler.version = version.output;
-  const std::string name = first_lines(version.output, 1);
+  const std::string name = "(" + first_lines(version.output, 1) + ")";
 
   ScratchDir scratch;
   if (!scratch.ok()) {
