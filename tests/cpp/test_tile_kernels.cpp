@@ -492,7 +492,7 @@ TEST_F(TileKernelTest, CompileManyTriesEveryKernelAndNamesEveryFailure) {
   }
   EXPECT_FALSE(contains(e.what(), good + " (")) << e.what();
   const pto::Error bad_core = expect_error([&] {
-    compiler().compile_incore_many({{good, static_cast<pto_core_type>(9)}});
+    compiler().compile_incore_many({{good, PTO_TASK_SHAPE_COUNT}});  // in the enum's range, not a core type
   });
   EXPECT_EQ(bad_core.code(), PTO_INVALID_ARGUMENT);
 }
