@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdio.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>

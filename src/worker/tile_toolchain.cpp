@@ -1,6 +1,7 @@
 // src/worker/tile_toolchain.cpp — tile-kernel detection, the pto-isa root, the C++23 compiler probe.
 #include "worker/tile_toolchain.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
