@@ -3,6 +3,9 @@
 # Debian packages through apt-get (as root or with sudo), Python packages through pip into the
 # project's own venv (.venv/, made or reused by scripts/venv.sh — never into the system python).
 # Usage: scripts/install_deps.sh [--test] [--mpi]
+#   always: the build tools, clang-19 and libclang-rt-19-dev (the C++23 compiler and its builtins
+#          library that tile kernels, those including PTO-ISA, need; pto-isa itself comes from
+#          scripts/fetch_pto_isa.sh), and numpy, ml_dtypes (bfloat16 arrays) in the venv
 #   --test adds GoogleTest and the Python test tools, and everything --mpi adds (the L4 tests)
 #   --mpi  adds Open MPI (Debian's libopenmpi-dev, openmpi-bin: the build then makes the L4
 #          module pto_runtime._l4native) and mpi4py (Worker(level=4, comm=), the L4 tests)
@@ -20,6 +23,7 @@ for arg in "$@"; do
 done
 
 pkgs=(g++ cmake ninja-build python3-dev libboost-context-dev)  # Boost.Context: the sim's fibers
+pkgs+=(clang-19 libclang-rt-19-dev)  # tile kernels: C++23, and __truncsfbf2 for bfloat16 (src/worker/tile_toolchain.h)
 [ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
 [ $want_mpi = 1 ] && pkgs+=(libopenmpi-dev openmpi-bin)  # L4: mpirun, libmpi and mpi.h
 missing=()
@@ -32,7 +36,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   pto_apt_install "${missing[@]}"
 fi
 
-py=(numpy nanobind scikit-build-core)
+py=(numpy ml_dtypes nanobind scikit-build-core)
 [ $want_tests = 1 ] && py+=(pytest ruff mypy)
 [ $want_mpi = 1 ] && py+=(mpi4py)
 have=$(python3 -m pip list --format=freeze 2>/dev/null | tr 'A-Z_' 'a-z-' || true)

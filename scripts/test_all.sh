@@ -10,6 +10,15 @@ if [ $# -gt 0 ]; then
 fi
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh --test
+# Tile kernels compile against PTO-ISA: the pinned copy beside the checkout unless PTO_ISA_ROOT
+# names one (scripts/fetch_pto_isa.sh fetches it). PTO_REQUIRE_TILE=1 turns the tile tests'
+# "skipped: no pto-isa / no clang" into failures, so CI cannot pass without running them.
+if [ -z "${PTO_ISA_ROOT:-}" ] && [ -f ../shared/third_party/pto-isa/include/pto/pto-inst.hpp ]; then
+  PTO_ISA_ROOT="$(cd ../shared/third_party/pto-isa && pwd)"
+  export PTO_ISA_ROOT
+fi
+echo "== PTO_ISA_ROOT=${PTO_ISA_ROOT:-(none: tile tests would fail)}"
+export PTO_REQUIRE_TILE="${PTO_REQUIRE_TILE:-1}"
 . scripts/venv.sh  # python3 and pip below are the project's venv (.venv/), not the system's
 jobs=$(nproc)
 

@@ -11,10 +11,24 @@
 //
 // The cache is bypassed (every compile runs the compiler) with CompileOptions::cache = false
 // or the environment variable PTO_KERNEL_CACHE=0; clear_cache() empties it.
+//
+// Two toolchains. A scalar kernel, every orchestration: $CXX (else c++), -std=c++17, then
+// $PTO_KERNEL_CFLAGS (CI's sanitizer flags). A tile kernel — one including PTO-ISA's headers
+// (pto/pto-inst.hpp, pto/common/..., pipe_sync.h: CompileOptions::tile decides, by default from
+// the source's includes) — is built by a C++23 compiler ($PTO_TILE_CXX, else clang++-19,
+// clang++, g++-15, g++-14, the first that passes a probe) against the PTO-ISA checkout
+// (pto_isa_root, else $PTO_ISA_ROOT), with PTO-ISA's CPU simulation, __DAV_VEC__ (AIV) or
+// __DAV_CUBE__ (AIC; MIX gets both), then $PTO_TILE_KERNEL_CFLAGS. PTO_KERNEL_CFLAGS is not
+// applied to tile kernels: clang's sanitizer runtimes do not match a g++-sanitized host.
+// Without a checkout or a compiler a tile compile throws MISSING_DEPENDENCY saying what to
+// install. src/worker/tile_toolchain.h has the details (the bfloat16 shim among them).
+// Include path of both: the runtime's include directory, CompileOptions::include_dirs, (tile:
+// <root>/include, <root>/include/pto,) then the descriptor ABI's headers (include/pto_abi/).
 #ifndef PTO_KERNEL_COMPILER_H
 #define PTO_KERNEL_COMPILER_H
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pto/types.h"
@@ -23,12 +37,30 @@ namespace pto {
 
 struct EntryPoint;  // src/core/entry_points.h: the symbol a compiled binary must export
 
+// Whether compile_incore builds a source as a tile kernel (see above).
+enum class TileMode {
+  kAuto,  // when it includes a PTO-ISA header or pipe_sync.h, directly or through its headers
+  kOn,    // always
+  kOff,   // never: the scalar toolchain even for a source including PTO-ISA
+};
+
 struct CompileOptions {
   std::vector<std::string> include_dirs;  // extra -I
   std::vector<std::string> defines;       // extra -D (NAME or NAME=VALUE)
-  std::string pto_isa_root;               // optional PTO-ISA checkout: adds <root>/include
+  // A PTO-ISA checkout (must hold include/pto/pto-inst.hpp, checked by the constructor): tile
+  // kernels compile against it (else $PTO_ISA_ROOT); scalar compiles get -I<root>/include.
+  std::string pto_isa_root;
   std::string opt_level = "-O2";
   bool debug_info = false;  // adds -g (pto::backend::CompileOptions::debug sets it)
+  TileMode tile = TileMode::kAuto;
+  // -march=native for kernels (tile and scalar, not orchestrations); the host CPU (model and
+  // feature flags) joins the cache key. Off by default: a cache shared between machines then
+  // serves binaries built for another CPU only when asked for. No fast-math, but results can
+  // change: FMA contraction may change the last bits of float results, and on a CPU with
+  // AVX512-BF16 a float->bfloat16 conversion becomes vcvtneps2bf16, which flushes denormals
+  // (1e-39f gives 0x0000, not 0x000b). Measured on a 128^3 float TMATMUL GEMM: -O3 -march=native
+  // took 1.1 ms a call against 3.9 ms at -O2, with bitwise-identical output.
+  bool native = false;
   // false: never reuse a cached binary, always run the compiler (the result is still stored).
   // PTO_KERNEL_CACHE=0 in the environment does the same for every compiler.
   bool cache = true;
@@ -49,9 +81,22 @@ class KernelCompiler {
   std::string compile_orchestration_source(const std::string &runtime, const std::string &source,
                                            const std::string &name) const;
 
+  // compile_incore for each (source path, core type), in parallel on min(CPUs, n) threads;
+  // returns the paths in input order. With `progress`, prints to stderr what it compiles, with
+  // which compiler, and each kernel's seconds or "cached". Every kernel is tried; if any fails,
+  // throws the first failure's code with every failing kernel named and the first message.
+  std::vector<std::string> compile_incore_many(
+      const std::vector<std::pair<std::string, pto_core_type>> &kernels, bool progress = false) const;
+
+  // Whether compile_incore would build this file as a tile kernel (options.tile, else its includes).
+  bool is_tile_kernel(const std::string &source_path) const;
+  // The C++23 compiler tile kernels use ($PTO_TILE_CXX or the first that passes the probe);
+  // throws MISSING_DEPENDENCY when there is none.
+  std::string tile_compiler() const;
+
   const std::string &platform() const { return platform_; }
   std::string cache_dir() const;
-  std::string compiler() const;  // $CXX or "c++"
+  std::string compiler() const;  // $CXX or "c++" (scalar kernels and orchestrations)
   // Whether look-ups may reuse a cached binary: options.cache and PTO_KERNEL_CACHE (0/off/
   // false/no disable it; 1/on/true/yes or unset leave it on; anything else is
   // INVALID_ARGUMENT).
@@ -62,8 +107,25 @@ class KernelCompiler {
   size_t clear_cache() const;
 
  private:
-  std::string compile(const std::string &source, const std::string &name,
-                      const std::vector<std::string> &extra_flags, const EntryPoint &entry) const;
+  struct Built {
+    std::string path;
+    std::string compiler;  // the command that built it (or would have, for a cache hit)
+    bool cached = false;
+  };
+  struct Job {
+    std::string source;              // the text compiled, with its #line directive
+    std::string name;                // the cache file's stem, and the name in messages
+    std::string origin;              // the user's file (or the name given for source text)
+    std::vector<std::string> flags;  // the call's own flags: core type or runtime, -iquote
+    const EntryPoint *entry = nullptr;
+    bool kernel = false;  // a compute kernel (native applies), not an orchestration
+    bool tile = false;
+    pto_core_type core_type = PTO_CORE_AIV;
+  };
+  Built incore(const std::string &text, const std::string &origin, const std::string &name,
+               const std::string &source_dir, pto_core_type core_type) const;
+  Built incore_file(const std::string &source_path, pto_core_type core_type) const;
+  Built compile(const Job &job) const;
   std::string platform_;
   CompileOptions options_;
 };

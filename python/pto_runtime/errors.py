@@ -22,6 +22,7 @@ __all__ = [
     "InvalidArgumentError",
     "KernelCompileError",
     "LoadError",
+    "MissingDependencyError",
     "NotSupportedError",
     "OrchestrationError",
     "RingCapacityError",
@@ -131,6 +132,14 @@ class RingCapacityError(Error):
     default_code = ErrorCode.RING_CAPACITY
 
 
+class MissingDependencyError(Error):
+    """A tool or library the request needs is missing, e.g. the C++23 compiler or the PTO-ISA
+    checkout a tile kernel needs; the message names it and how to install it.
+    """
+
+    default_code = ErrorCode.MISSING_DEPENDENCY
+
+
 # The one table from code to class. A code not listed here (OK, INTERNAL, or a code newer than
 # this file) raises the base class Error, which still carries the code, name and hint.
 _CLASS_BY_CODE: dict[int, type[Error]] = {
@@ -152,6 +161,7 @@ _CLASS_BY_CODE: dict[int, type[Error]] = {
     ErrorCode.OUT_OF_MEMORY: DeviceError,
     ErrorCode.ORCHESTRATION_FAILED: OrchestrationError,
     ErrorCode.RING_CAPACITY: RingCapacityError,
+    ErrorCode.MISSING_DEPENDENCY: MissingDependencyError,
 }
 
 

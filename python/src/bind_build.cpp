@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -37,26 +39,35 @@ void bind_kernel_compiler(nb::module_ &m) {
       "rebuilds. cache=False or PTO_KERNEL_CACHE=0 always runs the compiler; clear_cache() empties "
       "the cache. A failed compile raises KernelCompileError with the compiler's output; a source "
       "without the entry the call asks for (PTO_KERNEL, PTO_ORCHESTRATION, "
-      "PTO_DEVICE_ORCHESTRATION) raises InvalidArgumentError.")
+      "PTO_DEVICE_ORCHESTRATION) raises InvalidArgumentError. A kernel including PTO-ISA headers "
+      "(a tile kernel; tile=True/False overrides the guess) is built by a C++23 compiler "
+      "(PTO_TILE_CXX, else clang++-19, ...) against pto_isa_root (else PTO_ISA_ROOT); without "
+      "them it raises MissingDependencyError saying what to install.")
       .def(
           "__init__",
           [](KernelCompiler *self, std::string platform, const std::vector<fs::path> &include_dirs,
              const std::vector<std::string> &defines, std::optional<fs::path> pto_isa_root,
-             std::string opt_level, bool cache) {
+             std::string opt_level, bool cache, std::optional<bool> tile, bool native) {
             pto::CompileOptions o;
             for (const auto &d : include_dirs) o.include_dirs.push_back(d.string());
             o.defines = defines;
             if (pto_isa_root) o.pto_isa_root = pto_isa_root->string();
             o.opt_level = std::move(opt_level);
             o.cache = cache;
+            o.tile = !tile ? pto::TileMode::kAuto : *tile ? pto::TileMode::kOn : pto::TileMode::kOff;
+            o.native = native;
             new (self) KernelCompiler(std::move(platform), std::move(o));
           },
           "platform"_a, "include_dirs"_a = nb::make_tuple(), "defines"_a = nb::make_tuple(),
           "pto_isa_root"_a.none() = nb::none(), nb::kw_only(),
-          "opt_level"_a = pto::CompileOptions{}.opt_level, "cache"_a = true,
+          "opt_level"_a = pto::CompileOptions{}.opt_level, "cache"_a = true, "tile"_a.none() = nb::none(),
+          "native"_a = false,
           "platform: 'a2a3sim' or 'a5sim'. include_dirs: extra -I; defines: extra -D (NAME or "
-          "NAME=VALUE); pto_isa_root: a PTO-ISA checkout whose include/ is added. cache=False: "
-          "never reuse a cached binary (PTO_KERNEL_CACHE=0 does the same for every compiler).")
+          "NAME=VALUE); pto_isa_root: a PTO-ISA checkout (holding include/pto/pto-inst.hpp) for "
+          "tile kernels, whose include/ scalar compiles also get. cache=False: never reuse a cached "
+          "binary (PTO_KERNEL_CACHE=0 does the same for every compiler). tile: None decides per "
+          "kernel from its includes, True/False forces it. native=True: -march=native for kernels, "
+          "the host CPU joins the cache key.")
       .def(
           "compile_incore",
           [](const KernelCompiler &kc, const fs::path &source_path, pto_core_type core_type) {
@@ -72,6 +83,27 @@ void bind_kernel_compiler(nb::module_ &m) {
           "runtime"_a, "source_path"_a, Release(),
           "Compiles an orchestration source for runtime (e.g. 'host_build_graph'); returns the "
           "path of the cached shared object.")
+      .def(
+          "compile_incore_many",
+          [](const KernelCompiler &kc, const std::vector<std::pair<fs::path, pto_core_type>> &kernels,
+             bool progress) {
+            std::vector<std::pair<std::string, pto_core_type>> list;
+            list.reserve(kernels.size());
+            for (const auto &[path, core] : kernels) list.emplace_back(path.string(), core);
+            return kc.compile_incore_many(list, progress);
+          },
+          "kernels"_a, "progress"_a = false, Release(),
+          "Compiles (source_path, core_type) pairs in parallel on min(CPUs, n) threads; returns the "
+          "paths in input order. progress=True prints each kernel, its compiler and its seconds (or "
+          "'cached') to stderr. Every kernel is tried; a failure raises the first one's error class "
+          "with every failing kernel named.")
+      .def(
+          "is_tile_kernel",
+          [](const KernelCompiler &kc, const fs::path &source_path) {
+            return kc.is_tile_kernel(source_path.string());
+          },
+          "source_path"_a,
+          "Whether compile_incore builds this source as a tile kernel (tile=..., else its includes).")
       .def("compile_incore_source", &KernelCompiler::compile_incore_source, "source"_a, "name"_a,
            "core_type"_a, Release(),
            "Like compile_incore, from source text; name appears in messages and the file name.")
@@ -79,7 +111,11 @@ void bind_kernel_compiler(nb::module_ &m) {
            "source"_a, "name"_a, Release(), "Like compile_orchestration, from source text.")
       .def_prop_ro("platform", &KernelCompiler::platform)
       .def_prop_ro("cache_dir", &KernelCompiler::cache_dir, "Where compiled objects are cached.")
-      .def_prop_ro("compiler", &KernelCompiler::compiler, "The host compiler ($CXX or 'c++').")
+      .def_prop_ro("compiler", &KernelCompiler::compiler,
+                   "The host compiler of scalar kernels and orchestrations ($CXX or 'c++').")
+      .def_prop_ro("tile_compiler", &KernelCompiler::tile_compiler, Release(),
+                   "The C++23 compiler of tile kernels (PTO_TILE_CXX, else the first of clang++-19, "
+                   "clang++, g++-15, g++-14 that passes a probe); raises MissingDependencyError if none.")
       .def_prop_ro("cache", &KernelCompiler::cache_enabled,
                    "Whether compiles may reuse a cached binary (cache=... and PTO_KERNEL_CACHE).")
       .def("clear_cache", &KernelCompiler::clear_cache,

@@ -17,21 +17,15 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <utility>
 
 #include "core/entry_points.h"
@@ -41,62 +35,36 @@
 #include "pto/kernel_list.h"
 #include "pto/runtime_builder.h"
 #include "pto_platform/files.h"
+#include "worker/kernel_cache.h"
 #include "worker/paths.h"
+#include "worker/process.h"
+#include "worker/tile_toolchain.h"
 
 #ifndef PTO_SOURCE_INCLUDE_DIR
 #error "PTO_SOURCE_INCLUDE_DIR must be defined (src/worker/CMakeLists.txt sets it)"
 #endif
 
-extern char **environ;
-
 namespace pto {
 namespace {
 
-// Compiler output kept in an error message: enough for the first errors, which are the ones
-// that matter, without turning one exception into megabytes of template backtraces.
-constexpr size_t kMaxOutputInMessage = 8 * 1024;
-// Output read from a child beyond this is drained and dropped so a runaway compiler cannot
-// exhaust memory.
-constexpr size_t kMaxOutputCaptured = 1024 * 1024;
+using worker::digest_of_files;
+using worker::directory_of;
+using worker::Fnv1a64;
+using worker::is_cache_file;
+using worker::joined_lines;
+using worker::parse_depfile;
+using worker::ProcessResult;
+using worker::pto_headers_digest;
+using worker::read_file;
+using worker::run_process;
+using worker::shell_quoted;
+using worker::split_lines;
+using worker::split_words;
+using worker::trimmed_output;
+using worker::write_file;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
-constexpr const char *kCacheFormat = "pto-kernel-cache-v2";
-
-// FNV-1a, 64-bit (http://www.isthe.com/chongo/tech/comp/fnv/). Not cryptographic: the cache
-// only needs distinct inputs to get distinct names with overwhelming probability, and a user
-// who can write the cache directory can replace the .so anyway. Each field is prefixed by its
-// length so that ("ab", "c") and ("a", "bc") hash differently.
-class Fnv1a64 {
- public:
-  void add(const std::string &field) {
-    const uint64_t n = field.size();
-    bytes(&n, sizeof n);
-    bytes(field.data(), field.size());
-  }
-  uint64_t value() const { return h_; }
-  std::string hex() const {
-    char buf[17];
-    snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h_));
-    return buf;
-  }
-
- private:
-  void bytes(const void *data, size_t n) {
-    const unsigned char *p = static_cast<const unsigned char *>(data);
-    for (size_t i = 0; i < n; ++i) {
-      h_ ^= p[i];
-      h_ *= 0x100000001b3ULL;
-    }
-  }
-  uint64_t h_ = 0xcbf29ce484222325ULL;
-};
-
-std::vector<std::string> split_words(const std::string &text) {
-  std::vector<std::string> words;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
+constexpr const char *kCacheFormat = "pto-kernel-cache-v3";
 
 std::string joined(const std::vector<std::string> &names, const char *sep) {
   std::string out;
@@ -105,258 +73,6 @@ std::string joined(const std::vector<std::string> &names, const char *sep) {
     out += n;
   }
   return out;
-}
-
-// A command line a user can paste into a shell to reproduce the compile.
-std::string shell_quoted(const std::vector<std::string> &argv) {
-  std::string out;
-  for (const std::string &arg : argv) {
-    if (!out.empty()) out += ' ';
-    const bool plain = !arg.empty() && arg.find_first_not_of(
-                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                           "0123456789_-+=/.,:@%") == std::string::npos;
-    if (plain) {
-      out += arg;
-      continue;
-    }
-    out += '\'';
-    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
-}
-
-bool read_file(const std::string &path, std::string *text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  *text = buf.str();
-  return !in.bad();
-}
-
-// Writes `text` to `path` in one go; returns 0 or an errno.
-int write_file(const std::string &path, const std::string &text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return errno;
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      close(fd);
-      return err;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return close(fd) == 0 ? 0 : errno;
-}
-
-struct ProcessResult {
-  int spawn_errno = 0;  // non-zero: the program could not be started at all
-  int wait_status = 0;  // as from waitpid
-  std::string output;   // stdout and stderr interleaved, as a terminal would show them
-  bool ok() const { return spawn_errno == 0 && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0; }
-  std::string describe() const {
-    if (spawn_errno != 0) return std::string("could not be started: ") + strerror(spawn_errno);
-    if (WIFEXITED(wait_status)) return "exit status " + std::to_string(WEXITSTATUS(wait_status));
-    if (WIFSIGNALED(wait_status)) return "killed by signal " + std::to_string(WTERMSIG(wait_status));
-    return "wait status " + std::to_string(wait_status);
-  }
-};
-
-// Runs argv[0] (looked up in PATH) without a shell, so no argument is ever re-split or
-// expanded. The pipe is close-on-exec so that a child spawned by another thread at the same
-// moment does not inherit its write end and hold our read open past this child's exit.
-ProcessResult run_process(const std::vector<std::string> &argv) {
-  ProcessResult result;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    result.spawn_errno = errno;
-    return result;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-
-  std::vector<char *> cargv;
-  for (const std::string &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
-  cargv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    result.spawn_errno = rc;
-    return result;
-  }
-
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (result.output.size() < kMaxOutputCaptured) result.output.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  while (waitpid(pid, &result.wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      result.spawn_errno = errno;
-      break;
-    }
-  }
-  return result;
-}
-
-// The files a `-MMD -MF` dependency file lists as prerequisites, in order. Make syntax as GCC
-// and Clang write it: "target: a b \<newline> c", with "\ " for a space in a name, "\#" for
-// '#' and "$$" for '$'.
-std::vector<std::string> parse_depfile(const std::string &text) {
-  std::vector<std::string> files;
-  std::string::size_type i = text.find(": ");
-  if (i == std::string::npos) return files;
-  i += 2;
-  std::string cur;
-  auto flush = [&] {
-    if (!cur.empty()) files.push_back(cur);
-    cur.clear();
-  };
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\\' && i + 1 < text.size()) {
-      const char n = text[i + 1];
-      if (n == '\n') {
-        flush();
-        ++i;
-        continue;
-      }
-      if (n == '\r' && i + 2 < text.size() && text[i + 2] == '\n') {
-        flush();
-        i += 2;
-        continue;
-      }
-      if (n == ' ' || n == '#' || n == '\\') {
-        cur += n;
-        ++i;
-        continue;
-      }
-    }
-    if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
-      cur += '$';
-      ++i;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      flush();
-      if (c == '\n' && i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '\t') break;
-      continue;
-    }
-    cur += c;
-  }
-  flush();
-  return files;
-}
-
-// Digest of the files' paths and contents, or "" if one of them cannot be read (it was
-// deleted or renamed: the binary built from it cannot be trusted to match any more). Contents
-// are hashed once per process per version of a file, the version told by its inode, size and
-// modification and change times, as make and ninja tell them.
-std::string digest_of_files(const std::vector<std::string> &files) {
-  struct Version {
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    int64_t mtime_ns;
-    int64_t ctime_ns;
-    bool operator==(const Version &o) const {
-      return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns &&
-             ctime_ns == o.ctime_ns;
-    }
-  };
-  static std::mutex mutex;
-  static std::map<std::string, std::pair<Version, uint64_t>> known;  // guarded by mutex
-  Fnv1a64 h;
-  for (const std::string &path : files) {
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-    const Version v{st.st_dev, st.st_ino, st.st_size,
-                    static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                    static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
-    uint64_t content = 0;
-    bool have = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto it = known.find(path);
-      if (it != known.end() && it->second.first == v) {
-        content = it->second.second;
-        have = true;
-      }
-    }
-    if (!have) {
-      std::string text;
-      if (!read_file(path, &text)) return "";
-      Fnv1a64 c;
-      c.add(text);
-      content = c.value();
-      std::lock_guard<std::mutex> lock(mutex);
-      known[path] = {v, content};
-    }
-    h.add(path);
-    h.add(std::to_string(content));
-  }
-  return h.hex();
-}
-
-std::string joined_lines(const std::vector<std::string> &lines) {
-  std::string out;
-  for (const std::string &l : lines) out += l + "\n";
-  return out;
-}
-
-std::vector<std::string> split_lines(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) {
-    if (!l.empty()) lines.push_back(l);
-  }
-  return lines;
-}
-
-// Whether `name` is a file the cache writes: "<stem>-<16 hex>" followed by ".so", ".cpp",
-// ".deps" or "-<16 hex>.so", or a temporary ".<...>.tmp" of one. clear_cache() removes only
-// these, so a PTO_CACHE_DIR shared with other files is safe to clear.
-bool is_cache_file(const std::string &name) {
-  auto hex16_at = [&](std::string::size_type pos) {
-    if (pos + 16 > name.size()) return false;
-    for (std::string::size_type k = pos; k < pos + 16; ++k) {
-      const char c = name[k];
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
-  };
-  auto ends_with = [&](const char *suffix) {
-    const size_t n = strlen(suffix);
-    return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
-  };
-  if (!name.empty() && name[0] == '.' && ends_with(".tmp")) {
-    return name.find('-') != std::string::npos;
-  }
-  for (const char *suffix : {".so", ".cpp", ".deps"}) {
-    if (!ends_with(suffix)) continue;
-    const std::string::size_type end = name.size() - strlen(suffix);
-    if (end >= 17 && name[end - 17] == '-' && hex16_at(end - 16)) return true;
-  }
-  return false;
-}
-
-std::string trimmed_output(const std::string &output) {
-  if (output.size() <= kMaxOutputInMessage) return output;
-  return output.substr(0, kMaxOutputInMessage) + "\n... [" +
-         std::to_string(output.size() - kMaxOutputInMessage) + " more bytes of compiler output omitted]\n";
 }
 
 // `<compiler> --version`, asked once per process per compiler: it costs a process spawn,
@@ -379,35 +95,6 @@ std::string compiler_version(const std::vector<std::string> &cxx, const std::str
   }
   versions.emplace(cxx_text, r.output);
   return r.output;
-}
-
-// Hash of the runtime's own headers, so kernels cached against an older pto/kernel.h (a
-// different package version, or a developer editing the tree) are rebuilt rather than
-// loaded with a stale ABI. Read once per process per include directory.
-std::string pto_headers_digest(const std::string &include_dir) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> digests;  // guarded by mutex
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = digests.find(include_dir);
-  if (it != digests.end()) return it->second;
-  const std::string dir = worker::join_path(include_dir, "pto");
-  std::vector<std::string> names;
-  if (DIR *d = opendir(dir.c_str())) {
-    while (const dirent *e = readdir(d)) {
-      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());  // readdir order is file-system dependent
-  Fnv1a64 h;
-  for (const std::string &name : names) {
-    std::string text;
-    if (!read_file(worker::join_path(dir, name), &text)) continue;
-    h.add(name);
-    h.add(text);
-  }
-  digests.emplace(include_dir, h.hex());
-  return h.hex();
 }
 
 bool has_kernel_header(const std::string &include_dir) {
@@ -450,12 +137,6 @@ std::string file_stem(const std::string &path) {
   const std::string::size_type dot = base.rfind('.');
   if (dot != std::string::npos && dot > 0) base.erase(dot);
   return base;
-}
-
-std::string directory_of(const std::string &path) {
-  const std::string::size_type slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? std::string("/") : path.substr(0, slash);
 }
 
 // `#line 1 "<origin>"` makes diagnostics and __FILE__ name the user's file rather than the
@@ -529,6 +210,105 @@ Error cache_error(const std::string &what, const std::string &path, int err) {
                                        strerror(err) + "; set PTO_CACHE_DIR to a writable directory");
 }
 
+// What runs the compiler for one kind of compile, before the call's own flags.
+struct Command {
+  std::vector<std::string> cxx;    // the compiler command, split into words
+  std::string cxx_text;            // ... as written ($CXX, $PTO_TILE_CXX or the probe's pick)
+  std::string version;             // its --version output (key only)
+  std::vector<std::string> flags;  // language, optimisation, include directories, defines
+  std::vector<std::string> link;   // after the source: libraries the binary needs
+  const char *cflags_env;          // the environment variable whose words come last
+};
+
+// Language, optimisation and debug flags, then the include path both toolchains share:
+// ours, the user's, `middle` (PTO-ISA's), the descriptor ABI's. Then the user's defines.
+void common_flags(const CompileOptions &o, const std::string &include_dir,
+                  const std::vector<std::string> &middle, std::vector<std::string> *flags) {
+  flags->insert(flags->end(), {"-fPIC", "-shared"});
+  if (!o.opt_level.empty()) flags->push_back(o.opt_level);
+  if (o.debug_info) flags->push_back("-g");
+  flags->push_back("-I" + include_dir);
+  for (const std::string &dir : o.include_dirs) flags->push_back("-I" + dir);
+  for (const std::string &dir : middle) flags->push_back("-I" + dir);
+  flags->push_back("-I" + worker::abi_include_dir(include_dir));
+  for (const std::string &d : o.defines) flags->push_back("-D" + d);
+  flags->push_back("-DPTO_PLATFORM_SIM=1");
+}
+
+// Scalar kernels and orchestrations: the host compiler, C++17.
+Command scalar_command(const CompileOptions &o, const std::string &include_dir) {
+  Command c;
+  c.cxx_text = worker::env_or_empty("CXX");
+  if (c.cxx_text.empty()) c.cxx_text = "c++";
+  c.cxx = split_words(c.cxx_text);  // CXX="ccache g++" is common
+  if (c.cxx.empty()) throw Error(PTO_INVALID_ARGUMENT, "CXX is blank; set it to a C++ compiler or unset it");
+  c.version = compiler_version(c.cxx, c.cxx_text);
+  c.flags.push_back("-std=c++17");
+  std::vector<std::string> isa;
+  if (!o.pto_isa_root.empty()) isa.push_back(worker::join_path(o.pto_isa_root, "include"));
+  common_flags(o, include_dir, isa, &c.flags);
+  c.cflags_env = "PTO_KERNEL_CFLAGS";
+  return c;
+}
+
+// Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h).
+Command tile_command(const CompileOptions &o, const std::string &origin, pto_core_type core_type,
+                     const std::string &include_dir) {
+  const std::string root = worker::tile_isa_root(o.pto_isa_root, origin);
+  const std::string shim = worker::tile_shim_dir(include_dir);
+  const worker::TileCompiler &tc = worker::tile_compiler(shim, "tile kernel '" + origin + "'");
+  Command c;
+  c.cxx = tc.argv;
+  c.cxx_text = tc.text;
+  c.version = tc.version;
+  c.flags.push_back("-std=c++23");
+  common_flags(o, include_dir, {worker::join_path(root, "include"), worker::join_path(root, "include/pto")},
+               &c.flags);
+  const std::vector<std::string> tile = worker::tile_flags(tc, shim, core_type);
+  c.flags.insert(c.flags.end(), tile.begin(), tile.end());
+  if (!tc.builtins_library.empty()) c.link.push_back(tc.builtins_library);
+  c.cflags_env = "PTO_TILE_KERNEL_CFLAGS";
+  return c;
+}
+
+// Throws unless the binary at `so` exports what `entry` asks for. A compute kernel may export
+// pto_kernel_entry (PTO_KERNEL), the descriptor ABI's kernel_entry, or a kernel program's table
+// (PTO_KERNEL_PROGRAM, pto/kernel_list.h), but not both entries: the loader could not tell
+// which ABI the binary speaks.
+void check_entry(const std::string &so, const std::string &name, const EntryPoint &entry) {
+  auto exports = [&](const char *symbol) { return platform_elf_exports(so, symbol); };
+  const bool kernel = entry.runtime == nullptr;
+  if (kernel) {
+    const bool ours = exports(PTO_KERNEL_ENTRY_SYMBOL);
+    const bool abi = exports(PTO_ABI_KERNEL_ENTRY_SYMBOL);
+    if (ours && abi) {
+      unlink(so.c_str());
+      throw Error(PTO_INVALID_ARGUMENT, "'" + name +
+                                            "' exports both " PTO_KERNEL_ENTRY_SYMBOL " (PTO_KERNEL) and " +
+                                            PTO_ABI_KERNEL_ENTRY_SYMBOL +
+                                            " (the descriptor ABI); the runtime picks the ABI by "
+                                            "the entry, so keep one");
+    }
+    if (ours || abi || exports(PTO_KERNEL_TABLE_SYMBOL)) return;
+  } else if (exports(entry.symbol)) {
+    return;
+  }
+  std::string hint = entry_point_hint(entry, exports);
+  if (kernel && hint.rfind("define the entry with", 0) == 0) {
+    hint += ", or export the descriptor ABI's extern \"C\" void " PTO_ABI_KERNEL_ENTRY_SYMBOL
+            "(__gm__ int64_t *args)";
+  } else if (exports(PTO_ABI_KERNEL_ENTRY_SYMBOL)) {
+    hint = "it defines the descriptor ABI's " PTO_ABI_KERNEL_ENTRY_SYMBOL
+           ", so it is a compute kernel: compile it with KernelCompiler.compile_incore and add it "
+           "with add_kernel";
+  }
+  unlink(so.c_str());
+  const std::string what =
+      kernel ? std::string("a compute kernel") : std::string("an orchestration for ") + entry.runtime;
+  throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
+                                        entry.macro + " (no exported " + entry.symbol + "): " + hint);
+}
+
 }  // namespace
 
 KernelCompiler::KernelCompiler(std::string platform, CompileOptions options)
@@ -548,15 +328,28 @@ KernelCompiler::KernelCompiler(std::string platform, CompileOptions options)
   }
   if (!backend->host_compiled_kernels()) {
     throw Error(PTO_NOT_SUPPORTED, "compiling kernels for platform '" + platform_ + "' (backend '" +
-                                       backend->name() + "') needs its device toolchain (ccec), which "
+                                       backend->name() +
+                                       "') needs its device toolchain (ccec), which "
                                        "KernelCompiler does not drive yet; use the simulated platform '" +
                                        geometry->arch + "sim'");
   }
-  if (!options_.pto_isa_root.empty() &&
-      !worker::is_directory(worker::join_path(options_.pto_isa_root, "include"))) {
-    throw Error(PTO_INVALID_ARGUMENT, "pto_isa_root '" + options_.pto_isa_root +
-                                          "' has no include/ directory; pass the root of a "
-                                          "PTO-ISA checkout or leave it empty");
+  if (!options_.pto_isa_root.empty()) {
+    const std::string problem = worker::pto_isa_root_problem(options_.pto_isa_root);
+    if (!problem.empty()) {
+      throw Error(PTO_INVALID_ARGUMENT, "pto_isa_root '" + options_.pto_isa_root + "' " + problem +
+                                            "; pass the root of a PTO-ISA checkout (the folder "
+                                            "holding include/pto/) or leave it empty");
+    }
+  }
+  switch (options_.tile) {
+    case TileMode::kAuto:
+    case TileMode::kOn:
+    case TileMode::kOff:
+      break;
+    default:
+      throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.tile " +
+                                            std::to_string(static_cast<int>(options_.tile)) +
+                                            " is not a TileMode; use kAuto, kOn or kOff");
   }
 }
 
@@ -610,72 +403,104 @@ size_t KernelCompiler::clear_cache() const {
   return removed;
 }
 
-std::string KernelCompiler::compile_incore(const std::string &source_path, pto_core_type core_type) const {
-  const std::string define = core_type_define(core_type);
-  const std::string text = read_source(source_path);
+std::string KernelCompiler::tile_compiler() const {
+  return worker::tile_compiler(worker::tile_shim_dir(pto_include_dir()), "compiling a tile kernel").text;
+}
+
+bool KernelCompiler::is_tile_kernel(const std::string &source_path) const {
+  if (options_.tile != TileMode::kAuto) return options_.tile == TileMode::kOn;
+  return worker::includes_tile_headers(read_source(source_path), directory_of(source_path),
+                                       options_.include_dirs);
+}
+
+KernelCompiler::Built KernelCompiler::incore(const std::string &text, const std::string &origin,
+                                             const std::string &name, const std::string &source_dir,
+                                             pto_core_type core_type) const {
+  Job job;
+  job.source = line_directive(origin) + text;
+  job.name = name;
+  job.origin = origin;
+  job.flags = {core_type_define(core_type)};
   // The compiled copy lives in the cache, so name the original's directory for "..." includes.
-  return compile(line_directive(source_path) + text, file_stem(source_path),
-                 {define, "-iquote", directory_of(source_path)}, kEntryPoints[0]);
+  if (!source_dir.empty()) job.flags.insert(job.flags.end(), {"-iquote", source_dir});
+  job.entry = &kEntryPoints[0];
+  job.kernel = true;
+  job.tile = options_.tile == TileMode::kAuto
+                 ? worker::includes_tile_headers(text, source_dir, options_.include_dirs)
+                 : options_.tile == TileMode::kOn;
+  job.core_type = core_type;
+  return compile(job);
+}
+
+KernelCompiler::Built KernelCompiler::incore_file(const std::string &source_path,
+                                                  pto_core_type core_type) const {
+  core_type_define(core_type);  // a bad core type is reported before the file is read
+  return incore(read_source(source_path), source_path, file_stem(source_path), directory_of(source_path),
+                core_type);
+}
+
+std::string KernelCompiler::compile_incore(const std::string &source_path, pto_core_type core_type) const {
+  return incore_file(source_path, core_type).path;
 }
 
 std::string KernelCompiler::compile_orchestration(const std::string &runtime,
                                                   const std::string &source_path) const {
-  const std::string define = runtime_define(runtime);
-  const std::string text = read_source(source_path);
-  return compile(line_directive(source_path) + text, file_stem(source_path),
-                 {define, "-iquote", directory_of(source_path)}, orchestration_entry(runtime));
+  Job job;
+  job.flags = {runtime_define(runtime), "-iquote", directory_of(source_path)};
+  job.source = line_directive(source_path) + read_source(source_path);
+  job.name = file_stem(source_path);
+  job.origin = source_path;
+  job.entry = &orchestration_entry(runtime);
+  return compile(job).path;
 }
 
 std::string KernelCompiler::compile_incore_source(const std::string &source, const std::string &name,
                                                   pto_core_type core_type) const {
-  return compile(line_directive(name) + source, name, {core_type_define(core_type)}, kEntryPoints[0]);
+  return incore(source, name, name, "", core_type).path;
 }
 
 std::string KernelCompiler::compile_orchestration_source(const std::string &runtime,
                                                          const std::string &source,
                                                          const std::string &name) const {
-  return compile(line_directive(name) + source, name, {runtime_define(runtime)},
-                 orchestration_entry(runtime));
+  Job job;
+  job.flags = {runtime_define(runtime)};
+  job.source = line_directive(name) + source;
+  job.name = name;
+  job.origin = name;
+  job.entry = &orchestration_entry(runtime);
+  return compile(job).path;
 }
 
-std::string KernelCompiler::compile(const std::string &source, const std::string &name,
-                                    const std::vector<std::string> &extra_flags,
-                                    const EntryPoint &entry) const {
-  const std::string cxx_text = compiler();
-  const std::vector<std::string> cxx = split_words(cxx_text);  // CXX="ccache g++" is common
-  if (cxx.empty()) {
-    throw Error(PTO_INVALID_ARGUMENT, "CXX is blank; set it to a C++ compiler or unset it");
-  }
-  const bool reuse = cache_enabled();
+KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   const std::string include_dir = pto_include_dir();
-
-  std::vector<std::string> flags = {"-std=c++17", "-fPIC", "-shared"};
-  if (!options_.opt_level.empty()) flags.push_back(options_.opt_level);
-  if (options_.debug_info) flags.push_back("-g");
-  flags.push_back("-I" + include_dir);
-  for (const std::string &dir : options_.include_dirs) flags.push_back("-I" + dir);
-  flags.push_back("-I" + worker::join_path(include_dir, "pto_abi"));  // descriptor ABI: "tensor.h"
-  if (!options_.pto_isa_root.empty()) {
-    flags.push_back("-I" + worker::join_path(options_.pto_isa_root, "include"));
-  }
-  for (const std::string &d : options_.defines) flags.push_back("-D" + d);
-  flags.push_back("-DPTO_PLATFORM_SIM=1");
-  flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+  const Command cmd = job.tile ? tile_command(options_, job.origin, job.core_type, include_dir)
+                               : scalar_command(options_, include_dir);
+  const bool reuse = cache_enabled();
+  std::vector<std::string> flags = cmd.flags;
+  if (job.kernel && options_.native) flags.push_back("-march=native");
+  flags.insert(flags.end(), job.flags.begin(), job.flags.end());
   // Last, so CI's sanitizer flags (PTO_KERNEL_CFLAGS=-fsanitize=thread) override the rest.
-  for (const std::string &w : split_words(worker::env_or_empty("PTO_KERNEL_CFLAGS"))) {
-    flags.push_back(w);
-  }
+  for (const std::string &w : split_words(worker::env_or_empty(cmd.cflags_env))) flags.push_back(w);
+  const std::string &name = job.name;
+  const std::string &source = job.source;
+  const EntryPoint &entry = *job.entry;
 
   Fnv1a64 key;
   key.add(kCacheFormat);
-  key.add(cxx_text);
-  key.add(compiler_version(cxx, cxx_text));
+  key.add(cmd.cxx_text);
+  key.add(cmd.version);
   // Also covers the runtime's headers when they sit in a system directory, where -MMD does not
   // list them.
   key.add(pto_headers_digest(include_dir));
   key.add(std::to_string(flags.size()));
   for (const std::string &f : flags) key.add(f);
+  key.add(std::to_string(cmd.link.size()));
+  for (const std::string &f : cmd.link) key.add(f);
+  // -march=native means "this CPU": a binary built on another one must miss.
+  if (job.kernel && options_.native) key.add(worker::host_cpu_description());
   key.add(source);
+  Built built;
+  built.compiler = cmd.cxx_text;
 
   const std::string dir = cache_dir();
   const std::string stem = sanitized(name) + "-" + key.hex();
@@ -688,7 +513,11 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
     std::string listed;
     if (read_file(deps_path, &listed)) {
       const std::string digest = digest_of_files(split_lines(listed));
-      if (!digest.empty() && worker::is_regular_file(binary_path(digest))) return binary_path(digest);
+      if (!digest.empty() && worker::is_regular_file(binary_path(digest))) {
+        built.path = binary_path(digest);
+        built.cached = true;
+        return built;
+      }
     }
   }
 
@@ -717,9 +546,10 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
 
   const std::string so_tmp = worker::join_path(dir, unique + ".so.tmp");
   const std::string dep_tmp = worker::join_path(dir, unique + ".d.tmp");
-  std::vector<std::string> argv = cxx;
+  std::vector<std::string> argv = cmd.cxx;
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-MMD", "-MF", dep_tmp, "-MT", "pto-binary", "-o", so_tmp, cpp_path});
+  argv.insert(argv.end(), cmd.link.begin(), cmd.link.end());
   const ProcessResult r = run_process(argv);
   std::string depfile;
   const bool have_deps = read_file(dep_tmp, &depfile);
@@ -727,23 +557,12 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   if (!r.ok()) {
     unlink(so_tmp.c_str());
     throw Error(PTO_KERNEL_COMPILE,
-                "failed to compile '" + name + "' for " + platform_ + " (compiler " + r.describe() +
-                    ").\ncommand: " + shell_quoted(argv) + "\ncompiler output:\n" +
+                "failed to compile " + std::string(job.tile ? "tile kernel '" : "'") + name + "' for " +
+                    platform_ + " (compiler " + r.describe() + ").\ncommand: " + shell_quoted(argv) +
+                    "\ncompiler output:\n" +
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
-  // A kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) exports its table instead.
-  // A descriptor-ABI kernel (include/pto_abi/) exports kernel_entry instead.
-  const bool kernel_program = entry.runtime == nullptr && (platform_elf_exports(so_tmp, PTO_KERNEL_TABLE_SYMBOL) ||
-                                                           platform_elf_exports(so_tmp, PTO_ABI_KERNEL_ENTRY_SYMBOL));
-  if (!kernel_program && !platform_elf_exports(so_tmp, entry.symbol)) {
-    const std::string hint =
-        entry_point_hint(entry, [&](const char *s) { return platform_elf_exports(so_tmp, s); });
-    unlink(so_tmp.c_str());
-    const std::string what = entry.runtime == nullptr ? std::string("a compute kernel")
-                                                      : std::string("an orchestration for ") + entry.runtime;
-    throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
-                                          entry.macro + " (no exported " + entry.symbol + "): " + hint);
-  }
+  check_entry(so_tmp, name, entry);
   // What the compiler read besides the cache's own copy of the source, which the stem covers.
   std::vector<std::string> deps;
   for (std::string &f : parse_depfile(depfile)) {
@@ -766,7 +585,8 @@ std::string KernelCompiler::compile(const std::string &source, const std::string
   }
   // After the binary, so a reader that finds the list also finds what it names.
   put(deps_path, joined_lines(deps));
-  return so_path;
+  built.path = so_path;
+  return built;
 }
 
 }  // namespace pto

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 
 // Where `cmake --install` puts the runtimes and the headers, relative to the directory of
 // libpto_runtime.so (the top-level CMakeLists.txt computes both from GNUInstallDirs).
@@ -89,6 +91,29 @@ std::string join_path(const std::string &a, const std::string &b) {
   if (a.empty()) return b;
   if (a.back() == '/') return a + b;
   return a + "/" + b;
+}
+
+std::string directory_of(const std::string &path) {
+  const std::string::size_type slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+bool read_file(const std::string &path, std::string *text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  *text = buf.str();
+  return !in.bad();
+}
+
+std::string abi_include_dir(const std::string &include_dir) {
+  return join_path(include_dir, "pto_abi");
+}
+
+std::string tile_shim_dir(const std::string &include_dir) {
+  return join_path(include_dir, "pto_tile_shim");
 }
 
 }  // namespace worker

@@ -36,6 +36,19 @@ bool is_regular_file(const std::string &path);
 // `a/b` without doubling the separator.
 std::string join_path(const std::string &a, const std::string &b);
 
+// The directory part of `path`: "." for a bare name, "/" for a file in the root.
+std::string directory_of(const std::string &path);
+
+// The whole file into *text; false when it cannot be opened or read (errno says why).
+bool read_file(const std::string &path, std::string *text);
+
+// The folders beside pto/ in the include directory KernelCompiler uses (pto_include_dir()):
+// the descriptor ABI's headers, put on every compile's include path after the user's own, and
+// the <stdfloat> shim of tile kernels (src/worker/tile_toolchain.h). Installed next to pto/ in
+// both layouts, so they are found the way pto/kernel.h is.
+std::string abi_include_dir(const std::string &include_dir);
+std::string tile_shim_dir(const std::string &include_dir);
+
 }  // namespace worker
 }  // namespace pto
 #endif  // PTO_WORKER_PATHS_H

@@ -277,6 +277,7 @@ TEST_F(KernelCompilerTest, KernelCflagsEnvironmentIsAppliedAndChangesTheKey) {
 
 TEST_F(KernelCompilerTest, PtoIsaRootAddsItsIncludeDirectory) {
   write("isa/include/isa_marker.h", "#define ISA_MARKER 9\n");
+  write("isa/include/pto/pto-inst.hpp", "#error a scalar kernel must not include this\n");  // marks a checkout
   pto::CompileOptions options;
   options.opt_level = "-O0";
   options.pto_isa_root = root_ + "/isa";

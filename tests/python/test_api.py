@@ -39,6 +39,7 @@ EXPECTED_CLASS = {
     "INTERNAL": pto.Error,
     "RING_CAPACITY": pto.RingCapacityError,
     "ABORTED": pto.Error,  # a cancelled L3 run (Ctrl-C raises KeyboardInterrupt instead)
+    "MISSING_DEPENDENCY": pto.MissingDependencyError,
 }
 
 
