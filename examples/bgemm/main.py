@@ -66,6 +66,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="orchestration API: ours, or the reference's (tensormap_and_ringbuffer only)",
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--portable",
+        action="store_true",
+        help="build the tile kernels for any x86-64, not this CPU (slower, same results)",
+    )
+    p.add_argument("--save", metavar="PATH", help="also write the output array to PATH (.npy)")
     opts = p.parse_args(argv)
     if (opts.runtime, opts.api) not in ORCHESTRATIONS:
         p.error(f"--api {opts.api} has no orchestration for {opts.runtime}")
@@ -81,14 +87,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return opts
 
 
-def build_callable(platform: str, runtime: str, api: str) -> pto.ChipCallable:
-    kc = pto.KernelCompiler(platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"))
+def build_callable(
+    platform: str, runtime: str, api: str, portable: bool = False
+) -> pto.ChipCallable:
+    """The orchestration and the kernels, compiled in parallel (cached after the first time).
+
+    Tile kernels are built for this CPU unless ``portable`` (same results either way)."""
+    kc = pto.KernelCompiler(
+        platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"), native=False if portable else None
+    )
     orchestration = HERE / ORCHESTRATIONS[(runtime, api)]
     callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, orchestration))
-    for func_id, core_type, source in KERNELS:
-        callable_.add_kernel(
-            func_id, core_type, kc.compile_incore(HERE / "kernels" / source, core_type)
-        )
+    paths = kc.compile_incore_many(
+        [(HERE / "kernels" / source, core_type) for _, core_type, source in KERNELS], progress=True
+    )
+    for (func_id, core_type, _), path in zip(KERNELS, paths):
+        callable_.add_kernel(func_id, core_type, path)
     return callable_
 
 
@@ -111,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         f"block_dim {opts.block_dim}, aicpu_threads {opts.aicpu_threads}"
     )
     start = time.perf_counter()
-    callable_ = build_callable(opts.platform, opts.runtime, opts.api)
+    callable_ = build_callable(opts.platform, opts.runtime, opts.api, opts.portable)
     print(f"kernels and orchestration ready in {time.perf_counter() - start:.1f} s")
 
     rng = np.random.default_rng(opts.seed)
@@ -134,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     expected = np.einsum("gkiab,gkibc->giac", a.astype(np.float64), b.astype(np.float64))
+    if opts.save:
+        np.save(opts.save, c)
     bad = worst_mismatch(c, expected)
     if bad is not None:
         print(

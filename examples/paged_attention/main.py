@@ -78,6 +78,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--dtype", default="bfloat16", choices=list(DTYPES), help="query and caches")
     p.add_argument("--scale", type=float, default=1.0, help="score scale (default 1.0)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--portable",
+        action="store_true",
+        help="build the tile kernels for any x86-64, not this CPU (slower, same results)",
+    )
+    p.add_argument("--save", metavar="PATH", help="also write the output array to PATH (.npy)")
     opts = p.parse_args(argv)
     clusters, threads = FULL_GEOMETRY[opts.platform]
     opts.block_dim = clusters if opts.block_dim is None else opts.block_dim
@@ -85,13 +91,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return opts
 
 
-def build_callable(platform: str, runtime: str) -> pto.ChipCallable:
-    kc = pto.KernelCompiler(platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"))
+def build_callable(platform: str, runtime: str, portable: bool = False) -> pto.ChipCallable:
+    """The orchestration and the kernels, compiled in parallel (cached after the first time).
+
+    Tile kernels are built for this CPU unless ``portable`` (same results either way)."""
+    kc = pto.KernelCompiler(
+        platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"), native=False if portable else None
+    )
     callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, HERE / ORCHESTRATIONS[runtime]))
-    for func_id, core_type, source in KERNELS:
-        callable_.add_kernel(
-            func_id, core_type, kc.compile_incore(HERE / "kernels" / source, core_type)
-        )
+    paths = kc.compile_incore_many(
+        [(HERE / "kernels" / source, core_type) for _, core_type, source in KERNELS], progress=True
+    )
+    for (func_id, core_type, _), path in zip(KERNELS, paths):
+        callable_.add_kernel(func_id, core_type, path)
     return callable_
 
 
@@ -170,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         f"aicpu_threads {opts.aicpu_threads}"
     )
     start = time.perf_counter()
-    callable_ = build_callable(opts.platform, opts.runtime)
+    callable_ = build_callable(opts.platform, opts.runtime, opts.portable)
     print(f"kernels and orchestration ready in {time.perf_counter() - start:.1f} s")
 
     inputs = make_inputs(case, DTYPES[opts.dtype], opts.seed)
@@ -188,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     out, expected = inputs["out"], golden(inputs, opts.scale)
+    if opts.save:
+        np.save(opts.save, out)
     bad = worst_mismatch(out, expected)
     if bad is not None:
         print(

@@ -44,6 +44,13 @@ enum class TileMode {
   kOff,   // never: the scalar toolchain even for a source including PTO-ISA
 };
 
+// Which kernels are compiled for the host CPU (CompileOptions::native).
+enum class NativeMode {
+  kTileKernels,  // tile kernels only (the default)
+  kAll,          // every kernel
+  kOff,          // none: portable binaries everywhere
+};
+
 struct CompileOptions {
   std::vector<std::string> include_dirs;  // extra -I
   std::vector<std::string> defines;       // extra -D (NAME or NAME=VALUE)
@@ -53,14 +60,15 @@ struct CompileOptions {
   std::string opt_level = "-O2";
   bool debug_info = false;  // adds -g (pto::backend::CompileOptions::debug sets it)
   TileMode tile = TileMode::kAuto;
-  // -march=native for kernels (tile and scalar, not orchestrations); the host CPU (model and
-  // feature flags) joins the cache key. Off by default: a cache shared between machines then
-  // serves binaries built for another CPU only when asked for. No fast-math, but results can
-  // change: FMA contraction may change the last bits of float results, and on a CPU with
-  // AVX512-BF16 a float->bfloat16 conversion becomes vcvtneps2bf16, which flushes denormals
-  // (1e-39f gives 0x0000, not 0x000b). Measured on a 128^3 float TMATMUL GEMM: -O3 -march=native
-  // took 1.1 ms a call against 3.9 ms at -O2, with bitwise-identical output.
-  bool native = false;
+  // Kernels built for this CPU: -march=native, minus what could change a result — no FMA
+  // contraction (-ffp-contract=off; PTO-ISA's explicit std::fma still becomes one instruction)
+  // and no AVX512-BF16/FP16 (hardware bf16 conversion flushes denormals, native half
+  // arithmetic rounds per operation) — so outputs equal those of the portable build
+  // (tests/python/test_tile_examples.py compares both bit for bit). The host CPU (model and
+  // feature flags) joins the cache key. Orchestrations are never built natively. The default
+  // builds tile kernels natively (a 128^3 float TMATMUL: 1.1 ms a call against 3.9 ms portable,
+  // the difference being a library call per fma) and scalar kernels portably.
+  NativeMode native = NativeMode::kTileKernels;
   // false: never reuse a cached binary, always run the compiler (the result is still stored).
   // PTO_KERNEL_CACHE=0 in the environment does the same for every compiler.
   bool cache = true;

@@ -47,7 +47,7 @@ void bind_kernel_compiler(nb::module_ &m) {
           "__init__",
           [](KernelCompiler *self, std::string platform, const std::vector<fs::path> &include_dirs,
              const std::vector<std::string> &defines, std::optional<fs::path> pto_isa_root,
-             std::string opt_level, bool cache, std::optional<bool> tile, bool native) {
+             std::string opt_level, bool cache, std::optional<bool> tile, std::optional<bool> native) {
             pto::CompileOptions o;
             for (const auto &d : include_dirs) o.include_dirs.push_back(d.string());
             o.defines = defines;
@@ -55,19 +55,23 @@ void bind_kernel_compiler(nb::module_ &m) {
             o.opt_level = std::move(opt_level);
             o.cache = cache;
             o.tile = !tile ? pto::TileMode::kAuto : *tile ? pto::TileMode::kOn : pto::TileMode::kOff;
-            o.native = native;
+            o.native = !native   ? pto::NativeMode::kTileKernels
+                       : *native ? pto::NativeMode::kAll
+                                 : pto::NativeMode::kOff;
             new (self) KernelCompiler(std::move(platform), std::move(o));
           },
           "platform"_a, "include_dirs"_a = nb::make_tuple(), "defines"_a = nb::make_tuple(),
           "pto_isa_root"_a.none() = nb::none(), nb::kw_only(),
           "opt_level"_a = pto::CompileOptions{}.opt_level, "cache"_a = true, "tile"_a.none() = nb::none(),
-          "native"_a = false,
+          "native"_a.none() = nb::none(),
           "platform: 'a2a3sim' or 'a5sim'. include_dirs: extra -I; defines: extra -D (NAME or "
           "NAME=VALUE); pto_isa_root: a PTO-ISA checkout (holding include/pto/pto-inst.hpp) for "
           "tile kernels, whose include/ scalar compiles also get. cache=False: never reuse a cached "
           "binary (PTO_KERNEL_CACHE=0 does the same for every compiler). tile: None decides per "
-          "kernel from its includes, True/False forces it. native=True: -march=native for kernels, "
-          "the host CPU joins the cache key.")
+          "kernel from its includes, True/False forces it. native: None builds tile kernels for this "
+          "CPU (-march=native without FMA contraction or AVX512-BF16/FP16, so results equal the "
+          "portable build's; the CPU joins the cache key) and scalar kernels portably; True builds "
+          "every kernel natively, False none.")
       .def(
           "compile_incore",
           [](const KernelCompiler &kc, const fs::path &source_path, pto_core_type core_type) {

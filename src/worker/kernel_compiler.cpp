@@ -477,7 +477,12 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
                                : scalar_command(options_, include_dir);
   const bool reuse = cache_enabled();
   std::vector<std::string> flags = cmd.flags;
-  if (job.kernel && options_.native) flags.push_back("-march=native");
+  const bool native = job.kernel && (options_.native == NativeMode::kAll ||
+                                     (options_.native == NativeMode::kTileKernels && job.tile));
+  if (native) {  // this CPU's instructions, minus those that could change a result (kernel_compiler.h)
+    for (const char *f : {"-march=native", "-ffp-contract=off", "-mno-avx512bf16", "-mno-avx512fp16"})
+      flags.push_back(f);
+  }
   flags.insert(flags.end(), job.flags.begin(), job.flags.end());
   // Last, so CI's sanitizer flags (PTO_KERNEL_CFLAGS=-fsanitize=thread) override the rest.
   for (const std::string &w : split_words(worker::env_or_empty(cmd.cflags_env))) flags.push_back(w);
@@ -497,7 +502,7 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   key.add(std::to_string(cmd.link.size()));
   for (const std::string &f : cmd.link) key.add(f);
   // -march=native means "this CPU": a binary built on another one must miss.
-  if (job.kernel && options_.native) key.add(worker::host_cpu_description());
+  if (native) key.add(worker::host_cpu_description());
   key.add(source);
   Built built;
   built.compiler = cmd.cxx_text;

@@ -304,12 +304,13 @@ TEST_F(TileKernelTest, NativeBuildsKernelsForThisCpuUnderAKeyOfTheirOwn) {
   pto::CompileOptions o;
   const std::string portable =
       pto::KernelCompiler("a2a3sim", o).compile_incore_source(kScalarKernel, "nat", PTO_CORE_AIV);
-  EXPECT_FALSE(contains(read(log), "-march=native")) << "off by default";
-  o.native = true;
+  EXPECT_FALSE(contains(read(log), "-march=native")) << "scalar kernels are portable by default";
+  o.native = pto::NativeMode::kAll;
   const pto::KernelCompiler kc("a2a3sim", o);
   const std::string native = kc.compile_incore_source(kScalarKernel, "nat", PTO_CORE_AIV);
   EXPECT_NE(native, portable) << "a binary for this CPU must not be served to a portable build";
-  EXPECT_TRUE(contains(read(log), "-march=native")) << read(log);
+  for (const char *flag : {"-march=native", "-ffp-contract=off", "-mno-avx512bf16", "-mno-avx512fp16"})
+    EXPECT_TRUE(contains(read(log), flag)) << flag << " not in: " << read(log);
   EXPECT_EQ(call_kernel(native, 1), 2);
   fs::remove(log);
   kc.compile_orchestration_source(
@@ -333,7 +334,8 @@ TEST_F(TileKernelTest, TileKernelIsBuiltByTheTileCompilerWithItsCoreTypeAndScala
   EXPECT_EQ(call_kernel(kc.compile_incore(tile_src, PTO_CORE_AIV), 21), 42);
   const std::string aiv = read(tile_log);
   for (const char *flag :
-       {"-std=c++23", "-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1", "-D__DAV_VEC__", "/pto_abi"}) {
+       {"-std=c++23", "-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1", "-D__DAV_VEC__", "/pto_abi", "-march=native",
+        "-ffp-contract=off", "-mno-avx512bf16"}) {  // native by default
     EXPECT_TRUE(contains(aiv, flag)) << flag << " not in: " << aiv;
   }
   EXPECT_FALSE(contains(aiv, "-D__DAV_CUBE__")) << aiv;
@@ -410,6 +412,26 @@ TEST_F(TileKernelTest, Bfloat16IsRealBfloat16InATileKernelRunByTheRuntime) {
   EXPECT_EQ(out[0], 0x3f80) << "bfloat16_t(1.0f); 0x3c00 means bfloat16_t is IEEE half";
   EXPECT_EQ(out[1], 0x4049) << "bfloat16_t(3.140625f)";
   EXPECT_EQ(out[2], 0xc020) << "bfloat16_t(-2.5f) converted at run time";
+}
+
+// Tile kernels are built for this CPU by default, and that must not change a result: on a CPU
+// with AVX512-BF16, -march=native alone turns float -> bfloat16 into vcvtneps2bf16, which flushes
+// denormals (1e-39f would read 0x0000). The default build keeps the correctly rounded 0x000b.
+TEST_F(TileKernelTest, TheDefaultNativeBuildConvertsDenormalsToBfloat16LikeThePortableOne) {
+  REQUIRE_TILE_TOOLCHAIN();
+  for (const pto::NativeMode mode : {pto::NativeMode::kTileKernels, pto::NativeMode::kOff}) {
+    pto::CompileOptions o;
+    o.pto_isa_root = isa_root();
+    o.native = mode;
+    const std::string so =
+        pto::KernelCompiler("a2a3sim", o).compile_incore(kTileKernels + "/bf16_bits.cpp", PTO_CORE_AIV);
+    uint16_t out[3] = {0, 0, 0};
+    pto::ChipStorageTaskArgs args;
+    args.add_tensor(out, sizeof out, PTO_DTYPE_U16, {3}, PTO_DIR_OUTPUT);
+    args.add_scalar_f32(1e-39f);
+    run_one_task(so, PTO_CORE_AIV, args, 1, 1);
+    EXPECT_EQ(out[2], 0x000b) << (mode == pto::NativeMode::kOff ? "portable" : "native") << " build";
+  }
 }
 
 TEST_F(TileKernelTest, TmatmulGemmOnAnAicCoreMatchesTheReference) {

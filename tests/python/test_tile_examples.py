@@ -93,3 +93,21 @@ def test_bgemm_through_the_reference_orchestration_api(repo_root, platform):
     # orchestration_ref.cpp: pto_orchestration_api.h's layer over the tensormap orchestrator.
     extra = "--groups 3 --grid-k 2 --tile-loop 2 --tile 32 --api reference".split()
     assert_success(run_example(repo_root, "bgemm", "-p", platform, *extra))
+
+
+@pytest.mark.parametrize(
+    "example, extra",
+    [
+        ("bgemm", "--groups 2 --grid-k 2 --tile-loop 2 --tile 64".split()),
+        ("bgemm", "--groups 2 --grid-k 2 --tile-loop 2 --tile 32 --dtype float16".split()),
+        ("paged_attention", "--case varseq4".split()),
+        ("paged_attention", "--case small --dtype float16".split()),
+    ],
+)
+def test_native_and_portable_kernels_give_the_same_bits(repo_root, tmp_path, example, extra):
+    # Tile kernels are built for this CPU by default (KernelCompiler native=None); the flags keep
+    # out what could change a result, so the outputs must equal the portable build's exactly.
+    native, portable = tmp_path / "native.npy", tmp_path / "portable.npy"
+    assert_success(run_example(repo_root, example, *extra, "--save", str(native)))
+    assert_success(run_example(repo_root, example, *extra, "--portable", "--save", str(portable)))
+    assert native.read_bytes() == portable.read_bytes()
