@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_error.h"
+
 #include "pto/compile_options.h"
 #include "pto/error.h"
 #include "pto/kernel_compiler.h"
@@ -16,19 +18,7 @@
 
 namespace {
 
-pto::Error expect_error(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const pto::Error &e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected pto::Error, nothing was thrown";
-  return pto::Error(PTO_OK, "");
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using pto_test::contains;
 
 const pto::BackendInfo *row(const std::vector<pto::BackendInfo> &rows, const std::string &name) {
   for (const pto::BackendInfo &b : rows) {
@@ -62,14 +52,15 @@ TEST(Backends, ListsAscendAndAieUnavailableWithTheReason) {
 
 TEST(Backends, AreSortedByName) {
   const std::vector<pto::BackendInfo> rows = pto::backends();
-  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end(),
-                             [](const pto::BackendInfo &a, const pto::BackendInfo &b) { return a.name < b.name; }));
+  EXPECT_TRUE(
+      std::is_sorted(rows.begin(), rows.end(),
+                     [](const pto::BackendInfo &a, const pto::BackendInfo &b) { return a.name < b.name; }));
 }
 
 TEST(GetBackend, UnavailableBackendIsNotSupportedEveryTime) {
   for (const char *name : {"ascend_npu", "amd_aie"}) {
     for (int attempt = 0; attempt < 2; ++attempt) {  // the stored error, not a one-off
-      const pto::Error e = expect_error([&] { pto::get_backend(name); });
+      const pto::Error e = pto_test::error_of([&] { pto::get_backend(name); });
       EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED) << name;
       EXPECT_TRUE(contains(e.what(), name)) << e.what();
     }
@@ -77,13 +68,13 @@ TEST(GetBackend, UnavailableBackendIsNotSupportedEveryTime) {
 }
 
 TEST(GetBackend, AscendNamesTheMissingToolkit) {
-  const pto::Error e = expect_error([] { pto::get_backend("ascend_npu"); });
+  const pto::Error e = pto_test::error_of([] { pto::get_backend("ascend_npu"); });
   EXPECT_TRUE(contains(e.what(), "CANN toolkit (ASCEND_HOME_PATH / libascendcl) not found at build time"))
       << e.what();
 }
 
 TEST(GetBackend, UnknownNameIsInvalidArgumentListingRegisteredOnes) {
-  const pto::Error e = expect_error([] { pto::get_backend("tpu"); });
+  const pto::Error e = pto_test::error_of([] { pto::get_backend("tpu"); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "'tpu'")) << e.what();
   EXPECT_TRUE(contains(e.what(), "cpu_sim")) << e.what();
@@ -102,8 +93,8 @@ TEST(GetBackend, ReturnsTheSameInstanceEveryTime) {
 TEST(BackendForPlatform, MapsEachPlatformThroughTheGeometryTable) {
   EXPECT_STREQ(pto::backend_for_platform("a2a3sim").name(), "cpu_sim");
   EXPECT_STREQ(pto::backend_for_platform("a5sim").name(), "cpu_sim");
-  EXPECT_EQ(expect_error([] { pto::backend_for_platform("a2a3"); }).code(), PTO_NOT_SUPPORTED);
-  const pto::Error e = expect_error([] { pto::backend_for_platform("a9sim"); });
+  EXPECT_EQ(pto_test::error_of([] { pto::backend_for_platform("a2a3"); }).code(), PTO_NOT_SUPPORTED);
+  const pto::Error e = pto_test::error_of([] { pto::backend_for_platform("a9sim"); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "a5sim")) << e.what();
 }
@@ -134,11 +125,12 @@ TEST(RegisterBackend, RegistersOnceAndBuildsLazilyOnce) {
   EXPECT_TRUE(r->available);
   EXPECT_TRUE(r->platforms.empty());  // no geometry row names it
 
-  const pto::Error dup = expect_error([] { pto::register_backend("test_fake", &make_fake); });
+  const pto::Error dup = pto_test::error_of([] { pto::register_backend("test_fake", &make_fake); });
   EXPECT_EQ(dup.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(dup.what(), "already registered")) << dup.what();
-  EXPECT_EQ(expect_error([] { pto::register_backend("", &make_fake); }).code(), PTO_INVALID_ARGUMENT);
-  EXPECT_EQ(expect_error([] { pto::register_backend("test_null", nullptr); }).code(), PTO_INVALID_ARGUMENT);
+  EXPECT_EQ(pto_test::error_of([] { pto::register_backend("", &make_fake); }).code(), PTO_INVALID_ARGUMENT);
+  EXPECT_EQ(pto_test::error_of([] { pto::register_backend("test_null", nullptr); }).code(),
+            PTO_INVALID_ARGUMENT);
 }
 
 // --- CompileOptions ---
@@ -171,7 +163,7 @@ TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
   for (const Case &c : cases) {
     pto::backend::CompileOptions o;
     c.set(o);
-    const pto::Error e = expect_error([&] { sim.check(o); });
+    const pto::Error e = pto_test::error_of([&] { sim.check(o); });
     EXPECT_EQ(e.code(), c.code) << c.field << ": " << e.what();
     EXPECT_TRUE(contains(e.what(), std::string("CompileOptions.") + c.field)) << e.what();
   }
@@ -183,13 +175,13 @@ TEST(CompileOptions, AicpuThreadLimitFollowsThePlatform) {
   o.aicpu_threads = 7;
   pto::get_backend("cpu_sim").check(o);
   o.platform = "a2a3sim";  // 4
-  EXPECT_EQ(expect_error([&] { pto::get_backend("cpu_sim").check(o); }).code(), PTO_INVALID_ARGUMENT);
+  EXPECT_EQ(pto_test::error_of([&] { pto::get_backend("cpu_sim").check(o); }).code(), PTO_INVALID_ARGUMENT);
 }
 
 // --- The registry is what RuntimeBuilder and KernelCompiler consult ---
 
 TEST(RegistryWiring, KernelCompilerRefusesAnUnavailableBackendWithItsReason) {
-  const pto::Error e = expect_error([] { pto::KernelCompiler kc("a2a3"); });
+  const pto::Error e = pto_test::error_of([] { pto::KernelCompiler kc("a2a3"); });
   EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED);
   EXPECT_TRUE(contains(e.what(), "ascend_npu")) << e.what();
   EXPECT_TRUE(contains(e.what(), "not found at build time")) << e.what();
@@ -197,7 +189,7 @@ TEST(RegistryWiring, KernelCompilerRefusesAnUnavailableBackendWithItsReason) {
 
 TEST(RegistryWiring, RuntimeBuilderRefusesAnUnavailableBackendWithItsReason) {
   const pto::RuntimeBuilder b("a5");
-  const pto::Error e = expect_error([&] { b.get_binaries("host_build_graph"); });
+  const pto::Error e = pto_test::error_of([&] { b.get_binaries("host_build_graph"); });
   EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED);
   EXPECT_TRUE(contains(e.what(), "not found at build time")) << e.what();
 }
@@ -237,10 +229,10 @@ TEST(CompileOptionsApplied, SetTheRunConfiguration) {
 TEST(CompileOptionsApplied, AnUnavailableTargetIsNotSupported) {
   pto::backend::CompileOptions o;
   o.target = "ascend_npu";
-  EXPECT_EQ(expect_error([&] { pto::make_kernel_compiler(o); }).code(), PTO_NOT_SUPPORTED);
-  EXPECT_EQ(expect_error([&] { pto::make_call_config(o); }).code(), PTO_NOT_SUPPORTED);
+  EXPECT_EQ(pto_test::error_of([&] { pto::make_kernel_compiler(o); }).code(), PTO_NOT_SUPPORTED);
+  EXPECT_EQ(pto_test::error_of([&] { pto::make_call_config(o); }).code(), PTO_NOT_SUPPORTED);
   o.target = "bogus";
-  EXPECT_EQ(expect_error([&] { pto::make_call_config(o); }).code(), PTO_INVALID_ARGUMENT);
+  EXPECT_EQ(pto_test::error_of([&] { pto::make_call_config(o); }).code(), PTO_INVALID_ARGUMENT);
 }
 
 }  // namespace

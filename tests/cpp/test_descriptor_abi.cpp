@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expect_error.h"
 #include "common/test_kernels.h"
 #include "pto_abi/data_type.h"
 
@@ -107,17 +108,6 @@ class DescriptorAbi : public ::testing::TestWithParam<std::string> {
 
   std::string kernel(const char *src, const char *name, pto_core_type t = PTO_CORE_AIV) {
     return pto_test::kernel(src, name, t);
-  }
-  template <typename Fn>
-  void expect_error(Fn fn, pto_status code, std::vector<std::string> fragments) {
-    try {
-      fn();
-      ADD_FAILURE() << "expected " << pto_status_name(code);
-    } catch (const pto::Error &e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      for (const auto &f : fragments)
-        EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << "'" << f << "' not in: " << e.what();
-    }
   }
 
   pto::ChipWorker w;
@@ -336,7 +326,7 @@ TEST_P(DescriptorAbi, WhatADescriptorCannotCarryIsATypedErrorAndTheWorkerStaysUs
     args.add_tensor(d.data(), 128, PTO_DTYPE_F64, {16}, PTO_DIR_INPUT);
     pto::ChipCallConfig cfg;
     cfg.aicpu_thread_num = 2;
-    expect_error([&] { w.run(c, args, cfg); }, k.code, k.fragments);
+    pto_test::expect_error([&] { w.run(c, args, cfg); }, k.code, k.fragments);
   }
   // Still usable: a correct task on the same worker.
   const char *good_tmr = R"(
@@ -384,7 +374,8 @@ PTO_KERNEL(args) { (void)args; }
   pto::ChipCallable c(orch(tmr() ? orch_tmr : orch_hbg, "empty_orch"));
   c.add_kernel(0, PTO_CORE_AIV, path);
   pto::ChipStorageTaskArgs args;
-  expect_error([&] { w.run(c, args, {}); }, PTO_INVALID_ARGUMENT, {"kernel_entry", "keep exactly one"});
+  pto_test::expect_error([&] { w.run(c, args, {}); }, PTO_INVALID_ARGUMENT,
+                         {"kernel_entry", "keep exactly one"});
 }
 
 // A MIX task (tensormap only): each part sees the same descriptors; the AIV parts are lanes 0 and 1.

@@ -47,8 +47,8 @@ bool contains(const std::string &s, const std::string &part) {
 TEST_P(HungKernel, TimesOutNamingTaskAndCoreAndNothingHangsAfterIt) {
   const Case &tc = GetParam();
   pto::KernelCompiler kc("a2a3sim");
-  pto::ChipCallable hung(kc.compile_orchestration_source(tc.runtime, tc.orchestration,
-                                                         std::string("hung_") + tc.runtime));
+  pto::ChipCallable hung(
+      kc.compile_orchestration_source(tc.runtime, tc.orchestration, std::string("hung_") + tc.runtime));
   hung.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kSpinForever, "spin_forever", PTO_CORE_AIV));
   const auto start = std::chrono::steady_clock::now();
   {

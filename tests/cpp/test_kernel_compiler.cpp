@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_error.h"
+
 #include "common/scoped_env.h"
 #include "core/entry_points.h"
 #include "pto/error.h"
@@ -123,19 +125,7 @@ int64_t run_kernel(const std::string &so_path, int64_t input) {
   return out;
 }
 
-pto::Error expect_error(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const pto::Error &e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected pto::Error, nothing was thrown";
-  return pto::Error(PTO_OK, "");
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using pto_test::contains;
 
 TEST_F(KernelCompilerTest, GoodKernelCompilesToLoadableSoExportingEntry) {
   const std::string src = write("kernels/add_one.cpp", kGoodKernel);
@@ -176,7 +166,7 @@ TEST_F(KernelCompilerTest, SyntaxErrorThrowsKernelCompileWithCompilerOutputAndCo
       write("broken_kernel.cpp",
             "#include \"pto/kernel.h\"\nPTO_KERNEL(args) { undeclared_identifier_xyz(args); }\n");
   const pto::KernelCompiler kc = fast_compiler();
-  const pto::Error e = expect_error([&] { kc.compile_incore(src, PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { kc.compile_incore(src, PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE);
   const std::string what = e.what();
   EXPECT_TRUE(contains(what, "broken_kernel")) << what;
@@ -189,7 +179,7 @@ TEST_F(KernelCompilerTest, SyntaxErrorThrowsKernelCompileWithCompilerOutputAndCo
 
 TEST_F(KernelCompilerTest, FailedCompileLeavesNoSharedObjectOrTemporaryInCache) {
   const pto::KernelCompiler kc = fast_compiler();
-  expect_error([&] { kc.compile_incore_source("this is not C++", "broken", PTO_CORE_AIC); });
+  pto_test::error_of([&] { kc.compile_incore_source("this is not C++", "broken", PTO_CORE_AIC); });
   EXPECT_TRUE(cache_files(".so").empty());
   EXPECT_TRUE(cache_files(".tmp").empty());
 }
@@ -211,13 +201,14 @@ TEST_F(KernelCompilerTest, CoreTypeIsVisibleToTheSourceAndPartOfTheKey) {
                                "#endif\n#ifndef PTO_PLATFORM_SIM\n#error no sim define\n#endif\n";
   const pto::KernelCompiler kc = fast_compiler();
   EXPECT_NO_THROW(kc.compile_incore_source(only_aiv, "only_aiv", PTO_CORE_AIV));
-  const pto::Error e = expect_error([&] { kc.compile_incore_source(only_aiv, "only_aiv", PTO_CORE_AIC); });
+  const pto::Error e =
+      pto_test::error_of([&] { kc.compile_incore_source(only_aiv, "only_aiv", PTO_CORE_AIC); });
   EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE);
   EXPECT_TRUE(contains(e.what(), "built for the wrong core")) << e.what();
 }
 
 TEST_F(KernelCompilerTest, InvalidCoreTypeIsInvalidArgument) {
-  const pto::Error e = expect_error(
+  const pto::Error e = pto_test::error_of(
       [] { fast_compiler().compile_incore_source(kGoodKernel, "k", static_cast<pto_core_type>(7)); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
 }
@@ -246,7 +237,8 @@ TEST_F(KernelCompilerTest, OrchestrationGetsRuntimeDefineAndExportsEntry) {
 
 TEST_F(KernelCompilerTest, OrchestrationForUnknownRuntimeIsInvalidArgumentListingRuntimes) {
   const std::string src = write("orch.cpp", "int x;\n");
-  const pto::Error e = expect_error([&] { fast_compiler().compile_orchestration("no_such_runtime", src); });
+  const pto::Error e =
+      pto_test::error_of([&] { fast_compiler().compile_orchestration("no_such_runtime", src); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "no_such_runtime")) << e.what();
   EXPECT_TRUE(contains(e.what(), "host_build_graph")) << e.what();
@@ -277,7 +269,8 @@ TEST_F(KernelCompilerTest, KernelCflagsEnvironmentIsAppliedAndChangesTheKey) {
 
 TEST_F(KernelCompilerTest, PtoIsaRootAddsItsIncludeDirectory) {
   write("isa/include/isa_marker.h", "#define ISA_MARKER 9\n");
-  write("isa/include/pto/pto-inst.hpp", "#error a scalar kernel must not include this\n");  // marks a checkout
+  write("isa/include/pto/pto-inst.hpp",
+        "#error a scalar kernel must not include this\n");  // marks a checkout
   pto::CompileOptions options;
   options.opt_level = "-O0";
   options.pto_isa_root = root_ + "/isa";
@@ -292,7 +285,7 @@ TEST_F(KernelCompilerTest, PtoIsaRootAddsItsIncludeDirectory) {
 TEST_F(KernelCompilerTest, MissingPtoIsaRootIsInvalidArgument) {
   pto::CompileOptions options;
   options.pto_isa_root = root_ + "/no_such_isa";
-  const pto::Error e = expect_error([&] { pto::KernelCompiler("a2a3sim", options); });
+  const pto::Error e = pto_test::error_of([&] { pto::KernelCompiler("a2a3sim", options); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), options.pto_isa_root)) << e.what();
 }
@@ -333,7 +326,7 @@ TEST_F(KernelCompilerTest, CompilerThatCannotRunThrowsKernelCompileNamingIt) {
   ScopedEnv cxx("CXX", "/nonexistent/pto-test-cxx");
   const pto::KernelCompiler kc = fast_compiler();
   EXPECT_EQ(kc.compiler(), "/nonexistent/pto-test-cxx");
-  const pto::Error e = expect_error([&] { kc.compile_incore_source(kGoodKernel, "k", PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { kc.compile_incore_source(kGoodKernel, "k", PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE);
   EXPECT_TRUE(contains(e.what(), "/nonexistent/pto-test-cxx")) << e.what();
   EXPECT_TRUE(contains(e.what(), "CXX")) << e.what();
@@ -362,21 +355,21 @@ TEST_F(KernelCompilerTest, CacheDirFollowsPtoCacheDirThenXdgThenHome) {
 
 TEST_F(KernelCompilerTest, MissingSourceFileIsInvalidArgumentNamingThePath) {
   const std::string missing = root_ + "/no_such_kernel.cpp";
-  const pto::Error e = expect_error([&] { fast_compiler().compile_incore(missing, PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { fast_compiler().compile_incore(missing, PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), missing)) << e.what();
 }
 
 TEST(KernelCompiler, AscendPlatformsAreNotSupportedWithoutCann) {
   for (const char *platform : {"a2a3", "a5"}) {
-    const pto::Error e = expect_error([&] { pto::KernelCompiler kc(platform); });
+    const pto::Error e = pto_test::error_of([&] { pto::KernelCompiler kc(platform); });
     EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED) << platform;
     EXPECT_TRUE(contains(e.what(), "ccec")) << e.what();
   }
 }
 
 TEST(KernelCompiler, UnknownPlatformIsInvalidArgumentListingKnownOnes) {
-  const pto::Error e = expect_error([] { pto::KernelCompiler kc("a9sim"); });
+  const pto::Error e = pto_test::error_of([] { pto::KernelCompiler kc("a9sim"); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "a9sim")) << e.what();
   EXPECT_TRUE(contains(e.what(), "a2a3sim")) << e.what();
@@ -437,7 +430,7 @@ TEST_F(KernelCompilerTest, DeletedHeaderIsAMissAndTheCompileReportsIt) {
   const pto::KernelCompiler kc = fast_compiler();
   kc.compile_incore(src, PTO_CORE_AIV);
   fs::remove(fs::path(root_) / "proj/gone.h");
-  const pto::Error e = expect_error([&] { kc.compile_incore(src, PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { kc.compile_incore(src, PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE);
   EXPECT_TRUE(contains(e.what(), "gone.h")) << e.what();
 }
@@ -475,7 +468,8 @@ TEST_F(KernelCompilerTest, CacheEnvironmentVariableTurnsReuseOffAndRejectsOtherV
     EXPECT_EQ(compiles_logged(), 2);
   }
   ScopedEnv bad("PTO_KERNEL_CACHE", "sometimes");
-  const pto::Error e = expect_error([&] { kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV); });
+  const pto::Error e =
+      pto_test::error_of([&] { kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "PTO_KERNEL_CACHE=sometimes")) << e.what();
 }
@@ -496,7 +490,8 @@ TEST_F(KernelCompilerTest, ClearCacheRemovesWhatTheCompilerWroteAndNothingElse) 
 
 TEST_F(KernelCompilerTest, KernelCompiledAsOrchestrationIsInvalidArgumentSayingItIsAKernel) {
   const std::string src = write("add_one.cpp", kGoodKernel);
-  const pto::Error e = expect_error([&] { fast_compiler().compile_orchestration("host_build_graph", src); });
+  const pto::Error e =
+      pto_test::error_of([&] { fast_compiler().compile_orchestration("host_build_graph", src); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "PTO_ORCHESTRATION(graph, args)")) << e.what();
   EXPECT_TRUE(contains(e.what(), "compute kernel")) << e.what();
@@ -508,14 +503,15 @@ TEST_F(KernelCompilerTest, OrchestrationForTheOtherRuntimeOrAsKernelNamesTheRigh
   const pto::KernelCompiler kc = fast_compiler();
   const std::string hbg =
       "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, a) { (void)a; g.fail(\"x\"); }\n";
-  pto::Error e = expect_error([&] { kc.compile_orchestration_source("tensormap_and_ringbuffer", hbg, "o"); });
+  pto::Error e =
+      pto_test::error_of([&] { kc.compile_orchestration_source("tensormap_and_ringbuffer", hbg, "o"); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "PTO_DEVICE_ORCHESTRATION(orch)")) << e.what();
   EXPECT_TRUE(contains(e.what(), "runtime=\"host_build_graph\"")) << e.what();
-  e = expect_error([&] { kc.compile_incore_source(hbg, "o", PTO_CORE_AIV); });
+  e = pto_test::error_of([&] { kc.compile_incore_source(hbg, "o", PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "compile_orchestration(\"host_build_graph\"")) << e.what();
-  e = expect_error([&] { kc.compile_incore_source("int unrelated;\n", "nothing", PTO_CORE_AIV); });
+  e = pto_test::error_of([&] { kc.compile_incore_source("int unrelated;\n", "nothing", PTO_CORE_AIV); });
   EXPECT_TRUE(contains(e.what(), "define the entry with PTO_KERNEL(args)")) << e.what();
 }
 

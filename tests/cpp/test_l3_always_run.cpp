@@ -52,8 +52,8 @@ TEST_P(L3AlwaysRun, RunsAfterAFailedChipTaskAndSeesTheRootCauseThroughASkippedCh
           in_b.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
           in_b.add_tensor(c, 8, PTO_DTYPE_I64, {1}, PTO_DIR_OUTPUT);
           // Reads b: always_run, so it runs although 'bad kernel' failed.
-          o.submit_sub([&](pto::SubContext &ctx) { seen_direct = ctx.upstream_error(); }, in_b, "sender",
-                       {}, nullptr, /*always_run=*/true);
+          o.submit_sub([&](pto::SubContext &ctx) { seen_direct = ctx.upstream_error(); }, in_b, "sender", {},
+                       nullptr, /*always_run=*/true);
           // Reads b too: an ordinary task, skipped; it writes d.
           pto::ChipStorageTaskArgs in_b2;
           in_b2.add_tensor(b, n * 8, PTO_DTYPE_I64, {n}, PTO_DIR_INPUT);
@@ -132,7 +132,8 @@ TEST(L3AlwaysRunEvents, AnEventIsSettledOnceFulfillOrFail) {
   pto::RunHandle h = w.submit([&](pto::HostOrchestrator &o) {
     o.submit_sub([&](pto::SubContext &ctx) { ev = ctx.defer(); }, {}, "deferred");
   });
-  while (!contains(h.pending_report(), "external event")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!contains(h.pending_report(), "external event"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ev.fulfill();
   try {
     ev.fail("late");
@@ -153,7 +154,8 @@ TEST(L3AlwaysRunEvents, ACancelledRunStillSkipsAnAlwaysRunTask) {
     o.submit_sub([&](pto::SubContext &ctx) { ev = ctx.defer(); }, one(x, PTO_DIR_OUTPUT), "deferred");
     o.submit_sub([&](pto::SubContext &) { ran = true; }, one(x, PTO_DIR_INPUT), "always", {}, nullptr, true);
   });
-  while (!contains(h.pending_report(), "external event")) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!contains(h.pending_report(), "external event"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   h.cancel();
   EXPECT_THROW(h.wait(5000), pto::Error);
   ev.fulfill();

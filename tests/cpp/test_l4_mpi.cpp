@@ -5,9 +5,10 @@
 // across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
 // with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail
 // within peer_timeout, never hang; bad input is a typed error naming the argument.
-// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye|comm|after>
-// Each rank prints one line "rank R: OK ..." or "rank R: FAILED ..." and exits 1 on FAILED
-// (mpirun's exit code is then non-zero; ctest also fails on any FAILED line).
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi
+// <ordering|poison|killed|bad_input|diverge|goodbye|comm|after> Each rank prints one line "rank R: OK ..." or
+// "rank R: FAILED ..." and exits 1 on FAILED (mpirun's exit code is then non-zero; ctest also fails on any
+// FAILED line).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -45,7 +46,9 @@ struct Checker {
   }
 };
 
-bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
+}
 
 pto::l4::WorkerOptions options(uint32_t peer_timeout_ms) {
   pto::l4::WorkerOptions o;
@@ -62,7 +65,9 @@ pto::ChipStorageTaskArgs args(std::initializer_list<std::pair<int64_t *, pto_dir
   return a;
 }
 
-void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+void sleep_ms(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
 
 void fill(int64_t *p, int64_t v, int n = 4) {
   for (int i = 0; i < n; ++i) p[i] = v;
@@ -127,7 +132,8 @@ int ordering() {
     auto *h = static_cast<int64_t *>(w.alloc(32, "h"));
     w.run(
         [&](Orchestrator &o) {
-          o.submit_sub(copy(h, x, 0), args({{x, PTO_DIR_INPUT}, {h, PTO_DIR_OUTPUT}}), pto::l4::kAnyRank, "H h=x");
+          o.submit_sub(copy(h, x, 0), args({{x, PTO_DIR_INPUT}, {h, PTO_DIR_OUTPUT}}), pto::l4::kAnyRank,
+                       "H h=x");
           o.fetch(h, 0);
         },
         60000);
@@ -140,7 +146,8 @@ int ordering() {
     w.run([&](Orchestrator &o) { o.fetch(y, pto::l4::kAllRanks); }, 60000);
     c.expect(w.valid_ranks(y).size() == static_cast<size_t>(w.size()), "y should be valid everywhere");
     for (int i = 0; i < 8; ++i)
-      if (y[i] != 10 + i) c.expect(false, "broadcast: y[" + std::to_string(i) + "] = " + std::to_string(y[i]));
+      if (y[i] != 10 + i)
+        c.expect(false, "broadcast: y[" + std::to_string(i) + "] = " + std::to_string(y[i]));
   } catch (const pto::Error &err) {
     c.expect(false, std::string(err.name()) + ": " + err.what());
   }
@@ -184,15 +191,18 @@ int poison() {
   }
   const double took = std::chrono::duration<double>(Clock::now() - t0).count();
   if (w.rank() == 0) {
-    c.expect(contains(error, "TASK_FAILED"), "rank 0's run should fail with TASK_FAILED, got '" + error + "'");
-    c.expect(contains(error, "'bad producer [L4 task 0, rank 2]'"), "the error should name the task and rank 2");
+    c.expect(contains(error, "TASK_FAILED"),
+             "rank 0's run should fail with TASK_FAILED, got '" + error + "'");
+    c.expect(contains(error, "'bad producer [L4 task 0, rank 2]'"),
+             "the error should name the task and rank 2");
     c.expect(contains(error, "boom from the producer"), "the error should carry the root cause");
     c.expect(contains(error, "the data is not valid on rank 2"), "the error should say where the data was");
     c.expect(contains(error, "consumer [L4 task 1, rank 0]"), "the error should name the skipped consumer");
     c.expect(!consumer_ran.load(), "the consumer ran on poisoned data");
     c.expect(independent_ran.load(), "the independent task did not run");
   } else if (w.rank() == 2) {
-    c.expect(contains(error, "boom from the producer"), "rank 2 should fail with its task's error: '" + error + "'");
+    c.expect(contains(error, "boom from the producer"),
+             "rank 2 should fail with its task's error: '" + error + "'");
   } else {
     c.expect(error.empty(), "this rank had nothing to fail: " + error);
   }
@@ -240,13 +250,16 @@ int after_across_ranks() {
   std::vector<double> all_start(kTasks), all_end(kTasks);
   MPI_Allreduce(start.data(), all_start.data(), kTasks, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(end.data(), all_end.data(), kTasks, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  for (int i = 0; i <= 4; ++i) c.expect(all_start[static_cast<size_t>(i)] > 0, "task " + std::to_string(i) + " never ran");
+  for (int i = 0; i <= 4; ++i)
+    c.expect(all_start[static_cast<size_t>(i)] > 0, "task " + std::to_string(i) + " never ran");
   for (int r = 1; r < 4; ++r)
-    c.expect(all_start[static_cast<size_t>(r)] >= all_end[static_cast<size_t>(r - 1)],
-             "chain" + std::to_string(r) + " started " +
-                 std::to_string((all_end[static_cast<size_t>(r - 1)] - all_start[static_cast<size_t>(r)]) * 1e3) +
-                 " ms before chain" + std::to_string(r - 1) + " ended");
-  c.expect(all_start[4] >= all_end[1] && all_start[4] >= all_end[2], "join started before chain1 or chain2 ended");
+    c.expect(
+        all_start[static_cast<size_t>(r)] >= all_end[static_cast<size_t>(r - 1)],
+        "chain" + std::to_string(r) + " started " +
+            std::to_string((all_end[static_cast<size_t>(r - 1)] - all_start[static_cast<size_t>(r)]) * 1e3) +
+            " ms before chain" + std::to_string(r - 1) + " ended");
+  c.expect(all_start[4] >= all_end[1] && all_start[4] >= all_end[2],
+           "join started before chain1 or chain2 ended");
 
   std::atomic<bool> follower_ran{false}, next_ran{false}, independent_ran{false};
   std::string error;
@@ -266,11 +279,14 @@ int after_across_ranks() {
   }
   if (w.rank() == 0 || w.rank() == 3) {
     c.expect(contains(error, "TASK_FAILED"), "the run should fail with TASK_FAILED, got '" + error + "'");
-    c.expect(contains(error, "'bad [L4 task 5, rank 2]'"), "the error should name 'bad' and rank 2: " + error);
+    c.expect(contains(error, "'bad [L4 task 5, rank 2]'"),
+             "the error should name 'bad' and rank 2: " + error);
     c.expect(contains(error, "boom before the token"), "the error should carry the root cause: " + error);
-    c.expect(contains(error, "the task it follows failed on rank"), "the error should say a token failed: " + error);
+    c.expect(contains(error, "the task it follows failed on rank"),
+             "the error should say a token failed: " + error);
   } else if (w.rank() == 2) {
-    c.expect(contains(error, "boom before the token"), "rank 2 should fail with its task's error: '" + error + "'");
+    c.expect(contains(error, "boom before the token"),
+             "rank 2 should fail with its task's error: '" + error + "'");
   } else {
     c.expect(error.empty(), "this rank had nothing to fail: " + error);
   }
@@ -306,8 +322,8 @@ int killed(uint32_t peer_timeout_ms) {
                 _exit(3);
               },
               args({{p, PTO_DIR_OUTPUT}}), 1, "dies");
-          o.submit_sub([&](pto::SubContext &) { fill(out, p[0]); }, args({{p, PTO_DIR_INPUT}, {out, PTO_DIR_OUTPUT}}),
-                       0, "consumer");
+          o.submit_sub([&](pto::SubContext &) { fill(out, p[0]); },
+                       args({{p, PTO_DIR_INPUT}, {out, PTO_DIR_OUTPUT}}), 0, "consumer");
         },
         60000);
   } catch (const pto::Error &err) {
@@ -319,7 +335,8 @@ int killed(uint32_t peer_timeout_ms) {
     const std::string want = "no message from rank 1 for " + std::to_string(peer_timeout_ms / 1000) +
                              " s (peer_timeout): rank 1 died or hangs";
     c.expect(contains(error, want), "rank 0 should fail with '" + want + "', got '" + error + "'");
-    c.expect(contains(error, "'p'") && contains(error, "consumer"), "the error should name 'p' and the consumer");
+    c.expect(contains(error, "'p'") && contains(error, "consumer"),
+             "the error should name 'p' and the consumer");
     c.expect(took < limit, "failed after " + std::to_string(took) + " s, limit " + std::to_string(limit));
   } else {
     c.expect(error.empty(), "this rank had nothing to fail: " + error);
@@ -348,8 +365,8 @@ int diverge() {
   try {
     w.run(
         [&](Orchestrator &o) {
-          o.submit_sub([=](pto::SubContext &) { fill(x, 5, static_cast<int>(n)); }, args({{x, PTO_DIR_OUTPUT}},
-                       static_cast<int64_t>(n)), 1, "writer");
+          o.submit_sub([=](pto::SubContext &) { fill(x, 5, static_cast<int>(n)); },
+                       args({{x, PTO_DIR_OUTPUT}}, static_cast<int64_t>(n)), 1, "writer");
           pto::ChipStorageTaskArgs reads = args({{x, PTO_DIR_INPUT}}, static_cast<int64_t>(n));
           reads.add_tensor(y, 32, PTO_DTYPE_I64, {4}, PTO_DIR_OUTPUT);
           o.submit_sub(
@@ -364,7 +381,8 @@ int diverge() {
     error = std::string(err.name()) + ": " + err.what();
   }
   if (w.rank() == 0) {
-    c.expect(contains(error, "diverged"), "rank 0 should fail saying the ranks diverged, got '" + error + "'");
+    c.expect(contains(error, "diverged"),
+             "rank 0 should fail saying the ranks diverged, got '" + error + "'");
     c.expect(contains(error, "transfer 0 of 'x'"), "the error should name the transfer");
     c.expect(!reader_ran.load(), "the reader ran on a truncated x");
   }
@@ -388,8 +406,8 @@ int goodbye() {
         [&](Orchestrator &o) {
           if (w.rank() == 1) return;  // the divergence
           o.submit_sub([=](pto::SubContext &) { fill(x, 5); }, args({{x, PTO_DIR_OUTPUT}}), 1, "writer");
-          o.submit_sub([=](pto::SubContext &) { fill(y, x[0]); }, args({{x, PTO_DIR_INPUT}, {y, PTO_DIR_OUTPUT}}), 0,
-                       "reader");
+          o.submit_sub([=](pto::SubContext &) { fill(y, x[0]); },
+                       args({{x, PTO_DIR_INPUT}, {y, PTO_DIR_OUTPUT}}), 0, "reader");
         },
         60000);
   } catch (const pto::Error &err) {
@@ -435,8 +453,8 @@ int comm() {
     if (w.rank() == 0) fill(x, value);
     const int last = w.size() - 1;
     w.run([&](Orchestrator &orch) {
-      orch.submit_sub([=](pto::SubContext &) { fill(y, x[0]); }, args({{x, PTO_DIR_INPUT}, {y, PTO_DIR_OUTPUT}}),
-                      last, "reader");
+      orch.submit_sub([=](pto::SubContext &) { fill(y, x[0]); },
+                      args({{x, PTO_DIR_INPUT}, {y, PTO_DIR_OUTPUT}}), last, "reader");
     });
     if (w.rank() == last)
       c.expect(y[0] == value, "y = " + std::to_string(y[0]) + ", expected " + std::to_string(value));
@@ -456,9 +474,9 @@ int bad_input() {
       f();
       c.expect(false, "no error, expected one naming '" + part + "'");
     } catch (const pto::Error &e) {
-      c.expect(e.code() == code && contains(e.what(), part),
-               std::string("expected ") + pto_status_name(code) + " naming '" + part + "', got " + e.name() + ": " +
-                   e.what());
+      c.expect(e.code() == code && contains(e.what(), part), std::string("expected ") +
+                                                                 pto_status_name(code) + " naming '" + part +
+                                                                 "', got " + e.name() + ": " + e.what());
     }
   };
   pto::l4::WorkerOptions bad = options(30000);
@@ -475,15 +493,19 @@ int bad_input() {
   auto *x = static_cast<int64_t *>(w.alloc(32, "x"));
   int64_t outside[4] = {0, 0, 0, 0};
   auto ok = [](pto::SubContext &) {};
-  expect_error(PTO_INVALID_ARGUMENT, "not (a part of) an array of this L4 worker's alloc()",
-               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{outside, PTO_DIR_INPUT}})); }); });
-  expect_error(PTO_INVALID_ARGUMENT, "rank = " + std::to_string(w.size()),
-               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), w.size()); }); });
-  expect_error(PTO_INVALID_ARGUMENT, "after: 99 is not an L4 task id of this run",
-               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 0, "", {99}); }); });
+  expect_error(PTO_INVALID_ARGUMENT, "not (a part of) an array of this L4 worker's alloc()", [&] {
+    w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{outside, PTO_DIR_INPUT}})); });
+  });
+  expect_error(PTO_INVALID_ARGUMENT, "rank = " + std::to_string(w.size()), [&] {
+    w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), w.size()); });
+  });
+  expect_error(PTO_INVALID_ARGUMENT, "after: 99 is not an L4 task id of this run", [&] {
+    w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}), 0, "", {99}); });
+  });
   // A tensor running past the end of its array is not inside it.
-  expect_error(PTO_INVALID_ARGUMENT, "not (a part of)",
-               [&] { w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}, 5)); }); });
+  expect_error(PTO_INVALID_ARGUMENT, "not (a part of)", [&] {
+    w.run([&](Orchestrator &o) { o.submit_sub(ok, args({{x, PTO_DIR_INPUT}}, 5)); });
+  });
   w.close();
   expect_error(PTO_NOT_INITIALIZED, "closed", [&] { w.alloc(8); });
   return c.report();
@@ -506,6 +528,8 @@ int main(int argc, char **argv) {
     std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye|comm|after\n", argv[0]);
+  std::fprintf(stderr,
+               "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye|comm|after\n",
+               argv[0]);
   return 2;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expect_error.h"
 #include "common/test_kernels.h"
 
 namespace {
@@ -91,17 +92,6 @@ class ReferenceApi : public ::testing::Test {
     cfg.block_dim = 2;
     cfg.aicpu_thread_num = 3;
     return cfg;
-  }
-  template <typename Fn>
-  void expect_error(Fn fn, pto_status code, std::vector<std::string> fragments) {
-    try {
-      fn();
-      ADD_FAILURE() << "expected " << pto_status_name(code);
-    } catch (const pto::Error &e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      for (const auto &f : fragments)
-        EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << "'" << f << "' not in: " << e.what();
-    }
   }
   // The vector example's program in the reference API; returns f.
   std::vector<float> run_vector(const pto::ChipCallable &c, int n = 1024) {
@@ -353,7 +343,7 @@ TEST_F(ReferenceApi, UnsupportedAndInvalidUsesAreTypedErrorsAndTheWorkerStaysUsa
         "  (void)a; (void)b; (void)f;\n  " +
         k.body + "\n}\n}\n";
     const pto::ChipCallable c = callable(src, std::string("ref_bad_") + k.name);
-    expect_error([&] { run_vector(c); }, k.code, k.fragments);
+    pto_test::expect_error([&] { run_vector(c); }, k.code, k.fragments);
   }
   const pto::ChipCallable good = callable(kVectorOrch, "ref_vector");
   for (float v : run_vector(good)) ASSERT_FLOAT_EQ(v, 47.0f);

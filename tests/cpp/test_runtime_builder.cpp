@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_error.h"
+
 #include "common/scoped_env.h"
 #include "pto/error.h"
 
@@ -22,19 +24,7 @@ namespace fs = std::filesystem;
 
 using pto_test::ScopedEnv;
 
-pto::Error expect_error(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const pto::Error &e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected pto::Error, nothing was thrown";
-  return pto::Error(PTO_OK, "");
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using pto_test::contains;
 
 bool listed(const std::vector<std::string> &names, const std::string &name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -79,7 +69,7 @@ TEST(RuntimeBuilder, RuntimesListsHostBuildGraph) {
 }
 
 TEST(RuntimeBuilder, UnknownPlatformIsInvalidArgumentListingValidNames) {
-  const pto::Error e = expect_error([] { pto::RuntimeBuilder b("a9sim"); });
+  const pto::Error e = pto_test::error_of([] { pto::RuntimeBuilder b("a9sim"); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "a9sim")) << e.what();
   EXPECT_TRUE(contains(e.what(), "a2a3sim")) << e.what();
@@ -87,7 +77,7 @@ TEST(RuntimeBuilder, UnknownPlatformIsInvalidArgumentListingValidNames) {
 
 TEST_F(RuntimeBuilderTest, UnknownRuntimeIsInvalidArgumentListingValidNames) {
   const pto::RuntimeBuilder b("a2a3sim");
-  const pto::Error e = expect_error([&] { b.get_binaries("no_such_runtime"); });
+  const pto::Error e = pto_test::error_of([&] { b.get_binaries("no_such_runtime"); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "no_such_runtime")) << e.what();
   EXPECT_TRUE(contains(e.what(), "host_build_graph")) << e.what();
@@ -96,7 +86,7 @@ TEST_F(RuntimeBuilderTest, UnknownRuntimeIsInvalidArgumentListingValidNames) {
 TEST_F(RuntimeBuilderTest, AscendPlatformsAreNotSupported) {
   for (const char *platform : {"a2a3", "a5"}) {
     const pto::RuntimeBuilder b(platform);
-    const pto::Error e = expect_error([&] { b.get_binaries("host_build_graph"); });
+    const pto::Error e = pto_test::error_of([&] { b.get_binaries("host_build_graph"); });
     EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED) << platform;
     EXPECT_TRUE(contains(e.what(), "CANN")) << e.what();
   }
@@ -108,7 +98,7 @@ TEST_F(RuntimeBuilderTest, LibRootFollowsPtoRuntimeLibDir) {
 
 TEST_F(RuntimeBuilderTest, MissingBinariesAreLoadFailedNamingTheFileAndTheFix) {
   const pto::RuntimeBuilder b("a2a3sim");
-  const pto::Error e = expect_error([&] { b.get_binaries("host_build_graph"); });
+  const pto::Error e = pto_test::error_of([&] { b.get_binaries("host_build_graph"); });
   EXPECT_EQ(e.code(), PTO_LOAD_FAILED);
   const std::string what = e.what();
   EXPECT_TRUE(contains(what, root_ + "/sim/host_build_graph/libhost.so")) << what;
@@ -119,7 +109,8 @@ TEST_F(RuntimeBuilderTest, MissingBinariesAreLoadFailedNamingTheFileAndTheFix) {
 TEST_F(RuntimeBuilderTest, OnlyTheMissingBinaryIsNamed) {
   touch("sim/host_build_graph/libhost.so");
   touch("sim/host_build_graph/libaicpu.so");
-  const pto::Error e = expect_error([] { pto::RuntimeBuilder("a5sim").get_binaries("host_build_graph"); });
+  const pto::Error e =
+      pto_test::error_of([] { pto::RuntimeBuilder("a5sim").get_binaries("host_build_graph"); });
   EXPECT_EQ(e.code(), PTO_LOAD_FAILED);
   EXPECT_TRUE(contains(e.what(), "libaicore.so")) << e.what();
   EXPECT_FALSE(contains(e.what(), "libhost.so")) << e.what();

@@ -161,11 +161,13 @@ TEST_F(SimTiming, ACostMayGrowWithOneOfTheTasksArguments) {
   ASSERT_EQ(starts.size(), static_cast<size_t>(kTasks));
   for (int i = 1; i < kTasks; ++i)  // the gap after task i-1 is its cost plus the two hand-offs
     EXPECT_EQ(starts[i] - starts[i - 1],
-              static_cast<long long>(1000 + 250 * (i - 1) + p.dispatch_ns + p.completion_ns)) << i;
+              static_cast<long long>(1000 + 250 * (i - 1) + p.dispatch_ns + p.completion_ns))
+        << i;
   // An index beyond the task's arguments adds nothing: only the fixed part remains.
   const Costs beyond("0=1000+250*a9");
-  EXPECT_EQ(static_cast<uint64_t>(w.run(c, pto::ChipStorageTaskArgs(), cfg).predicted_makespan_us * 1e3 + 0.5),
-            kTasks * (1000 + p.dispatch_ns + p.completion_ns));
+  EXPECT_EQ(
+      static_cast<uint64_t>(w.run(c, pto::ChipStorageTaskArgs(), cfg).predicted_makespan_us * 1e3 + 0.5),
+      kTasks * (1000 + p.dispatch_ns + p.completion_ns));
 }
 
 TEST_F(SimTiming, IndependentTasksFinishSoonerOnMoreCores) {

@@ -26,6 +26,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_error.h"
+
 #include "common/scoped_env.h"
 #include "pto/chip_worker.h"
 #include "pto/error.h"
@@ -81,19 +83,7 @@ std::string tile_unavailable() {
     }                                                                               \
   } while (0)
 
-pto::Error expect_error(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const pto::Error &e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected pto::Error, nothing was thrown";
-  return pto::Error(PTO_OK, "");
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using pto_test::contains;
 
 constexpr const char *kScalarKernel = R"(#include "pto/kernel.h"
 PTO_KERNEL(args) { *pto::tensor<int64_t>(args, 0) = pto::scalar_i64(args, 1) + 1; }
@@ -218,7 +208,7 @@ TEST_F(TileKernelTest, TileModeOffBuildsAGuessedTileKernelWithTheScalarCompiler)
 TEST_F(TileKernelTest, TileKernelWithoutPtoIsaIsMissingDependencySayingHowToGetIt) {
   ScopedEnv no_isa("PTO_ISA_ROOT", nullptr);
   const std::string src = write("g/needs_isa.cpp", kTinyTileKernel);
-  const pto::Error e = expect_error([&] { compiler().compile_incore(src, PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { compiler().compile_incore(src, PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_MISSING_DEPENDENCY) << e.what();
   EXPECT_STREQ(e.name(), "MISSING_DEPENDENCY");
   for (const char *needle : {"needs_isa.cpp", "PTO_ISA_ROOT", "pto_isa_root", "scripts/fetch_pto_isa.sh"}) {
@@ -232,7 +222,7 @@ TEST_F(TileKernelTest, PtoIsaRootWithoutPtoInstIsInvalidArgumentAtConstruction) 
   write("not_isa/include/something.h", "\n");
   pto::CompileOptions o;
   o.pto_isa_root = root_ + "/not_isa";
-  const pto::Error e = expect_error([&] { pto::KernelCompiler("a2a3sim", o); });
+  const pto::Error e = pto_test::error_of([&] { pto::KernelCompiler("a2a3sim", o); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), o.pto_isa_root)) << e.what();
   EXPECT_TRUE(contains(e.what(), "include/pto/pto-inst.hpp")) << e.what();
@@ -241,7 +231,7 @@ TEST_F(TileKernelTest, PtoIsaRootWithoutPtoInstIsInvalidArgumentAtConstruction) 
 TEST_F(TileKernelTest, PtoIsaRootEnvironmentWithoutPtoInstIsInvalidArgumentNamingIt) {
   ScopedEnv bad("PTO_ISA_ROOT", (root_ + "/nowhere").c_str());
   const std::string src = write("h/k.cpp", kTinyTileKernel);
-  const pto::Error e = expect_error([&] { compiler().compile_incore(src, PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { compiler().compile_incore(src, PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "PTO_ISA_ROOT=" + root_ + "/nowhere")) << e.what();
 }
@@ -250,13 +240,13 @@ TEST_F(TileKernelTest, NoCxx23CompilerIsMissingDependencyNamingClang19) {
   ScopedEnv isa("PTO_ISA_ROOT", fake_isa_root().c_str());
   ScopedEnv cxx("PTO_TILE_CXX", "/nonexistent/clang++");
   const std::string src = write("i/tile_x.cpp", kTinyTileKernel);
-  const pto::Error e = expect_error([&] { compiler().compile_incore(src, PTO_CORE_AIV); });
+  const pto::Error e = pto_test::error_of([&] { compiler().compile_incore(src, PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_MISSING_DEPENDENCY) << e.what();
   for (const char *needle : {"tile_x.cpp", "C++23", "clang++-19", "clang-19",
                              "PTO_TILE_CXX=/nonexistent/clang++", "install_deps.sh"}) {
     EXPECT_TRUE(contains(e.what(), needle)) << needle << " not in: " << e.what();
   }
-  EXPECT_EQ(expect_error([&] { compiler().tile_compiler(); }).code(), PTO_MISSING_DEPENDENCY);
+  EXPECT_EQ(pto_test::error_of([&] { compiler().tile_compiler(); }).code(), PTO_MISSING_DEPENDENCY);
 }
 
 // --- the descriptor ABI's entry (scalar kernels: no toolchain needed) --------------------------
@@ -272,8 +262,8 @@ TEST_F(TileKernelTest, DescriptorAbiKernelEntryIsAcceptedAsAKernel) {
   ASSERT_NE(handle, nullptr) << dlerror();
   EXPECT_NE(dlsym(handle, "kernel_entry"), nullptr);
   dlclose(handle);
-  const pto::Error e =
-      expect_error([&] { pto::KernelCompiler("a2a3sim").compile_orchestration("host_build_graph", src); });
+  const pto::Error e = pto_test::error_of(
+      [&] { pto::KernelCompiler("a2a3sim").compile_orchestration("host_build_graph", src); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "compile_incore")) << e.what();
 }
@@ -282,7 +272,7 @@ TEST_F(TileKernelTest, BinaryExportingBothKernelEntriesIsInvalidArgumentSayingKe
   const std::string src = std::string(kScalarKernel) +
                           "extern \"C\" PTO_EXPORT void kernel_entry(int64_t *args) { (void)args; }\n";
   const pto::Error e =
-      expect_error([&] { compiler().compile_incore_source(src, "both_entries", PTO_CORE_AIV); });
+      pto_test::error_of([&] { compiler().compile_incore_source(src, "both_entries", PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "keep one")) << e.what();
   EXPECT_TRUE(contains(e.what(), "both_entries")) << e.what();
@@ -290,7 +280,7 @@ TEST_F(TileKernelTest, BinaryExportingBothKernelEntriesIsInvalidArgumentSayingKe
 
 TEST_F(TileKernelTest, KernelWithNoEntryNamesBothAbis) {
   const pto::Error e =
-      expect_error([&] { compiler().compile_incore_source("int unrelated;\n", "none", PTO_CORE_AIV); });
+      pto_test::error_of([&] { compiler().compile_incore_source("int unrelated;\n", "none", PTO_CORE_AIV); });
   EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(e.what(), "PTO_KERNEL(args)")) << e.what();
   EXPECT_TRUE(contains(e.what(), "kernel_entry")) << e.what();
@@ -504,7 +494,7 @@ TEST_F(TileKernelTest, CompileManyTriesEveryKernelAndNamesEveryFailure) {
   const std::string broken =
       write("n/broken.cpp", "#include \"pto/kernel.h\"\nPTO_KERNEL(args) { nope(args); }\n");
   const std::string tile = write("n/tile_without_isa.cpp", kTinyTileKernel);
-  const pto::Error e = expect_error([&] {
+  const pto::Error e = pto_test::error_of([&] {
     compiler().compile_incore_many({{good, PTO_CORE_AIV}, {broken, PTO_CORE_AIV}, {tile, PTO_CORE_AIV}});
   });
   EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE) << "the code of the first failure in input order: " << e.what();
@@ -513,7 +503,7 @@ TEST_F(TileKernelTest, CompileManyTriesEveryKernelAndNamesEveryFailure) {
     EXPECT_TRUE(contains(e.what(), needle)) << needle << " not in: " << e.what();
   }
   EXPECT_FALSE(contains(e.what(), good + " (")) << e.what();
-  const pto::Error bad_core = expect_error([&] {
+  const pto::Error bad_core = pto_test::error_of([&] {
     compiler().compile_incore_many({{good, PTO_TASK_SHAPE_COUNT}});  // in the enum's range, not a core type
   });
   EXPECT_EQ(bad_core.code(), PTO_INVALID_ARGUMENT);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <vector>
 
+#include "common/expect_error.h"
 #include "common/test_kernels.h"
 
 namespace {
@@ -69,14 +70,7 @@ class Tmr : public ::testing::Test {
 
   template <typename Fn>
   void expect_error(Fn fn, pto_status code, std::vector<std::string> fragments) {
-    try {
-      fn();
-      ADD_FAILURE() << "expected " << pto_status_name(code);
-    } catch (const pto::Error &e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      for (const auto &f : fragments)
-        EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << "'" << f << "' not in: " << e.what();
-    }
+    pto_test::expect_error(fn, code, fragments);
     // The worker runs the next graph normally.
     std::vector<int32_t> y =
         run(callable("o.submit_task(1, PTO_CORE_AIV, {Arg::out(y), Arg::i64(n), Arg::i64(5)});", "fill5"));
@@ -144,8 +138,7 @@ TEST_F(Tmr, MoreExplicitHandlesThanTheProducerListHoldsAreAllWaitedForAndTraced)
   for (int32_t v : run(c, cfg)) ASSERT_EQ(v, 6);
   const std::string trace = w.last_trace_json();
   for (int k = 0; k < 100; ++k) {
-    const std::string edge =
-        "{\"from\": " + std::to_string(k) + ", \"to\": 100, \"kind\": \"explicit\"";
+    const std::string edge = "{\"from\": " + std::to_string(k) + ", \"to\": 100, \"kind\": \"explicit\"";
     EXPECT_NE(trace.find(edge), std::string::npos) << "no traced edge " << k << " -> 100";
   }
 }

@@ -1,0 +1,205 @@
+"""bench/tile/run.py — the PTO-ISA tile examples as benchmarks: overhead floor and compile time.
+
+For each workload (the bgemm example at the reference benchmark's Case0 shape, paged attention
+at a mid-size decode step) it reports, over --reps warm runs (median [min-max]):
+
+  device   the run's device time (RunStats.device_us: launch to the last task's completion)
+  wall     the time worker.run took (inputs copied in, run, outputs copied back)
+  kernels  the tasks' kernel time summed over every core (RunStats.cores[*].busy_us)
+  floor    kernels / the CPUs the simulator runs on: perfect use of the cores
+  ratio    device / floor and wall / floor: runtime and sim overhead over that floor
+
+and the kernels' compile time: cold (an empty kernel cache, in parallel on every CPU) and
+cached (a second compile in the same process). Kernels are built as the examples build them
+(tile kernels for this CPU), or with --portable for any x86-64. Every run's output is checked
+against NumPy. Usage:
+
+  PTO_ISA_ROOT=../shared/third_party/pto-isa .venv/bin/python bench/tile/run.py [--reps 5]
+      [--only bgemm|paged_attention] [--platform a2a3sim] [--runtime tensormap_and_ringbuffer]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import numpy as np
+import pto_runtime as pto
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_example(name: str) -> ModuleType:
+    """examples/<name>/main.py as a module (its build_callable, inputs and golden)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_example", ROOT / "examples" / name / "main.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def sim_cpus() -> int:
+    """The OS threads the simulator's fiber pool runs on (docs/sim_execution.md)."""
+    forced = os.environ.get("PTO_SIM_WORKERS")
+    return int(forced) if forced else len(os.sched_getaffinity(0))
+
+
+class Workload:
+    """One example at one shape: how to build it, its arguments, and its check."""
+
+    def __init__(
+        self,
+        name: str,
+        build: Callable[[bool], pto.ChipCallable],
+        make_args: Callable[[], tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]],
+    ) -> None:
+        self.name, self.build, self.make_args = name, build, make_args
+
+
+def bgemm_case0(platform: str, runtime: str) -> Workload:
+    ex = load_example("bgemm")
+    g, k, n, t = (ex.CASE0[key] for key in ("groups", "grid_k", "tile_loop", "tile"))
+
+    def make_args() -> tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]:
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((g, k, n, t, t), dtype=np.float32) * 0.01
+        b = rng.standard_normal((g, k, n, t, t), dtype=np.float32) * 0.01
+        c = np.zeros((g, n, t, t), dtype=np.float32)
+        expected = np.einsum("gkiab,gkibc->giac", a.astype(np.float64), b.astype(np.float64))
+        args = pto.ChipStorageTaskArgs()
+        args.add_tensor(a, pto.Direction.INPUT)
+        args.add_tensor(b, pto.Direction.INPUT)
+        args.add_tensor(c, pto.Direction.INOUT)
+
+        def check() -> bool:
+            ok = ex.worst_mismatch(c, expected) is None
+            c[...] = 0  # the next run accumulates into zeros again
+            return ok
+
+        return args, check
+
+    return Workload(
+        "bgemm Case0 (500 GEMM + 500 ADD, 4 x 128^3 per GEMM)",
+        lambda portable: ex.build_callable(platform, runtime, "native", portable),
+        make_args,
+    )
+
+
+PA_BENCH = dict(batch=32, heads=16, head_dim=128, block_size=128, context=2048)
+
+
+def paged_attention_mid(platform: str, runtime: str) -> Workload:
+    ex = load_example("paged_attention")
+    p = PA_BENCH
+    case = ex.Case(p["batch"], p["heads"], p["head_dim"], p["block_size"], (p["context"],) * p["batch"], 4096)
+
+    def make_args() -> tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]:
+        inputs = ex.make_inputs(case, ex.DTYPES["bfloat16"], 0)
+        expected = ex.golden(inputs, 1.0)
+        args = pto.ChipStorageTaskArgs()
+        for name, array in inputs.items():
+            args.add_tensor(array, pto.Direction.OUTPUT if name == "out" else pto.Direction.INPUT)
+        args.add_scalar_f32(1.0)
+        return args, lambda: ex.worst_mismatch(inputs["out"], expected) is None
+
+    blocks = p["context"] // p["block_size"]
+    return Workload(
+        f"paged attention bf16 (batch {p['batch']}, {p['heads']} heads, head_dim {p['head_dim']}, "
+        f"{blocks} blocks of {p['block_size']}: {4 * blocks * p['batch']} tasks)",
+        lambda portable: ex.build_callable(platform, runtime, portable),
+        make_args,
+    )
+
+
+WORKLOADS = {"bgemm": bgemm_case0, "paged_attention": paged_attention_mid}
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.median(values):.3g} [{min(values):.3g}-{max(values):.3g}]"
+
+
+def measure_compile(w: Workload, portable: bool) -> tuple[float, float]:
+    """Cold (an empty cache directory) and cached compile seconds of the whole callable."""
+    old = os.environ.get("PTO_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="pto-bench-cache-") as cache:
+        os.environ["PTO_CACHE_DIR"] = cache
+        try:
+            t0 = time.perf_counter()
+            w.build(portable)
+            cold = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            w.build(portable)
+            cached = time.perf_counter() - t0
+        finally:
+            if old is None:
+                os.environ.pop("PTO_CACHE_DIR", None)
+            else:
+                os.environ["PTO_CACHE_DIR"] = old
+    return cold, cached
+
+
+def measure_runs(w: Workload, opts: argparse.Namespace) -> dict[str, Any]:
+    callable_ = w.build(opts.portable)
+    args, check = w.make_args()
+    clusters, threads = {"a2a3sim": (24, 4), "a5sim": (18, 7)}[opts.platform]
+    config = pto.ChipCallConfig(block_dim=clusters, aicpu_thread_num=threads)
+    cpus = sim_cpus()
+    rows: dict[str, list[float]] = {"device_s": [], "wall_s": [], "kernels_s": [], "floor_s": []}
+    with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
+        for rep in range(opts.reps + 1):  # the first run is a warm-up (kernels loaded, pool started)
+            t0 = time.perf_counter()
+            stats = worker.run(callable_, args, config)
+            wall = time.perf_counter() - t0
+            if not check():
+                raise SystemExit(f"{w.name}: run {rep} does not match NumPy")
+            if rep == 0:
+                continue
+            kernels = sum(core.busy_us for core in stats.cores) / 1e6
+            rows["device_s"].append(stats.device_us / 1e6)
+            rows["wall_s"].append(wall)
+            rows["kernels_s"].append(kernels)
+            rows["floor_s"].append(kernels / cpus)
+    rows["device_ratio"] = [d / f for d, f in zip(rows["device_s"], rows["floor_s"])]
+    rows["wall_ratio"] = [d / f for d, f in zip(rows["wall_s"], rows["floor_s"])]
+    return {"cpus": cpus, **rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--reps", type=int, default=5, help="warm runs per workload (default 5)")
+    p.add_argument("--only", choices=list(WORKLOADS), action="append", help="run only these")
+    p.add_argument("--platform", default="a2a3sim", choices=["a2a3sim", "a5sim"])
+    p.add_argument("--runtime", default="tensormap_and_ringbuffer",
+                   choices=["tensormap_and_ringbuffer", "host_build_graph"])
+    p.add_argument("--portable", action="store_true", help="tile kernels for any x86-64 (slower)")
+    p.add_argument("--no-compile", action="store_true", help="skip the cold/cached compile timing")
+    opts = p.parse_args(argv)
+    if not os.environ.get("PTO_ISA_ROOT"):
+        p.error("set PTO_ISA_ROOT to a PTO-ISA checkout (e.g. ../shared/third_party/pto-isa)")
+    print(f"platform {opts.platform}, runtime {opts.runtime}, full geometry, simulator on "
+          f"{sim_cpus()} CPUs, kernels {'portable' if opts.portable else 'native'}; "
+          f"{opts.reps} warm runs each: median [min-max]")
+    for key in opts.only or list(WORKLOADS):
+        w = WORKLOADS[key](opts.platform, opts.runtime)
+        print(f"\n== {w.name}")
+        if not opts.no_compile:
+            cold, cached = measure_compile(w, opts.portable)
+            print(f"compile (orchestration + kernels): cold {cold:.2f} s, cached {cached * 1e3:.1f} ms")
+        r = measure_runs(w, opts)
+        print("| device s | wall s | kernels s (sum) | floor s (/ CPUs) | device / floor | wall / floor |")
+        print("|---|---|---|---|---|---|")
+        print("| " + " | ".join(summary(r[k]) for k in
+                               ("device_s", "wall_s", "kernels_s", "floor_s", "device_ratio", "wall_ratio")) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
