@@ -79,7 +79,7 @@ def bgemm_case0(platform: str, runtime: str) -> Workload:
         a = rng.standard_normal((g, k, n, t, t), dtype=np.float32) * 0.01
         b = rng.standard_normal((g, k, n, t, t), dtype=np.float32) * 0.01
         c = np.zeros((g, n, t, t), dtype=np.float32)
-        expected = np.einsum("gkiab,gkibc->giac", a.astype(np.float64), b.astype(np.float64))
+        expected = np.matmul(a.astype(np.float64), b.astype(np.float64)).sum(axis=1)
         args = pto.ChipStorageTaskArgs()
         args.add_tensor(a, pto.Direction.INPUT)
         args.add_tensor(b, pto.Direction.INPUT)
@@ -111,9 +111,9 @@ PA_CASE = "mid"
 def paged_attention_mid(platform: str, runtime: str) -> Workload:
     ex = load_example("paged_attention")
     p = PA_CASES[PA_CASE]
-    case = ex.Case(
-        p["batch"], p["heads"], p["head_dim"], p["block_size"], (p["context"],) * p["batch"], 4096
-    )
+    contexts = (p["context"],) * p["batch"]
+    model_len = max(4096, p["context"])  # the block table holds model_len / block_size blocks
+    case = ex.Case(p["batch"], p["heads"], p["head_dim"], p["block_size"], contexts, model_len)
 
     def make_args() -> tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]:
         inputs = ex.make_inputs(case, ex.DTYPES["bfloat16"], 0)
