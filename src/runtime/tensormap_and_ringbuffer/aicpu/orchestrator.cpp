@@ -86,6 +86,99 @@ void DeviceOrchestrator::note_use(Stall ring, uint64_t used) {
   if (used > high_water_[ring]) high_water_[ring] = used;
 }
 
+inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto_core_type core_type,
+                                              const Arg *args, uint32_t num_args, const TaskHandle *after,
+                                              uint32_t num_after) {
+  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
+                                                 : funcs[1] >= 0 ? funcs[1]
+                                                                 : funcs[2]);
+  const int64_t id = next_id_;
+  // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"): the window
+  // decides (core/graph/task_window.h); this waits or reports.
+  const graph::TaskWindow::Admission a = window_.admit(id);
+  if (a.verdict == graph::TaskWindow::Verdict::kReject) {
+    error(PTO_CAPACITY_EXCEEDED, window_overflow_message("tensormap_and_ringbuffer", id, window_.limit()));
+    return TaskHandle{};
+  }
+  if (a.verdict == graph::TaskWindow::Verdict::kWait &&
+      !wait_until(
+          kStallWindow, [&] { return window_.has_room(id); }, a.wake_at)) {
+    return {};
+  }
+
+  note_use(kStallWindow, window_.held_with(id));
+
+  // Fill the slot, every field: the host neither zeroes nor initialises slots, and a slot may
+  // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here
+  // is visible to schedulers before publication below.
+  TaskSlot &t = slot_of(h_, id);
+  const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
+  const KernelSlot *kernels = kernels_of(h_);
+  // A core without a kernel in a mixed task returns at once (its cluster is still the task's).
+  const auto idle = reinterpret_cast<uint64_t>(&idle_mix_part);
+  const auto descriptor_abi = static_cast<uint32_t>(KernelAbi::kDescriptor);
+  t.payload.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 0));
+  t.payload.kernel_addr = funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;
+  uint32_t descriptor_parts =
+      funcs[0] >= 0 && kernels[funcs[0]].abi == descriptor_abi ? 1u : 0u;  // bit p: part p
+  for (uint32_t p = 1; p < parts; ++p) {                                   // a MIX task's AIV parts
+    DispatchPayload &m = t.mix_payload[p - 1];
+    m.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, p));
+    m.kernel_addr = funcs[p] >= 0 ? kernels[funcs[p]].entry : idle;
+    if (funcs[p] >= 0 && kernels[funcs[p]].abi == descriptor_abi) descriptor_parts |= 1u << p;
+  }
+  t.retired_id.store(-1, std::memory_order_relaxed);
+  t.id = id;
+  t.func_id = func_id;
+  t.core_type = static_cast<uint32_t>(core_type);
+  t.fanin_remaining.store(1, std::memory_order_relaxed);
+  t.fanout_head.store(kListEmpty, std::memory_order_relaxed);
+  t.poisoned.store(0, std::memory_order_relaxed);
+  t.state.store(kPending, std::memory_order_relaxed);
+  t.core.store(-1, std::memory_order_relaxed);
+  t.dump = -1;
+  t.stream = stream_;
+  t.target = target_;
+  t.next_deferred = -1;
+  if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
+  for (uint32_t p = 0; p < parts; ++p) {
+    pto_kernel_call *call = call_of(h_, id, p);
+    call->status = 0;
+    call->num_args = static_cast<uint16_t>(num_args);
+    call->mix_part = static_cast<uint8_t>(p);
+    call->is_mix = parts == 3;
+    call->log = h_->log_addr;
+    call->mix_sync = call->mix_ops = 0;          // MIX: the scheduler and the core fill them at dispatch
+    if (descriptor_parts & (1u << p)) continue;  // written below (core/descriptor_call.h)
+    for (uint32_t i = 0; i < num_args; ++i) {
+      call->args[i] =
+          args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;
+    }
+  }
+  if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
+
+  if (!find_producers(args, num_args, after, num_after, id, func_id, core_type)) return TaskHandle{};
+  if (!wire_producers(t, id, func_id)) return TaskHandle{};
+
+  // A task already failed: its dependents must not run, and whether this task is one of them
+  // cannot be told for producers that finished before they were looked at. Stop submitting;
+  // run() reports the failure. (The failure is recorded before the failed task's fanout list
+  // closes and before it retires, so it is visible here whenever it could matter.)
+  if (h_->failed_task.load(std::memory_order_acquire) >= 0) {
+    stopped_ = true;
+    return TaskHandle{};
+  }
+  // Publish: count the task first, so it cannot finish before it is counted; then drop the guard.
+  ++next_id_;
+  h_->next_task.store(next_id_, std::memory_order_seq_cst);
+  if (t.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    Scheduler::make_ready(h_, id);
+    if (!poller_) waker_.wake_one();  // with one AICPU thread, the poll below dispatches it
+  }
+  if (poller_) poller_->poll();
+  return TaskHandle{id};
+}
+
 TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                            uint32_t num_args, const TaskHandle *after, uint32_t num_after) {
   if (!ok()) return TaskHandle{};
@@ -124,97 +217,6 @@ TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *a
       return TaskHandle{};
   }
   return submit_checked(funcs, PTO_CORE_MIX, args, num_args, after, num_after);
-}
-
-TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto_core_type core_type,
-                                              const Arg *args, uint32_t num_args, const TaskHandle *after,
-                                              uint32_t num_after) {
-  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
-                                                 : funcs[1] >= 0 ? funcs[1]
-                                                                 : funcs[2]);
-  const int64_t id = next_id_;
-  // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"): the window
-  // decides (core/graph/task_window.h); this waits or reports.
-  const graph::TaskWindow::Admission a = window_.admit(id);
-  if (a.verdict == graph::TaskWindow::Verdict::kReject) {
-    error(PTO_CAPACITY_EXCEEDED, window_overflow_message("tensormap_and_ringbuffer", id, window_.limit()));
-    return TaskHandle{};
-  }
-  if (a.verdict == graph::TaskWindow::Verdict::kWait &&
-      !wait_until(
-          kStallWindow, [&] { return window_.has_room(id); }, a.wake_at)) {
-    return {};
-  }
-
-  note_use(kStallWindow, window_.held_with(id));
-
-  // Fill the slot, every field: the host neither zeroes nor initialises slots, and a slot may
-  // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here
-  // is visible to schedulers before publication below.
-  TaskSlot &t = slot_of(h_, id);
-  const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
-  DispatchPayload *payload[3] = {&t.payload, &t.mix_payload[0], &t.mix_payload[1]};
-  const KernelSlot *kernel[3] = {};
-  for (uint32_t p = 0; p < parts; ++p) {
-    kernel[p] = funcs[p] >= 0 ? &kernels_of(h_)[funcs[p]] : nullptr;
-    payload[p]->call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, p));
-    // A core without a kernel in a mixed task returns at once (its cluster is still the task's).
-    payload[p]->kernel_addr = kernel[p] ? kernel[p]->entry : reinterpret_cast<uint64_t>(&idle_mix_part);
-  }
-  t.retired_id.store(-1, std::memory_order_relaxed);
-  t.id = id;
-  t.func_id = func_id;
-  t.core_type = static_cast<uint32_t>(core_type);
-  t.fanin_remaining.store(1, std::memory_order_relaxed);
-  t.fanout_head.store(kListEmpty, std::memory_order_relaxed);
-  t.poisoned.store(0, std::memory_order_relaxed);
-  t.state.store(kPending, std::memory_order_relaxed);
-  t.core.store(-1, std::memory_order_relaxed);
-  t.dump = -1;
-  t.stream = stream_;
-  t.target = target_;
-  t.next_deferred = -1;
-  if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
-  uint32_t descriptor_parts = 0;  // bit p: part p's kernel uses the descriptor ABI
-  for (uint32_t p = 0; p < parts; ++p) {
-    pto_kernel_call *call = call_of(h_, id, p);
-    call->status = 0;
-    call->num_args = static_cast<uint16_t>(num_args);
-    call->mix_part = static_cast<uint8_t>(p);
-    call->is_mix = parts == 3;
-    call->log = h_->log_addr;
-    call->mix_sync = call->mix_ops = 0;  // MIX: the scheduler and the core fill them at dispatch
-    if (kernel[p] && kernel[p]->abi == static_cast<uint32_t>(KernelAbi::kDescriptor)) {
-      descriptor_parts |= 1u << p;
-      continue;
-    }
-    for (uint32_t i = 0; i < num_args; ++i) {
-      call->args[i] =
-          args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;
-    }
-  }
-  if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
-
-  if (!find_producers(args, num_args, after, num_after, id, func_id, core_type)) return TaskHandle{};
-  if (!wire_producers(t, id, func_id)) return TaskHandle{};
-
-  // A task already failed: its dependents must not run, and whether this task is one of them
-  // cannot be told for producers that finished before they were looked at. Stop submitting;
-  // run() reports the failure. (The failure is recorded before the failed task's fanout list
-  // closes and before it retires, so it is visible here whenever it could matter.)
-  if (h_->failed_task.load(std::memory_order_acquire) >= 0) {
-    stopped_ = true;
-    return TaskHandle{};
-  }
-  // Publish: count the task first, so it cannot finish before it is counted; then drop the guard.
-  ++next_id_;
-  h_->next_task.store(next_id_, std::memory_order_seq_cst);
-  if (t.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    Scheduler::make_ready(h_, id);
-    if (!poller_) waker_.wake_one();  // with one AICPU thread, the poll below dispatches it
-  }
-  if (poller_) poller_->poll();
-  return TaskHandle{id};
 }
 
 void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uint32_t n,

@@ -97,8 +97,10 @@ class DeviceOrchestrator final : public Orchestrator {
   void write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts_mask);
   // submit_task / submit_mixed after their checks: part p of the task runs kernel funcs[p]
   // (-1: nothing, for a mixed task's idle core).
-  TaskHandle submit_checked(const int32_t funcs[3], pto_core_type core_type, const Arg *args,
-                            uint32_t num_args, const TaskHandle *after, uint32_t num_after);
+  // Inlined into both: the single-core submit is the hot path and pays no call for the split.
+  [[gnu::always_inline]] TaskHandle submit_checked(const int32_t funcs[3], pto_core_type core_type,
+                                                   const Arg *args, uint32_t num_args,
+                                                   const TaskHandle *after, uint32_t num_after);
   bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
   bool buffer_known(const TensorView &v);
   void check_by_scan(const TensorView &v, bool known) const;
