@@ -16,7 +16,8 @@
 //
 // Not provided (each fails the run with NOT_SUPPORTED naming it): SPMD launches
 // (launch_spec.set_block_num(n > 1), set_core_num, set_require_sync_start) and dependency-only
-// tasks (rt_submit_dummy_task). set_allow_early_resolve is accepted and has no effect.
+// tasks (rt_submit_dummy_task). set_allow_early_resolve and set_task_timing_slot are accepted
+// and have no effect; predicates (CoreTaskPredicate) are not declared.
 //
 // Which orchestrator a call goes to: the entry binds it to the calling thread; every call that
 // can wait (and so let the simulator move this fiber to another thread) binds it again before
@@ -346,6 +347,9 @@ class PTO2ScopeGuard {
 inline TaskOutputTensors pto2_rt_submit_task(const MixedKernels &mk, const CoreTaskArgs &args) {
   return rt_submit_task(mk, args);
 }
+
+// CoreTaskArgsWithDeps and its submit overloads (they use the calls above).
+#include "pto_arg_with_deps.h"
 
 // ----- The entry the runtime calls -----
 

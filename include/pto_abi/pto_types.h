@@ -214,6 +214,12 @@ struct Arg {
   // counted); accepted and ignored here: tasks are dispatched once their producers finish.
   void set_allow_early_resolve(bool v = true) { early_resolve_ = v; }
   bool allow_early_resolve() const { return early_resolve_; }
+  // A profiling tag of the reference's (0..15, -1 = none); checked, then not used here.
+  void set_task_timing_slot(int32_t slot) {
+    if (slot < -1 || slot > 15) return set_error("set_task_timing_slot: slot outside 0..15");
+    timing_slot_ = slot;
+  }
+  int32_t task_timing_slot() const { return timing_slot_; }
 
   void clear() {
     tensor_count_ = scalar_count_ = 0;
@@ -278,6 +284,7 @@ struct Arg {
   const PTO2TaskId *deps_ = nullptr;
   uint32_t dep_count_ = 0;
   bool early_resolve_ = false;
+  int32_t timing_slot_ = -1;
 };
 
 using CoreTaskArgs = Arg<MAX_TENSOR_ARGS, MAX_SCALAR_ARGS>;

@@ -238,6 +238,36 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
   for (float v : out) ASSERT_FLOAT_EQ(v, 2.0f);
 }
 
+// CoreTaskArgsWithDeps: the dependencies travel in the arguments object (add_dep), reused with reset().
+TEST_F(ReferenceApi, ArgsWithDepsCarryTheirProducersIntoAManualScope) {
+  const char *orch = R"(
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &args) {
+  const ChipTensor &flag = args.tensor(0).ref();
+  const ChipTensor &out = args.tensor(1).ref();
+  PTO2_SCOPE(PTO2ScopeMode::MANUAL) {
+    CoreTaskArgsWithDeps<> t;
+    t.add_output(flag);
+    t.add_scalar(int64_t{40}, int64_t{0x40000000});  // 2.0f as bits, after 40 ms
+    TaskOutputTensors fill = rt_submit_aiv_task(3, t);
+    t.reset();
+    t.add_input(flag, flag);
+    t.add_output(out);
+    t.add_dep(fill.task_id());
+    rt_submit_aiv_task(0, t);
+  }
+}
+)";
+  const pto::ChipCallable c = callable(orch, "ref_args_with_deps");
+  std::vector<int32_t> flag(256, 0);
+  std::vector<float> out(256, -1.0f);
+  pto::ChipStorageTaskArgs args;
+  args.add_tensor(flag.data(), flag.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_INOUT);
+  args.add_tensor(out.data(), out.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_OUTPUT);
+  w.run(c, args, config());
+  for (float v : out) ASSERT_FLOAT_EQ(v, 4.0f);
+}
+
 // MixedKernels with several ids: one MIX task whose cores each run their own kernel; an unset
 // core idles. The AIC kernel and the AIV kernel are registered for their own core types.
 TEST_F(ReferenceApi, MixedKernelsRunOneKernelPerCoreOfTheClusterAndUnsetCoresIdle) {
