@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "common/expect_error.h"
+#include "common/scratch_dir.h"
 
 #include "common/scoped_env.h"
 #include "core/entry_points.h"
@@ -45,26 +46,14 @@ using KernelEntry = void (*)(int64_t *);
 class KernelCompilerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char *tmp = getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pto_kernel_compiler_test.XXXXXX";
-    ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
-    root_ = tmpl;
     // Nested and not yet created: compile() must create it (mkdir -p).
     cache_ = root_ + "/cache/nested";
     cache_env_ = std::make_unique<ScopedEnv>("PTO_CACHE_DIR", cache_.c_str());
   }
-  void TearDown() override {
-    cache_env_.reset();
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
+  void TearDown() override { cache_env_.reset(); }
 
   std::string write(const std::string &relative, const std::string &text) {
-    const fs::path path = fs::path(root_) / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-    return path.string();
+    return scratch_.write(relative, text);
   }
 
   static pto::KernelCompiler fast_compiler() {
@@ -106,7 +95,8 @@ class KernelCompilerTest : public ::testing::Test {
     return n;
   }
 
-  std::string root_;
+  pto_test::ScratchDir scratch_{"pto_kernel_compiler_test"};
+  const std::string root_ = scratch_.path();
   std::string cache_;
   std::string log_;
   std::unique_ptr<ScopedEnv> cache_env_;

@@ -103,6 +103,16 @@ class ReferenceApi : public ::testing::Test {
     w.run(c, args, config());
     return f;
   }
+  // Runs a program over (flag: 256 floats, written by a slow fill; out) and returns out.
+  std::vector<float> run_fill_then_add(const pto::ChipCallable &c) {
+    std::vector<int32_t> flag(256, 0);
+    std::vector<float> out(256, -1.0f);
+    pto::ChipStorageTaskArgs args;
+    args.add_tensor(flag.data(), flag.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_INOUT);
+    args.add_tensor(out.data(), out.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_OUTPUT);
+    w.run(c, args, config());
+    return out;
+  }
   pto::ChipWorker w;
 };
 
@@ -228,14 +238,7 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
   }
 }
 )";
-  const pto::ChipCallable c = callable(orch, "ref_manual_deps");
-  std::vector<int32_t> flag(256, 0);
-  std::vector<float> out(256, -1.0f);
-  pto::ChipStorageTaskArgs args;
-  args.add_tensor(flag.data(), flag.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_INOUT);
-  args.add_tensor(out.data(), out.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_OUTPUT);
-  w.run(c, args, config());
-  for (float v : out) ASSERT_FLOAT_EQ(v, 2.0f);
+  for (float v : run_fill_then_add(callable(orch, "ref_manual_deps"))) ASSERT_FLOAT_EQ(v, 2.0f);
 }
 
 // CoreTaskArgsWithDeps: the dependencies travel in the arguments object (add_dep), reused with reset().
@@ -258,14 +261,7 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
   }
 }
 )";
-  const pto::ChipCallable c = callable(orch, "ref_args_with_deps");
-  std::vector<int32_t> flag(256, 0);
-  std::vector<float> out(256, -1.0f);
-  pto::ChipStorageTaskArgs args;
-  args.add_tensor(flag.data(), flag.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_INOUT);
-  args.add_tensor(out.data(), out.size() * 4, PTO_DTYPE_F32, {256}, PTO_DIR_OUTPUT);
-  w.run(c, args, config());
-  for (float v : out) ASSERT_FLOAT_EQ(v, 4.0f);
+  for (float v : run_fill_then_add(callable(orch, "ref_args_with_deps"))) ASSERT_FLOAT_EQ(v, 4.0f);
 }
 
 // MixedKernels with several ids: one MIX task whose cores each run their own kernel; an unset

@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include "common/expect_error.h"
+#include "common/scratch_dir.h"
 
 #include "common/scoped_env.h"
 #include "pto/chip_worker.h"
@@ -111,21 +112,8 @@ int64_t call_kernel(const std::string &so_path, int64_t input) {
 
 class TileKernelTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char *tmp = getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pto_tile_test.XXXXXX";
-    ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
   std::string write(const std::string &relative, const std::string &text) {
-    const fs::path path = fs::path(root_) / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-    return path.string();
+    return scratch_.write(relative, text);
   }
   // A stand-in checkout: enough for the root checks, not for compiling.
   std::string fake_isa_root() {
@@ -152,7 +140,8 @@ class TileKernelTest : public ::testing::Test {
     o.include_dirs = {root_ + "/inc"};
     return pto::KernelCompiler("a2a3sim", o);
   }
-  std::string root_;
+  pto_test::ScratchDir scratch_{"pto_tile_test"};
+  const std::string root_ = scratch_.path();
 };
 
 // --- detection (no toolchain needed) ---------------------------------------------------------
