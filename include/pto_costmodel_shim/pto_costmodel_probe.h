@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto_costmodel_probe.h — prices one kernel invocation with PTO-ISA's cost model; compile it into the kernel's binary.
+// include/pto_costmodel_shim/pto_costmodel_probe.h — prices one kernel call with PTO-ISA's cost model.
 //
 // A cost-model build (-D__COSTMODEL) of a tile kernel computes nothing: every CCE intrinsic is a
 // stub that records its predicted cycles (pto/costmodel/a2a3/cce_costmodel/*.hpp), and tiles
@@ -62,7 +62,8 @@ int pto_costmodel_end(struct PtoCostmodelCycles *out, size_t out_size);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include <pto/pto-inst.hpp>
-#include <pto/costmodel/perf_sim/reporter.hpp>
+
+#include <pto/costmodel/perf_sim/reporter.hpp>  // after pto-inst.hpp, which it assumes
 #pragma GCC diagnostic pop
 
 extern "C" void pto_costmodel_begin(void) {

@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/arch_config.hpp — supplies two names PTO-ISA's cost model uses but never declares.
+// include/pto_costmodel_shim/pto/costmodel/arch_config.hpp — two names the cost model uses, declared.
 //
 // At the pinned PTO-ISA (cd4a3d3f), pto/costmodel/arch_config.hpp:142 and :156 and
 // lightweight_costmodel.hpp:243 divide a frequency in Hz by evaluator::kMicrosPerSecond to get

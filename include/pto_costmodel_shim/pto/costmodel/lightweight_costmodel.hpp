@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/lightweight_costmodel.hpp — keeps the formula backend's per-instruction warnings off stderr.
+// include/pto_costmodel_shim/pto/costmodel/lightweight_costmodel.hpp — the formula backend, quiet.
 //
 // At the pinned PTO-ISA (cd4a3d3f) the pipeline simulation prices every recorded instruction
 // twice: from the CCE-level trace it measured, and from the fitted formulas of

@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/pto_instr.hpp — declares MrgSortExecutedNumList, which the cost model's instruction set lost.
+// include/pto_costmodel_shim/pto/costmodel/pto_instr.hpp — MrgSortExecutedNumList and TFILLPAD's impl.
 //
 // With __COSTMODEL, pto/pto-inst.hpp includes pto/costmodel/pto_instr.hpp "as a drop-in
 // replacement" for pto/common/pto_instr.hpp (it reuses that header's PTO_INSTR_HPP guard), but

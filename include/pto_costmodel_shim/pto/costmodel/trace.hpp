@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/trace.hpp — gives TraceState's missing vector_count_mode flag a home.
+// include/pto_costmodel_shim/pto/costmodel/trace.hpp — a home for TraceState's missing vector_count_mode.
 //
 // At the pinned PTO-ISA (cd4a3d3f), pto/costmodel/trace.hpp:138/140 define IsVectorCountMode()
 // and SetVectorCountMode() over g_trace_state.vector_count_mode, but struct TraceState

@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/common/qualifiers.hpp — fixes two clashes between the CPU simulation's stubs and the cost model.
+// include/pto_costmodel_shim/pto/costmodel/common/qualifiers.hpp — CPU-sim stubs out of the model's way.
 //
 // At the pinned PTO-ISA (cd4a3d3f) pto/costmodel/common/qualifiers.hpp:13 includes
 // pto/common/cpu_stub.hpp, the CPU simulation's intrinsics, for the cost model to reuse. Two

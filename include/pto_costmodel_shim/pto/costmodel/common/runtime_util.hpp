@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/common/runtime_util.hpp — keeps the cost model's second get_block_num/get_coreid out of the way.
+// include/pto_costmodel_shim/pto/costmodel/common/runtime_util.hpp — one get_block_num, one get_coreid.
 //
 // At the pinned PTO-ISA (cd4a3d3f) the cost model reuses the CPU simulation's stubs
 // (pto/costmodel/common/qualifiers.hpp includes pto/common/cpu_stub.hpp, which defines
