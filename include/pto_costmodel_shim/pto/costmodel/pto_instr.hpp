@@ -24,7 +24,7 @@ struct MrgSortExecutedNumList {
 
 #include_next <pto/costmodel/pto_instr.hpp>
 
-// TFILLPAD_INPLACE / TFILLPAD (pto/costmodel/pto_instr.hpp:913-960) call TFILLPAD_*_IMPL, but
+// TFILLPAD_INPLACE / TFILLPAD (pto/costmodel/pto_instr.hpp:919-959) call TFILLPAD_*_IMPL, but
 // the cost model's subset of a2a3 implementations (pto/common/pto_instr_impl.hpp:19-69) leaves
 // out pto/npu/a2a3/TFillPad.hpp, which defines them. The calls are dependent, so declaring the
 // implementations after the instruction templates is enough (found by ADL at instantiation).
