@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "common/scoped_env.h"
+#include "common/tile_toolchain.h"
 #include "pto/error.h"
 #include "pto/kernel_compiler.h"
 #include "pto_abi/intrinsic.h"
@@ -39,16 +40,7 @@ namespace {
 namespace fs = std::filesystem;
 using pto_test::ScopedEnv;
 
-#ifndef PTO_TEST_SHARED_PTO_ISA
-#error "PTO_TEST_SHARED_PTO_ISA must be defined (tests/cpp/CMakeLists.txt)"
-#endif
-
-// PTO_ISA_ROOT, else the pinned copy beside the checkout, else "".
-std::string isa_root() {
-  const char *env = getenv("PTO_ISA_ROOT");
-  const std::string root = env != nullptr && *env != '\0' ? env : PTO_TEST_SHARED_PTO_ISA;
-  return fs::is_regular_file(fs::path(root) / "include/pto/pto-inst.hpp") ? root : "";
-}
+using pto_test::isa_root;
 
 // Runs PTO-ISA's two formula-table generators (a2a3 and a5: lightweight_costmodel.hpp includes
 // both) with their output redirected from beside the script (their OUT_PATH) to `out_root`,
@@ -161,12 +153,7 @@ class CostModel : public ::testing::Test {
   }
 
   void SetUp() override {
-    if (!unavailable_.empty()) {
-      const char *required = getenv("PTO_REQUIRE_TILE");
-      if (required != nullptr && std::string(required) == "1")
-        GTEST_FAIL() << "PTO_REQUIRE_TILE=1, but " << unavailable_;
-      GTEST_SKIP() << "cost-model toolchain unavailable: " << unavailable_;
-    }
+    PTO_SKIP_OR_FAIL_WITHOUT(unavailable_);
     ASSERT_TRUE(failure_.empty()) << failure_;
   }
 

@@ -28,6 +28,7 @@
 
 #include "common/expect_error.h"
 #include "common/scratch_dir.h"
+#include "common/tile_toolchain.h"
 
 #include "common/scoped_env.h"
 #include "pto/chip_worker.h"
@@ -45,44 +46,9 @@ using pto_test::ScopedEnv;
 
 const std::string kTileKernels = PTO_TEST_TILE_KERNELS_DIR;
 
-bool has_pto_inst(const std::string &root) {
-  return !root.empty() && fs::is_regular_file(fs::path(root) / "include/pto/pto-inst.hpp");
-}
-
-// PTO_ISA_ROOT, else the pinned copy beside the checkout, else "".
-std::string isa_root() {
-  const char *env = getenv("PTO_ISA_ROOT");
-  if (env != nullptr && *env != '\0') return env;
-  return has_pto_inst(PTO_TEST_SHARED_PTO_ISA) ? PTO_TEST_SHARED_PTO_ISA : "";
-}
-
-bool tile_required() {
-  const char *env = getenv("PTO_REQUIRE_TILE");
-  return env != nullptr && std::string(env) == "1";
-}
-
-// "" when tile kernels can be built here, else what is missing.
-std::string tile_unavailable() {
-  const std::string root = isa_root();
-  if (!has_pto_inst(root)) {
-    return "no pto-isa checkout (set PTO_ISA_ROOT; scripts/fetch_pto_isa.sh gets the pinned commit)";
-  }
-  try {
-    pto::KernelCompiler("a2a3sim").tile_compiler();
-  } catch (const pto::Error &e) {
-    return std::string("no C++23 compiler for tile kernels: ") + e.what();
-  }
-  return "";
-}
-
-#define REQUIRE_TILE_TOOLCHAIN()                                                    \
-  do {                                                                              \
-    const std::string why_unavailable = tile_unavailable();                         \
-    if (!why_unavailable.empty()) {                                                 \
-      if (tile_required()) FAIL() << "PTO_REQUIRE_TILE=1, but " << why_unavailable; \
-      GTEST_SKIP() << "tile toolchain unavailable: " << why_unavailable;            \
-    }                                                                               \
-  } while (0)
+using pto_test::has_pto_inst;
+using pto_test::isa_root;
+#define REQUIRE_TILE_TOOLCHAIN() PTO_SKIP_OR_FAIL_WITHOUT(pto_test::tile_unavailable())
 
 using pto_test::contains;
 
