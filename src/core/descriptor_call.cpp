@@ -3,6 +3,16 @@
 
 namespace pto {
 
+pto_status descriptor_fault_code(DescriptorFault f) {
+  return f == kDescOrder || f == kDescTooMany ? PTO_INVALID_ARGUMENT : PTO_BAD_TENSOR;
+}
+
+std::string descriptor_fault_message(const std::string &task, uint32_t arg, uint32_t func_id,
+                                     DescriptorFault f) {
+  return task + ": argument " + std::to_string(arg) + " cannot be passed to kernel " +
+         std::to_string(func_id) + ", a descriptor-ABI kernel (kernel_entry): " + descriptor_fault_text(f);
+}
+
 void finish_descriptor_call(pto_kernel_call *call, uint64_t call_dev, uint64_t desc_dev, uint32_t tensors,
                             const int64_t *scalars, uint32_t num_scalars, int32_t sub_block) {
   int64_t *args = call->args;

@@ -21,8 +21,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/align.h"
+#include "pto/error.h"
 #include "pto/kernel.h"
 #include "pto/types.h"
 #include "pto_abi/intrinsic.h"
@@ -33,10 +35,6 @@ namespace pto {
 
 // Which ABI a loaded kernel uses (LoadedKernel::abi, the runtimes' kernel slots).
 enum class KernelAbi : uint32_t { kPto = 0, kDescriptor = 1 };
-
-inline const char *kernel_abi_name(KernelAbi abi) {
-  return abi == KernelAbi::kDescriptor ? "descriptor (kernel_entry)" : "pto (PTO_KERNEL)";
-}
 
 constexpr uint64_t kDescArgsEnd = offsetof(pto_kernel_call, args) + 8ull * PTO_ABI_ARGS_LEN;
 constexpr uint64_t kDescContextOffset = align_up(kDescArgsEnd, 8);
@@ -67,6 +65,29 @@ using pto_abi::kDescRank;
 using pto_abi::kDescShape;
 using pto_abi::kDescStride;
 using pto_abi::kDescTooMany;
+
+// One task's arguments for a descriptor-ABI kernel, walked in order: tensors first, at most 32
+// of them and 16 scalars, each tensor a view a ChipTensor can carry. Both runtimes check with it.
+class DescriptorArgCheck {
+ public:
+  DescriptorFault scalar() {
+    return ++scalars_ > static_cast<uint32_t>(PTO_ABI_MAX_SCALAR_ARGS) ? kDescTooMany : kDescOk;
+  }
+  DescriptorFault tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape, const int64_t *strides) {
+    if (scalars_ > 0) return kDescOrder;
+    if (++tensors_ > static_cast<uint32_t>(PTO_ABI_MAX_TENSOR_ARGS)) return kDescTooMany;
+    return descriptor_fault(dtype, ndim, shape, strides);
+  }
+
+ private:
+  uint32_t tensors_ = 0, scalars_ = 0;
+};
+
+// The error a refused argument raises: INVALID_ARGUMENT for the argument list (order, counts),
+// BAD_TENSOR for a view no descriptor can carry; the message names task, argument and reason.
+pto_status descriptor_fault_code(DescriptorFault f);
+std::string descriptor_fault_message(const std::string &task, uint32_t arg, uint32_t func_id,
+                                     DescriptorFault f);
 
 // After the caller filled `tensors` descriptors (in part 0's block, or this block): the argument
 // slots and the contexts of `call`. The slots hold device addresses: `call_dev` is where `call`

@@ -100,26 +100,19 @@ void abi_shape_of(const Tensor &t, uint32_t *ndim, int64_t *shape, int64_t *stri
 
 bool HostGraphBuilder::check_descriptor_args(const KernelEntry &k, TaskId id, const TaskArg *args,
                                              uint32_t n) {
-  uint32_t tensors = 0, scalars = 0;
+  DescriptorArgCheck check;
   for (uint32_t i = 0; i < n; ++i) {
-    DescriptorFault f = kDescOk;
+    DescriptorFault f;
     if (args[i].kind == PTO_ARG_SCALAR) {
-      if (++scalars > static_cast<uint32_t>(PTO_ABI_MAX_SCALAR_ARGS)) f = kDescTooMany;
-    } else if (scalars > 0) {
-      f = kDescOrder;
-    } else if (++tensors > static_cast<uint32_t>(PTO_ABI_MAX_TENSOR_ARGS)) {
-      f = kDescTooMany;
+      f = check.scalar();
     } else {
       uint32_t ndim;
       int64_t shape[kMaxTensorDims], strides[kMaxTensorDims];
       abi_shape_of(args[i].tensor, &ndim, shape, strides);
-      f = descriptor_fault(args[i].tensor.dtype, ndim, shape, strides);
+      f = check.tensor(args[i].tensor.dtype, ndim, shape, strides);
     }
     if (f != kDescOk) {
-      error(f == kDescOrder || f == kDescTooMany ? PTO_INVALID_ARGUMENT : PTO_BAD_TENSOR,
-            task_name(id, k.func_id) + ": argument " + std::to_string(i) + " cannot be passed to kernel " +
-                std::to_string(k.func_id) +
-                ", a descriptor-ABI kernel (kernel_entry): " + descriptor_fault_text(f));
+      error(descriptor_fault_code(f), descriptor_fault_message(task_name(id, k.func_id), i, k.func_id, f));
       return false;
     }
   }

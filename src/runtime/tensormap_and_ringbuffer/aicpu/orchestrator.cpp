@@ -87,8 +87,8 @@ void DeviceOrchestrator::note_use(Stall ring, uint64_t used) {
 }
 
 inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto_core_type core_type,
-                                              const Arg *args, uint32_t num_args, const TaskHandle *after,
-                                              uint32_t num_after) {
+                                                     const Arg *args, uint32_t num_args,
+                                                     const TaskHandle *after, uint32_t num_after) {
   const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
                                                  : funcs[1] >= 0 ? funcs[1]
                                                                  : funcs[2]);
@@ -179,13 +179,17 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   return TaskHandle{id};
 }
 
+// No earlier error, and the run not aborted (which is recorded as the error).
+inline bool DeviceOrchestrator::may_submit() {
+  if (!ok()) return false;
+  if (h_->abort.load(std::memory_order_acquire) == 0) return true;
+  error(PTO_RUN_TIMEOUT, "the run was aborted while the orchestration was submitting");
+  return false;
+}
+
 TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                            uint32_t num_args, const TaskHandle *after, uint32_t num_after) {
-  if (!ok()) return TaskHandle{};
-  if (h_->abort.load(std::memory_order_acquire) != 0) {
-    error(PTO_RUN_TIMEOUT, "the run was aborted while the orchestration was submitting");
-    return TaskHandle{};
-  }
+  if (!may_submit()) return TaskHandle{};
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
@@ -194,11 +198,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
 
 TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
                                             const TaskHandle *after, uint32_t num_after) {
-  if (!ok()) return TaskHandle{};
-  if (h_->abort.load(std::memory_order_acquire) != 0) {
-    error(PTO_RUN_TIMEOUT, "the run was aborted while the orchestration was submitting");
-    return TaskHandle{};
-  }
+  if (!may_submit()) return TaskHandle{};
   int active = 0;
   for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
   if (active < 2) {

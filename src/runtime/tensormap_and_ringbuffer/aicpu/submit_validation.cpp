@@ -95,18 +95,15 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
 // A descriptor-ABI kernel's arguments: tensors first, within the ABI's counts, each view
 // expressible as a ChipTensor. kDescOk, or the first fault and (in *at) its argument index.
 DescriptorFault DeviceOrchestrator::descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at) {
-  uint32_t tensors = 0, scalars = 0;
+  DescriptorArgCheck check;
   for (uint32_t i = 0; i < n; ++i) {
-    if (at) *at = i;
-    if (args[i].kind == PTO_ARG_SCALAR) {
-      if (++scalars > static_cast<uint32_t>(PTO_ABI_MAX_SCALAR_ARGS)) return kDescTooMany;
-      continue;
-    }
-    if (scalars > 0) return kDescOrder;
-    if (++tensors > static_cast<uint32_t>(PTO_ABI_MAX_TENSOR_ARGS)) return kDescTooMany;
     const TensorView &v = args[i].view;
-    const DescriptorFault f = descriptor_fault(v.dtype, v.ndim, v.shape, v.strides);
-    if (f != kDescOk) return f;
+    const DescriptorFault f =
+        args[i].kind == PTO_ARG_SCALAR ? check.scalar() : check.tensor(v.dtype, v.ndim, v.shape, v.strides);
+    if (f != kDescOk) {
+      if (at) *at = i;
+      return f;
+    }
   }
   return kDescOk;
 }
@@ -199,15 +196,8 @@ bool DeviceOrchestrator::report_task(uint32_t func_id, pto_core_type core_type, 
   if (k->abi == static_cast<uint32_t>(KernelAbi::kDescriptor)) {
     uint32_t at = 0;
     const DescriptorFault f = descriptor_arg_fault(args, n, &at);
-    if (f != kDescOk) {
-      return error(f == kDescDtype || f == kDescRank || f == kDescShape || f == kDescStride
-                       ? PTO_BAD_TENSOR
-                       : PTO_INVALID_ARGUMENT,
-                   who() + ": argument " + std::to_string(at) + " cannot be passed to kernel " +
-                       std::to_string(func_id) +
-                       ", a descriptor-ABI kernel (kernel_entry): " + descriptor_fault_text(f)),
-             false;
-    }
+    if (f != kDescOk)
+      return error(descriptor_fault_code(f), descriptor_fault_message(who(), at, func_id, f)), false;
   }
   const auto *sig = reinterpret_cast<const pto_kernel_signature_t *>(k->signature);
   if (sig) {
