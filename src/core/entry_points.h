@@ -26,6 +26,9 @@ struct EntryPoint {
 
 inline constexpr EntryPoint kEntryPoints[] = {
     {PTO_KERNEL_ENTRY_SYMBOL, "PTO_KERNEL(args)", nullptr},
+    // The descriptor ABI's entry (include/pto_abi/): a compute kernel too; the loader accepts
+    // either, and entry 0 stands for both where a kernel is wanted.
+    {PTO_ABI_KERNEL_ENTRY_SYMBOL, "extern \"C\" kernel_entry(__gm__ int64_t *args)", nullptr},
     {PTO_ORCHESTRATION_ENTRY_SYMBOL, "PTO_ORCHESTRATION(graph, args)", "host_build_graph"},
     {PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, "PTO_DEVICE_ORCHESTRATION(orch)", "tensormap_and_ringbuffer"},
 };

@@ -297,10 +297,6 @@ void check_entry(const std::string &so, const std::string &name, const EntryPoin
   if (kernel && hint.rfind("define the entry with", 0) == 0) {
     hint += ", or export the descriptor ABI's extern \"C\" void " PTO_ABI_KERNEL_ENTRY_SYMBOL
             "(__gm__ int64_t *args)";
-  } else if (exports(PTO_ABI_KERNEL_ENTRY_SYMBOL)) {
-    hint = "it defines the descriptor ABI's " PTO_ABI_KERNEL_ENTRY_SYMBOL
-           ", so it is a compute kernel: compile it with KernelCompiler.compile_incore and add it "
-           "with add_kernel";
   }
   unlink(so.c_str());
   const std::string what =

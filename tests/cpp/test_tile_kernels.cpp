@@ -241,6 +241,17 @@ TEST_F(TileKernelTest, KernelWithNoEntryNamesBothAbis) {
   EXPECT_TRUE(contains(e.what(), "kernel_entry")) << e.what();
 }
 
+TEST_F(TileKernelTest, DescriptorKernelCompiledAsOrchestrationIsNamedAComputeKernel) {
+  const pto::Error e = pto_test::error_of([&] {
+    compiler().compile_orchestration_source("tensormap_and_ringbuffer",
+                                            "extern \"C\" void kernel_entry(long *args) { (void)args; }\n",
+                                            "abi_kernel");
+  });
+  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(e.what(), "kernel_entry")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "so it is a compute kernel")) << e.what();
+}
+
 // --- native -------------------------------------------------------------------------------------
 
 TEST_F(TileKernelTest, NativeBuildsKernelsForThisCpuUnderAKeyOfTheirOwn) {
