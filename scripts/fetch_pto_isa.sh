@@ -7,8 +7,8 @@
 #   https://github.com/hw-native-sys/pto-isa into DIR, which must be empty or absent.
 # Offline: a checkout of this project may have the same commit in ../shared/third_party/pto-isa
 # (beside the repository; its PIN file names the commit); the script says so and prints the
-# export for it. PTO-ISA is not part of this repository and is never copied into it (its own
-# licence, CANN Open Software License 2.0).
+# export for it. PTO-ISA is not part of this repository and is never copied into it (it has a
+# licence of its own: the LICENSE file of the checkout).
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 if [ $# -gt 1 ]; then
