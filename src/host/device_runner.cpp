@@ -483,11 +483,13 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
     t.kernel_factor = cfg->sim_kernel_time_pct / 100.0;
     if (std::string why; !env_kernel_costs(in.kernels, &t.kernel_costs, &why))
       return fail(PTO_INVALID_ARGUMENT, why);
-    if (const SimTimingProfile *p = sim_timing_profile(geometry_->platform)) {
-      t.dispatch_ns = p->dispatch_ns;
-      t.completion_ns = p->completion_ns;
-      t.submit_ns = p->submit_ns;
-    }
+    SimTimingProfile p;  // PTO_SIM_PROFILE's file or the family's default, read at each run
+    std::string why;
+    if ((rc = load_sim_timing_profile(geometry_->platform, geometry_->arch, &p, &why)) != PTO_OK)
+      return fail(rc, why);
+    t.dispatch_ns = p.dispatch_ns;
+    t.completion_ns = p.completion_ns;
+    t.submit_ns = p.submit_ns;
   }
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
   run->args.assign(args, args + num_args);

@@ -1,51 +1,47 @@
-// src/host/sim_timing_profile.h — the sim timing mode's per-platform costs of scheduler hand-offs.
+// src/host/sim_timing_profile.h — the sim timing mode's per-chip-family profile: the latencies of
+// the scheduler's hand-offs and the chip clock, read from a JSON file at each timed run.
 //
-// Data only: one row per chip family, matched by the prefix of the geometry's platform name
-// ("a2a3sim" -> "a2a3"). The host copies a row into the launch's SimTiming
-// (pto_platform/device.h); docs/sim_execution.md ("Timing mode") explains what each number
-// stands for and what the model leaves out. Change a number here and the predicted makespans
-// change with it; nothing else depends on them.
-//
-// Where the numbers come from: nowhere authoritative. We have no measurement of these
-// latencies on Ascend hardware and no published figure for them; every value below is an
-// ESTIMATE from the mechanism each hand-off goes through, so treat predicted makespans as
-// relative (schedule A against schedule B), not as absolute device times.
-//  - dispatch: the AICPU scheduler writes a task's payload into the core's handshake slot in
-//    global memory (HBM) and the AICore, polling that slot, reads it and then the payload: about
-//    two to three dependent global-memory accesses from the core, each some hundreds of ns on
-//    HBM -> ~1 us.
-//  - completion: the core writes its status word, the AICPU's next poll of the handshake slots
-//    reads it: one global-memory write and one read, plus on average half a polling pass -> ~0.5 us.
-//  - submit: the orchestrator's AICPU thread publishes a ready task to a scheduler thread on
-//    another AICPU core through cache-coherent shared memory: a cache-line transfer between CPU
-//    cores, ~0.1-0.2 us -> 0.2 us.
-// a5: the same estimates (no better information on how its handshake differs).
+// The files are data, not code: share/sim_profiles/<family>.json in the source tree, staged to
+// <build>/stage/sim_profiles/ and installed to <package>/sim_profiles/ (three levels above each
+// runtimes/<backend>/<runtime>/libhost.so, which is how a run finds them). PTO_SIM_PROFILE names
+// another file. Every constant carries its value and a `source` string saying where the number
+// comes from or that it is an estimate. docs/sim_execution.md ("Timing profile") describes the
+// format; the host copies the latencies into the launch's SimTiming (pto_platform/device.h).
 #ifndef PTO_HOST_SIM_TIMING_PROFILE_H
 #define PTO_HOST_SIM_TIMING_PROFILE_H
 
 #include <cstdint>
-#include <cstring>
+#include <string>
+
+#include "pto/error.h"
 
 namespace pto {
 
 struct SimTimingProfile {
-  const char *family;      // platform-name prefix
-  uint64_t dispatch_ns;    // estimate, see above
-  uint64_t completion_ns;  // estimate, see above
-  uint64_t submit_ns;      // estimate, see above
+  std::string family;          // the chip family it is for: "a2a3", "a5" (ChipGeometry::arch)
+  uint64_t dispatch_ns = 0;    // an AICPU thread rings a core: until the core starts the payload
+  uint64_t completion_ns = 0;  // a core rings an AICPU thread: until a parked scheduler sees it
+  uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
+  // The chip clock in MHz: a cost model's cycles / cycles_per_us = microseconds. > 0.
+  double cycles_per_us = 0;
+  std::string path;  // the file it was read from
 };
 
-inline constexpr SimTimingProfile kSimTimingProfiles[] = {
-    {"a2a3", 1000, 500, 200},
-    {"a5", 1000, 500, 200},
-};
+// Reads and checks the profile file at `path`. False with *error saying what is wrong (the file
+// is missing or unreadable, not JSON, a key is missing, unknown or of the wrong kind, a latency is
+// negative or fractional, the clock is not positive, a source is empty), without the path.
+bool read_sim_timing_profile(const std::string &path, SimTimingProfile *out, std::string *error);
 
-// The row of `platform` (a geometry name), or null if none matches.
-inline const SimTimingProfile *sim_timing_profile(const char *platform) {
-  for (const SimTimingProfile &p : kSimTimingProfiles)
-    if (strncmp(platform, p.family, strlen(p.family)) == 0) return &p;
-  return nullptr;
-}
+// Where a family's default profile is: <dir>/<family>.json, <dir> the sim_profiles/ directory
+// of the layout the calling host library belongs to. "" when the library cannot locate itself.
+std::string default_sim_timing_profile_path(const std::string &family);
+
+// The profile of a timed run on `platform` (a geometry name, "a2a3sim") of chip family `family`
+// ("a2a3"): the file PTO_SIM_PROFILE names, else the family's default. PTO_OK, or
+// PTO_INVALID_ARGUMENT with *error naming the variable (or the default file), the path and what is
+// wrong, including a profile written for another family.
+pto_status load_sim_timing_profile(const char *platform, const char *family, SimTimingProfile *out,
+                                   std::string *error);
 
 }  // namespace pto
 #endif  // PTO_HOST_SIM_TIMING_PROFILE_H

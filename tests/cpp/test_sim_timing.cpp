@@ -1,14 +1,20 @@
 // tests/cpp/test_sim_timing.cpp — ChipCallConfig::sim_timing: a seeded run in virtual time
 // (docs/sim_execution.md, "Timing mode"). The makespan it predicts is a function of the seed, the
 // program, the cost table (PTO_SIM_KERNEL_COSTS) and the platform's timing profile
-// (src/host/sim_timing_profile.h): the same across runs, exact for a chain, smaller on more cores.
+// (share/sim_profiles/<family>.json, or the file PTO_SIM_PROFILE names; read by
+// src/host/sim_timing_profile.cpp): the same across runs, exact for a chain, smaller on more cores.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/scoped_env.h"
+#include "common/scratch_dir.h"
 #include "common/test_kernels.h"
 #include "host/sim_timing_profile.h"
 
@@ -54,6 +60,18 @@ pto::ChipCallConfig timed(int64_t seed, int block_dim, int threads = 1) {
   cfg.sim_seed = seed;
   cfg.sim_timing = true;
   return cfg;
+}
+
+// The default profile of `family` as the build tree stages it (what a run reads when
+// PTO_SIM_PROFILE is unset).
+std::string default_profile_path(const std::string &family) {
+  return std::string(PTO_TEST_SIM_PROFILES_DIR) + "/" + family + ".json";
+}
+pto::SimTimingProfile default_profile(const std::string &family = "a2a3") {
+  pto::SimTimingProfile p;
+  std::string why;
+  EXPECT_TRUE(pto::read_sim_timing_profile(default_profile_path(family), &p, &why)) << why;
+  return p;
 }
 
 // Sets PTO_SIM_KERNEL_COSTS for one scope.
@@ -124,7 +142,7 @@ TEST_F(SimTiming, AFixedCostChainTakesNTimesCostPlusTheProfilesHandOffs) {
   cfg.enable_profiling = true;
   const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
   ASSERT_EQ(s.tasks_run, static_cast<uint64_t>(kTasks));
-  const pto::SimTimingProfile &p = *pto::sim_timing_profile("a2a3sim");
+  const pto::SimTimingProfile p = default_profile();
   // Each task: the scheduler dispatches it (dispatch_ns until the core starts), the core runs
   // it (the cost), the parked scheduler sees it done (completion_ns) and dispatches the next.
   const uint64_t per_task = p.dispatch_ns + kCostNs + p.completion_ns;
@@ -152,7 +170,7 @@ TEST_F(SimTiming, ACostMayGrowWithOneOfTheTasksArguments) {
   pto::ChipCallConfig cfg = timed(4, 1);
   cfg.enable_profiling = true;
   const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
-  const pto::SimTimingProfile &p = *pto::sim_timing_profile("a2a3sim");
+  const pto::SimTimingProfile p = default_profile();
   uint64_t work = 0;
   for (int i = 0; i < kTasks; ++i) work += 1000 + 250 * static_cast<uint64_t>(i);
   EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5),
@@ -193,7 +211,7 @@ TEST_F(SimTiming, UncostedKernelsTakeTheirHostTimeScaled) {
   w.set_device(0);
   pto::ChipCallConfig cfg = timed(1, 1);
   cfg.sim_kernel_time_pct = 0;
-  const pto::SimTimingProfile &p = *pto::sim_timing_profile("a2a3sim");
+  const pto::SimTimingProfile p = default_profile();
   EXPECT_EQ(w.run(c, pto::ChipStorageTaskArgs(), cfg).predicted_makespan_us * 1e3,
             5.0 * (p.dispatch_ns + p.completion_ns));
 }
@@ -245,6 +263,191 @@ TEST_F(SimTiming, InvalidSettingsAreTypedErrorsNamingTheField) {
   EXPECT_EQ(s.tasks_run, 4u);
   EXPECT_GT(s.predicted_makespan_us, 0.0);
   EXPECT_EQ(w.run(c, pto::ChipStorageTaskArgs(), pto::ChipCallConfig()).predicted_makespan_us, 0.0);
+}
+
+// ---- The timing profile as data (share/sim_profiles/, PTO_SIM_PROFILE).
+
+std::string file_text(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+// `text` with its one occurrence of `from` replaced by `to`.
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from << " is not unique";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// A profile file's text: the default numbers with sources "s", except the constants in `changed`
+// (name -> its JSON text; "" leaves the constant out).
+std::string profile_with(const std::map<std::string, std::string> &changed,
+                         const std::string &family = "a2a3") {
+  std::map<std::string, std::string> constants = {{"dispatch_ns", "{\"value\": 1000, \"source\": \"s\"}"},
+                                                  {"completion_ns", "{\"value\": 500, \"source\": \"s\"}"},
+                                                  {"submit_ns", "{\"value\": 200, \"source\": \"s\"}"},
+                                                  {"cycles_per_us", "{\"value\": 1850, \"source\": \"s\"}"}};
+  for (const auto &kv : changed) constants[kv.first] = kv.second;
+  std::string out = "{\"family\": \"" + family + "\", \"constants\": {";
+  const char *sep = "";
+  for (const auto &kv : constants) {
+    if (kv.second.empty()) continue;
+    out += sep + ("\"" + kv.first + "\": " + kv.second);
+    sep = ", ";
+  }
+  return out + "}}";
+}
+
+TEST(SimTimingProfile, TheDefaultFilesHoldTheFormerBuiltInNumbers) {
+  // The numbers the profile table compiled into the host held before it became these files.
+  for (const char *family : {"a2a3", "a5"}) {
+    SCOPED_TRACE(family);
+    const pto::SimTimingProfile p = default_profile(family);
+    EXPECT_EQ(p.family, family);
+    EXPECT_EQ(p.dispatch_ns, 1000u);
+    EXPECT_EQ(p.completion_ns, 500u);
+    EXPECT_EQ(p.submit_ns, 200u);
+    EXPECT_EQ(p.cycles_per_us, 1850.0);  // a2a3: pto-isa's kMainFrequencyHz; a5: the same, unknown
+    // The staged copy is the source tree's file.
+    EXPECT_EQ(file_text(default_profile_path(family)),
+              file_text(std::string(PTO_TEST_SOURCE_DIR) + "/share/sim_profiles/" + family + ".json"));
+  }
+}
+
+TEST_F(SimTiming, ACopiedProfileWithAnotherDispatchChangesTheChainsMakespan) {
+  constexpr int kTasks = 20;
+  constexpr uint64_t kDispatchNs = 3000;
+  const Costs costs("0=10000");
+  const pto::ChipCallable c = callable("host_build_graph", hbg_orchestration(kTasks, true), "timing_chain");
+  pto::ChipWorker w;
+  w.init("a2a3sim", "host_build_graph");
+  w.set_device(0);
+  pto::ChipCallConfig cfg = timed(3, 1);
+  cfg.enable_profiling = true;
+  const pto::SimTimingProfile p = default_profile();
+  ASSERT_NE(p.dispatch_ns, kDispatchNs);
+  const pto_test::ScratchDir dir("pto_sim_profile");
+  const std::string copy = dir.write("mine.json", replaced(file_text(default_profile_path("a2a3")),
+                                                           "\"value\": " + std::to_string(p.dispatch_ns),
+                                                           "\"value\": " + std::to_string(kDispatchNs)));
+  {
+    const pto_test::ScopedEnv profile("PTO_SIM_PROFILE", copy.c_str());
+    const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
+    // As in AFixedCostChainTakesNTimesCostPlusTheProfilesHandOffs, with the copy's dispatch.
+    const uint64_t per_task = kDispatchNs + kCostNs + p.completion_ns;
+    EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5), kTasks * per_task);
+    const std::vector<long long> starts = kernel_starts(w.last_trace_json());
+    ASSERT_EQ(starts.size(), static_cast<size_t>(kTasks));
+    EXPECT_EQ(starts[0], static_cast<long long>(kDispatchNs));
+    for (int i = 1; i < kTasks; ++i)
+      EXPECT_EQ(starts[i] - starts[i - 1], static_cast<long long>(per_task)) << i;
+  }
+  // Unset again: the next run reads the default file.
+  const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
+  EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5),
+            kTasks * (p.dispatch_ns + kCostNs + p.completion_ns));
+}
+
+TEST_F(SimTiming, BadProfilesAreTypedErrorsNamingTheVariableThePathAndTheFault) {
+  const pto::ChipCallable c = callable("host_build_graph", hbg_orchestration(4, true), "timing_bad_profile");
+  pto::ChipWorker w;
+  w.init("a2a3sim", "host_build_graph");
+  w.set_device(0);
+  const Costs costs("0=1000");
+  const pto::SimTimingProfile p = default_profile();
+  const uint64_t good_ns = 4 * (1000 + p.dispatch_ns + p.completion_ns);
+  const std::string good = file_text(default_profile_path("a2a3"));
+  const pto_test::ScratchDir dir("pto_sim_profile");
+  struct Case {
+    const char *name;
+    std::string path;
+    std::vector<std::string> named;  // besides the variable and the path
+  };
+  const Case cases[] = {
+      {"missing file", dir.path() + "/absent.json", {"cannot open the file", "No such file"}},
+      {"bad JSON", dir.write("truncated.json", good.substr(0, good.size() / 2)), {"not JSON: line"}},
+      {"not an object", dir.write("array.json", "[1, 2]"), {"an array, not a profile object"}},
+      {"missing constant",
+       dir.write("no_submit.json", profile_with({{"submit_ns", ""}})),
+       {"constants.submit_ns is missing"}},
+      {"negative constant",
+       dir.write("negative.json", replaced(good, "\"value\": 1000", "\"value\": -5")),
+       {"constants.dispatch_ns.value is negative (-5)"}},
+      {"fractional ns",
+       dir.write("fraction.json", replaced(good, "\"value\": 500", "\"value\": 500.5")),
+       {"constants.completion_ns.value is 500.5, not a whole number of ns"}},
+      {"string value",
+       dir.write("string.json", profile_with({{"submit_ns", "{\"value\": \"200\", \"source\": \"s\"}"}})),
+       {"constants.submit_ns.value is a string, not a number"}},
+      {"zero clock",
+       dir.write("clock.json", replaced(good, "\"value\": 1850", "\"value\": 0")),
+       {"constants.cycles_per_us.value is 0", "positive"}},
+      {"no source",
+       dir.write("unsourced.json", profile_with({{"dispatch_ns", "{\"value\": 1000}"}})),
+       {"constants.dispatch_ns.source is missing", "estimate"}},
+      {"empty source",
+       dir.write("empty_source.json",
+                 profile_with({{"cycles_per_us", "{\"value\": 1850, \"source\": \"\"}"}})),
+       {"constants.cycles_per_us.source is empty"}},
+      {"unknown constant",
+       dir.write("typo.json", replaced(good, "\"submit_ns\"", "\"submitns\"")),
+       {"unknown key \"submitns\""}},
+      {"another family", default_profile_path("a5"), {"for family \"a5\"", "a2a3sim", "\"a2a3\""}},
+  };
+  for (const Case &k : cases) {
+    SCOPED_TRACE(k.name);
+    {
+      const pto_test::ScopedEnv profile("PTO_SIM_PROFILE", k.path.c_str());
+      std::vector<std::string> named = k.named;
+      named.push_back("PTO_SIM_PROFILE=" + k.path + ": ");
+      expect_invalid(w, c, timed(1, 1), named);
+      // An untimed run does not read the profile.
+      EXPECT_EQ(w.run(c, pto::ChipStorageTaskArgs(), pto::ChipCallConfig()).tasks_run, 4u);
+    }
+    // The worker stays usable: the next timed run takes the default profile.
+    EXPECT_EQ(static_cast<uint64_t>(
+                  w.run(c, pto::ChipStorageTaskArgs(), timed(1, 1)).predicted_makespan_us * 1e3 + 0.5),
+              good_ns);
+  }
+}
+
+TEST(SimTimingProfile, TheReaderReportsWhereTheJsonBreaks) {
+  const pto_test::ScratchDir dir("pto_sim_profile");
+  pto::SimTimingProfile p;
+  std::string why;
+  const auto rejects = [&](const std::string &text, const std::string &fragment) {
+    why.clear();
+    EXPECT_FALSE(pto::read_sim_timing_profile(dir.write("p.json", text), &p, &why)) << text;
+    EXPECT_NE(why.find(fragment), std::string::npos) << text << " -> " << why;
+  };
+  rejects("{\"family\": \"a2a3\",\n  \"constants\": {]}", "line 2, column 17: expected a key");
+  rejects("{\"family\": \"a2a3\", \"family\": \"a5\"}", "\"family\" appears twice");
+  rejects("{\"family\": \"a2a3\"} x", "text after the end");
+  rejects("{\"family\": \"a\\q\"}", "unknown escape");
+  rejects("{\"family\": 01}", "expected ',' or '}'");
+  rejects("", "the text ends where a value should be");
+  rejects("{\"family\": \"a2a3\"}", "\"constants\" is missing");
+  rejects("{\"constants\": {}}", "\"family\" is missing");
+  rejects("{\"family\": \"a2a3\", \"clock\": 1}", "unknown key \"clock\"");
+  // Escapes and the optional "about" are read; every constant in any order.
+  const std::string ok =
+      "{\"about\": \"caf\\u00e9 \\ud83d\\ude00\", \"family\": \"a\\u0032a3\", \"constants\": {"
+      "\"cycles_per_us\": {\"source\": \"s\", \"value\": 1.5e3}, \"submit_ns\": {\"value\": 0, \"source\": "
+      "\"s\"},"
+      "\"completion_ns\": {\"value\": 7, \"source\": \"s\"}, \"dispatch_ns\": {\"value\": "
+      "18446744073709551615,"
+      " \"source\": \"s\"}}}";
+  ASSERT_TRUE(pto::read_sim_timing_profile(dir.write("ok.json", ok), &p, &why)) << why;
+  EXPECT_EQ(p.family, "a2a3");
+  EXPECT_EQ(p.dispatch_ns, UINT64_MAX);
+  EXPECT_EQ(p.completion_ns, 7u);
+  EXPECT_EQ(p.submit_ns, 0u);
+  EXPECT_EQ(p.cycles_per_us, 1500.0);
+  rejects(replaced(ok, "18446744073709551615", "18446744073709551616"), "too large");
 }
 
 }  // namespace
