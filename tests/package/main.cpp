@@ -1,6 +1,7 @@
 // tests/package/main.cpp — a program built against the installed C++ package only
 // (find_package(pto_runtime), tests/package/CMakeLists.txt): the basic example's graph,
-// f = (a + b + 1)(a + b + 2) = 42 for a = 2, b = 3, on both runtimes.
+// f = (a + b + 1)(a + b + 2) = 42 for a = 2, b = 3, on both runtimes; on host_build_graph also
+// in the sim's timing mode, which reads the installed timing profile (sim_profiles/a2a3.json).
 //
 // Usage: pto_package_consumer <dir with orchestration.cpp, orchestration_tmr.cpp, kernels/>
 // Prints where the library found its runtimes ("lib_root: ...") for the driver to check
@@ -35,6 +36,17 @@ bool run_basic(const std::string &dir, const std::string &runtime, const char *o
   pto::ChipCallConfig config;
   config.block_dim = 2;
   const pto::RunStats stats = worker.run(callable, args, config);
+  if (runtime == "host_build_graph") {  // virtual time: the package's default profile prices the hand-offs
+    pto::ChipCallConfig timed = config;
+    timed.sim_seed = 1;
+    timed.sim_timing = true;
+    const double predicted_us = worker.run(callable, args, timed).predicted_makespan_us;
+    if (!(predicted_us > 0)) {
+      std::printf("FAILED %s: the timed run predicted %f us\n", runtime.c_str(), predicted_us);
+      return false;
+    }
+    std::printf("OK timing: %s predicted %.3f us\n", runtime.c_str(), predicted_us);
+  }
   worker.finalize();
   for (int64_t i = 0; i < n; ++i) {
     if (f[i] != 42.0f) {

@@ -99,6 +99,16 @@ foreach(runtime host_build_graph tensormap_and_ringbuffer)
     message(FATAL_ERROR "the consumer did not report a correct ${runtime} run:\n${run_output}")
   endif()
 endforeach()
+if(NOT run_output MATCHES "OK timing:")
+  message(FATAL_ERROR "the consumer did not report its timed run (sim timing profile):\n${run_output}")
+endif()
+# The timing profiles, beside the runtimes (src/host/CMakeLists.txt).
+file(GLOB installed_profile "${prefix}/lib*/pto_runtime/sim_profiles/a2a3.json"
+     "${prefix}/lib/*/pto_runtime/sim_profiles/a2a3.json")
+if(NOT installed_profile)
+  message(FATAL_ERROR "the package has no <libdir>/pto_runtime/sim_profiles/a2a3.json")
+endif()
+list(GET installed_profile 0 installed_profile)
 
 # 5. Where the files came from.
 string(REGEX MATCH "lib_root: [^\n]*" lib_root "${run_output}")
@@ -151,6 +161,11 @@ if(strace_prefix)
   contains(kernel_h_read "${trace}" "\"${prefix}/include/pto/kernel.h\"")
   if(NOT kernel_h_read)
     message(FATAL_ERROR "strace saw no read of ${prefix}/include/pto/kernel.h; see ${WORK_DIR}/strace.txt")
+  endif()
+  # The timed run's profile: the package's own (src/host/CMakeLists.txt installs it).
+  contains(profile_read "${trace}" "\"${installed_profile}\"")
+  if(NOT profile_read)
+    message(FATAL_ERROR "strace saw no read of ${installed_profile}; see ${WORK_DIR}/strace.txt")
   endif()
   message(STATUS "strace: no path of ${SOURCE_DIR} or ${BUILD_DIR} touched outside ${WORK_DIR}")
 else()
