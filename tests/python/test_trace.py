@@ -18,7 +18,7 @@ import numpy as np
 import pto_runtime as pto
 import pytest
 from basic_graph import basic_callable
-from pto_runtime.trace import Trace
+from pto_runtime.trace import PIPES, Cost, Trace
 
 # --- hand-built traces -------------------------------------------------------------------
 
@@ -202,6 +202,20 @@ SCHEMA_ERRORS = [
     (_set("aicpu.0.events.0", [95, "dispatch", 77]), "aicpu[0].events[0][2]"),
     (_set("kernels", {"mul": "kernel_mul"}), "kernels"),
     (_set("dropped_tasks", -2), "dropped_tasks"),
+    (_set("tasks.1.cost", 5), "tasks[1].cost"),
+    (_set("tasks.1.cost", {"source": "guess"}), "tasks[1].cost.source"),
+    (_set("tasks.1.cost", {"source": "table", "cycles": 5}), "tasks[1].cost.cycles"),
+    (_set("tasks.1.cost", {"source": "host_time", "pipes_us": {}}), "tasks[1].cost.pipes_us"),
+    (_set("tasks.1.cost", {"source": "isa_model", "pipes_us": {}}), "tasks[1].cost.cycles"),
+    (_set("tasks.1.cost", {"source": "isa_model", "cycles": 9}), "tasks[1].cost.pipes_us"),
+    (
+        _set("tasks.1.cost", {"source": "isa_model", "cycles": 9, "pipes_us": {"CUBE": -1}}),
+        "tasks[1].cost.pipes_us.CUBE",
+    ),
+    (
+        _set("tasks.1.cost", {"source": "isa_model", "cycles": 9, "pipes_us": {"VEC": "1"}}),
+        "tasks[1].cost.pipes_us.VEC",
+    ),
 ]
 
 
@@ -613,6 +627,71 @@ def test_png_without_matplotlib_raises_not_supported(monkeypatch, tmp_path: Path
     with pytest.raises(pto.NotSupportedError, match="matplotlib"):
         Trace.from_dict(diamond()).render_png(tmp_path / "run.png")
     assert not (tmp_path / "run.png").exists()
+
+
+# --- timing mode: kernel costs and pipe breakdowns -------------------------------------------
+
+# The diamond as timing mode would price it: tasks 1 (kernel_mul, 30 ns) and 2 (func 2, 20 ns)
+# by PTO-ISA's cost model, task 0 by the cost table, task 3 by its host time. pipes_us is in µs:
+# task 1's MTE2 0.015 µs = 15 ns = 50 % of its 30 ns. The pipes are given out of order.
+PIPES_1 = {"MTE3": 0.006, "VEC": 0.024, "MTE2": 0.015, "SCALAR": 0.003}
+PIPES_2 = {
+    "SCALAR": 0.001,
+    "MTE2": 0.01,
+    "MTE1": 0.004,
+    "CUBE": 0.016,
+    "FIXP": 0.002,
+    "VEC": 0,
+    "MTE3": 0,
+}
+COSTS = {
+    0: {"source": "table"},
+    1: {"source": "isa_model", "cycles": 1234, "pipes_us": PIPES_1},
+    2: {"source": "isa_model", "cycles": 567, "pipes_us": PIPES_2},
+    3: {"source": "host_time"},
+}
+
+
+def priced_diamond() -> dict[str, Any]:
+    data = diamond()
+    for row in data["tasks"]:
+        row["cost"] = copy.deepcopy(COSTS[row["id"]])
+    return data
+
+
+def test_costs_are_parsed_into_the_tasks_and_round_trip(tmp_path: Path) -> None:
+    trace = Trace.from_dict(priced_diamond())
+    assert trace.task(0).cost == Cost("table")
+    assert trace.task(3).cost == Cost("host_time")
+    one = trace.task(1).cost
+    assert one is not None and one.source == "isa_model" and one.cycles == 1234
+    assert one.pipes_us == PIPES_1
+    assert list(one.pipes_us) == ["SCALAR", "MTE2", "VEC", "MTE3"]  # in PIPES order
+    two = trace.task(2).cost
+    assert two is not None and two.pipes_us is not None and list(two.pipes_us) == list(PIPES)
+    assert trace.to_dict()["tasks"] == priced_diamond()["tasks"]
+    trace.save(tmp_path / "priced.json")
+    assert Trace.load(tmp_path / "priced.json").to_dict() == trace.to_dict()
+    # Outside timing mode (and in older traces) there is no cost, and none is written.
+    plain = Trace.from_dict(diamond())
+    assert all(t.cost is None for t in plain.tasks)
+    assert all("cost" not in row for row in plain.to_dict()["tasks"])
+
+
+def test_an_unknown_pipe_is_kept_after_the_known_ones() -> None:
+    data = priced_diamond()
+    data["tasks"][1]["cost"]["pipes_us"] = {"NEWPIPE": 0.001, "CUBE": 0.002}
+    pipes = Trace.from_dict(data).task(1).cost.pipes_us  # type: ignore[union-attr]
+    assert list(pipes) == ["CUBE", "NEWPIPE"]  # type: ignore[arg-type]
+
+
+def test_chrome_trace_carries_the_cost() -> None:
+    doc = Trace.from_dict(priced_diamond()).to_chrome_trace()
+    assert_valid_chrome_trace(doc)
+    args = {e["args"]["task"]: e["args"] for e in doc["traceEvents"] if e["ph"] == "X"}
+    assert args[1]["cost_source"] == "isa_model" and args[1]["cost_cycles"] == 1234
+    assert args[1]["pipes_us"] == PIPES_1
+    assert args[0]["cost_source"] == "table" and "pipes_us" not in args[0]
 
 
 # --- command line ---------------------------------------------------------------------------
