@@ -685,6 +685,43 @@ def test_an_unknown_pipe_is_kept_after_the_known_ones() -> None:
     assert list(pipes) == ["CUBE", "NEWPIPE"]  # type: ignore[arg-type]
 
 
+def test_summary_counts_tasks_by_cost_source_and_sums_pipes_per_kernel() -> None:
+    summary = Trace.from_dict(priced_diamond()).summary()
+    assert summary.cost_sources == {"isa_model": 2, "table": 1, "host_time": 1}
+    assert [(k.name, k.tasks, k.cycles, k.total) for k in summary.kernel_pipes] == [
+        ("kernel_mul", 1, 1234, 30),
+        ("func 2", 1, 567, 20),
+    ]
+    mul = summary.kernel_pipes[0].pipes_us
+    assert list(mul) == list(PIPES)  # every pipe any task names, 0 where this kernel has none
+    assert mul == pytest.approx({**dict.fromkeys(PIPES, 0.0), **PIPES_1})
+    text = str(summary)
+    assert re.search(r"kernels priced by\s+isa_model 2, table 1, host_time 1$", text, re.M)
+    assert re.search(r"^\s+kernel_mul\s+1\s+1234\s+0\.0\s+0\.0\s+0\.0\s+0\.0\s+0\.0", text, re.M)
+    assert summary.to_dict()["cost_sources"] == summary.cost_sources
+    json.dumps(summary.to_dict(), allow_nan=False)
+
+
+def test_summary_sums_a_kernels_isa_model_tasks_and_counts_tasks_without_cost() -> None:
+    # chain(6): func i % 3, 10 ns each; func 0's tasks 0 and 3 are priced by the cost model.
+    data = chain(6)
+    data["tasks"][0]["cost"] = {"source": "isa_model", "cycles": 100, "pipes_us": {"VEC": 0.005}}
+    data["tasks"][3]["cost"] = {"source": "isa_model", "cycles": 200, "pipes_us": {"VEC": 0.002}}
+    data["tasks"][1]["cost"] = {"source": "host_time"}
+    summary = Trace.from_dict(data).summary()
+    assert summary.cost_sources == {"isa_model": 2, "table": 0, "host_time": 1, "none": 3}
+    (add,) = summary.kernel_pipes
+    assert (add.name, add.tasks, add.cycles, add.total) == ("kernel_add", 2, 300, 20)
+    assert add.pipes_us == pytest.approx({"VEC": 0.007})
+    assert "isa_model 2, table 0, host_time 1, none 3" in str(summary)
+
+
+def test_a_summary_without_costs_says_nothing_about_them() -> None:
+    summary = Trace.from_dict(diamond()).summary()
+    assert summary.cost_sources == {} and summary.kernel_pipes == ()
+    assert "priced" not in str(summary) and "pipe" not in str(summary)
+
+
 def test_chrome_trace_carries_the_cost() -> None:
     doc = Trace.from_dict(priced_diamond()).to_chrome_trace()
     assert_valid_chrome_trace(doc)
@@ -692,6 +729,15 @@ def test_chrome_trace_carries_the_cost() -> None:
     assert args[1]["cost_source"] == "isa_model" and args[1]["cost_cycles"] == 1234
     assert args[1]["pipes_us"] == PIPES_1
     assert args[0]["cost_source"] == "table" and "pipes_us" not in args[0]
+
+
+def test_cli_summary_prints_cost_sources_and_pipe_totals(tmp_path: Path) -> None:
+    src = tmp_path / "priced.json"
+    Trace.from_dict(priced_diamond()).save(src)
+    result = run_cli("summary", src)
+    assert result.returncode == 0, result.stderr
+    assert "isa_model 2, table 1, host_time 1" in result.stdout
+    assert "pipe busy by kernel" in result.stdout and "kernel_mul" in result.stdout
 
 
 # --- command line ---------------------------------------------------------------------------

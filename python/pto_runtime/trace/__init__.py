@@ -20,7 +20,7 @@ from .critical_path import CriticalPath
 from .model import Trace
 from .records import COST_SOURCES, PIPES, AicpuThread, Core, Cost, Edge, Task
 from .schema import SCHEMA_VERSION
-from .summary import KernelTime, Summary
+from .summary import KernelPipes, KernelTime, Summary
 
 __all__ = [
     "COST_SOURCES",
@@ -31,6 +31,7 @@ __all__ = [
     "Cost",
     "CriticalPath",
     "Edge",
+    "KernelPipes",
     "KernelTime",
     "Summary",
     "Task",
