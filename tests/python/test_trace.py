@@ -722,6 +722,76 @@ def test_a_summary_without_costs_says_nothing_about_them() -> None:
     assert "priced" not in str(summary) and "pipe" not in str(summary)
 
 
+def title_of(element: ET.Element) -> str:
+    """The text of an SVG element's <title> (its tooltip)."""
+    title = element.find("title")
+    assert title is not None and title.text is not None
+    return title.text
+
+
+def test_html_opens_a_pipe_breakdown_for_a_task_priced_by_the_isa_model() -> None:
+    page = Trace.from_dict(priced_diamond()).to_html()
+    header = page.split('<div class="lanes">')[0]
+    assert "<td>kernels priced by</td><td>isa_model 2, table 1, host_time 1</td>" in header
+    svg = svg_of(page)
+    # The bars of task 1 are a link to its card; the table- and host-priced tasks are not.
+    links = {a.get("href"): a for a in svg.iter("a")}
+    assert set(links) == {"#task-1", "#task-2"}
+    (rect,) = links["#task-1"].iter("rect")
+    tip = title_of(rect)
+    assert "priced by isa_model · 1234 cycles" in tip
+    assert re.search(r"^  MTE2 +15 ns  50% █████$", tip, re.M)
+    assert re.search(r"^  VEC +24 ns  80% ████████$", tip, re.M)
+    assert "click for the pipe breakdown" in tip
+    tip0 = title_of(next(r for r in svg.iter("rect") if r.get("data-task") == "0"))
+    assert "priced by table" in tip0 and "cycles" not in tip0 and "click" not in tip0
+    # The card: hidden until the URL names it, one bar per pipe, width = % of the task.
+    card = re.search(r'<div class="card" id="task-1">(.*?)</div>', page, re.S)
+    assert card, "no pipe breakdown card for task 1"
+    body = card.group(1)
+    assert "task 1 · kernel_mul" in body and "isa_model · 1234 cycles" in body
+    bars = re.findall(
+        r"<tr><td>(\w+)</td><td><span class=\"bar\"><span style=\"width:([\d.]+)%", body
+    )
+    assert bars == [("SCALAR", "10.0"), ("MTE2", "50.0"), ("VEC", "80.0"), ("MTE3", "20.0")]
+    assert "24 ns · 80%" in body
+    assert 'id="task-0"' not in page and 'id="task-3"' not in page
+    assert ".card:target { display: block; }" in page and ".card { display: none;" in page
+    # The per-kernel table lists both priced kernels with every pipe as a column.
+    table = re.search(r'<table class="pipes" id="kernel-pipes">(.*?)</table>', page, re.S)
+    assert table
+    assert all(f"<th>{p}</th>" in table.group(1) for p in PIPES)
+    assert "<td>kernel_mul</td><td>1</td><td>1234</td>" in table.group(1)
+    assert "<td>func 2</td><td>1</td><td>567</td>" in table.group(1)
+
+
+def test_html_with_costs_is_still_self_contained(tmp_path: Path) -> None:
+    page = Trace.from_dict(priced_diamond()).to_html()
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
+    assert "http" not in page.lower()
+    for tag in ("<script", "<link", "<iframe", "<img", "@import", "@font-face"):
+        assert tag not in page.lower()
+
+
+def test_html_without_costs_has_no_breakdown() -> None:
+    page = Trace.from_dict(diamond()).to_html()
+    svg = svg_of(page)
+    assert not list(svg.iter("a"))
+    assert "priced" not in page and 'class="card"' not in page and "kernel-pipes" not in page
+    assert len([r for r in svg.iter("rect") if r.get("data-task") is not None]) == 6
+
+
+def test_html_gives_cards_to_the_first_max_cards_priced_tasks_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pto_runtime.trace import swimlane_html
+
+    monkeypatch.setattr(swimlane_html, "MAX_CARDS", 1)
+    page = Trace.from_dict(priced_diamond()).to_html()
+    assert 'id="task-1"' in page and 'id="task-2"' not in page
+    assert "1 priced task(s) past the first 1" in page
+
+
 def test_chrome_trace_carries_the_cost() -> None:
     doc = Trace.from_dict(priced_diamond()).to_chrome_trace()
     assert_valid_chrome_trace(doc)
