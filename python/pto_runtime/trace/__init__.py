@@ -18,16 +18,20 @@ from __future__ import annotations
 
 from .critical_path import CriticalPath
 from .model import Trace
-from .records import AicpuThread, Core, Edge, Task
+from .records import COST_SOURCES, PIPES, AicpuThread, Core, Cost, Edge, Task
 from .schema import SCHEMA_VERSION
-from .summary import KernelTime, Summary
+from .summary import KernelPipes, KernelTime, Summary
 
 __all__ = [
+    "COST_SOURCES",
+    "PIPES",
     "SCHEMA_VERSION",
     "AicpuThread",
     "Core",
+    "Cost",
     "CriticalPath",
     "Edge",
+    "KernelPipes",
     "KernelTime",
     "Summary",
     "Task",

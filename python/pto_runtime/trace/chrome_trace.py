@@ -90,6 +90,12 @@ def to_chrome_trace(trace: Any, max_flows: int = MAX_FLOWS) -> dict[str, Any]:
             args["dispatch_metric"] = t.dispatch_metric
         if t.pmu is not None:
             args.update({k: v for k, v in t.pmu.items() if v is not None})
+        if t.cost is not None:  # timing mode; prefixed, as PMU's "cycles" may be there too
+            args["cost_source"] = t.cost.source
+            if t.cost.cycles is not None:
+                args["cost_cycles"] = t.cost.cycles
+            if t.cost.pipes_us is not None:
+                args["pipes_us"] = dict(t.cost.pipes_us)
         for slot in t.cores:
             event = {
                 "ph": "X",

@@ -112,6 +112,8 @@ class Trace:
                 row["dispatch_policy"] = t.dispatch_policy
             if t.dispatch_metric is not None:
                 row["dispatch_metric"] = t.dispatch_metric
+            if t.cost is not None:
+                row["cost"] = t.cost.to_dict()
             tasks.append(row)
         return {
             "version": self.version,

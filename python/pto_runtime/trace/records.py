@@ -17,8 +17,11 @@ __all__ = [
     "RUNTIMES",
     "SHAPES",
     "STATUSES",
+    "COST_SOURCES",
+    "PIPES",
     "AicpuThread",
     "Core",
+    "Cost",
     "Edge",
     "Task",
 ]
@@ -33,6 +36,11 @@ EDGE_SOURCES = ("tensormap", "batch")
 ROLES = ("scheduler", "orchestrator")
 EVENT_KINDS = ("dispatch", "complete", "submit")
 RUNTIMES = ("tensormap_and_ringbuffer", "host_build_graph")
+# Timing mode: what priced a task's kernel. "isa_model": PTO-ISA's cost model (cycles and
+# per-pipe busy time known); "table": PTO_SIM_KERNEL_COSTS; "host_time": its scaled host time.
+COST_SOURCES = ("isa_model", "table", "host_time")
+# The AICore pipes of PTO-ISA's cost model, in the order they are shown.
+PIPES = ("SCALAR", "MTE2", "MTE1", "CUBE", "FIXP", "VEC", "MTE3")
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,31 @@ class Core:
     def label(self) -> str:
         """Lane name, e.g. ``"AIV 5 (cluster 2)"``."""
         return f"{self.type} {self.slot} (cluster {self.cluster})"
+
+
+@dataclass(frozen=True)
+class Cost:
+    """How timing mode priced a task's kernel (``Task.cost``; absent outside timing mode).
+
+    ``source`` is one of ``COST_SOURCES``. Only ``"isa_model"`` carries ``cycles`` (the cost
+    model's count for the kernel call) and ``pipes_us``: per pipe, its busy time in µs of
+    virtual time, a sum of busy intervals. Pipes overlap, so the values need not add up to the
+    task's duration; each is at most that duration. Known pipes come first, in ``PIPES``
+    order, then any others in the order the trace gave them.
+    """
+
+    source: str
+    cycles: int | None = None
+    pipes_us: dict[str, float] | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """The schema's JSON form of the member ``cost``."""
+        row: dict[str, object] = {"source": self.source}
+        if self.cycles is not None:
+            row["cycles"] = self.cycles
+        if self.pipes_us is not None:
+            row["pipes_us"] = dict(self.pipes_us)
+        return row
 
 
 @dataclass(frozen=True)
@@ -69,6 +102,8 @@ class Task:
     # "round_robin", "work_stealing"; "locality" when the run had none) and the metric then
     dispatch_policy: str | None = None
     dispatch_metric: int | None = None
+    # timing mode: how the kernel was priced (None outside timing mode and in older traces)
+    cost: Cost | None = None
 
     @property
     def ran(self) -> bool:

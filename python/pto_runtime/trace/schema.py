@@ -18,15 +18,18 @@ from ..errors import ErrorCode, error_from_code
 from .chrome_trace import chrome_info, describe_chrome_trace, is_chrome_trace
 from .records import (
     CORE_TYPES,
+    COST_SOURCES,
     EDGE_KINDS,
     EDGE_SOURCES,
     EVENT_KINDS,
+    PIPES,
     ROLES,
     RUNTIMES,
     SHAPES,
     STATUSES,
     AicpuThread,
     Core,
+    Cost,
     Edge,
     Task,
 )
@@ -120,6 +123,29 @@ def _cores(raw: Mapping[str, Any]) -> tuple[Core, ...]:
     return tuple(cores)
 
 
+def _cost(value: Any, where: str) -> Cost:
+    """The member ``cost`` (timing mode): its source, and for the ISA cost model its cycles and
+    per-pipe busy µs."""
+    entry = _mapping(value, where[:-1])
+    source = _choice(entry, "source", where, COST_SOURCES)
+    if source != "isa_model":
+        for key in ("cycles", "pipes_us"):
+            if key in entry:
+                _fail(f"{where}{key}", f"only an isa_model cost has {key}, this one is {source!r}")
+        return Cost(source)
+    cycles = _int(entry, "cycles", where, minimum=0)
+    if "pipes_us" not in entry:
+        _fail(f"{where}pipes_us", "missing (an isa_model cost has each pipe's busy µs)")
+    raw = _mapping(entry["pipes_us"], f"{where}pipes_us")
+    for pipe, us in raw.items():
+        if not isinstance(pipe, str) or not pipe:
+            _fail(f"{where}pipes_us", f"expected pipe names, got key {pipe!r}")
+        if not (_is_int(us) or isinstance(us, float)) or not math.isfinite(us) or us < 0:
+            _fail(f"{where}pipes_us.{pipe}", f"expected busy µs (a number >= 0), got {us!r}")
+    order = [p for p in PIPES if p in raw] + [p for p in raw if p not in PIPES]
+    return Cost(source, cycles, {p: raw[p] for p in order})
+
+
 def _task(entry: Mapping[str, Any], where: str, core_type: dict[int, str], threads: int) -> Task:
     task_id = _int(entry, "id", where, minimum=0)
     func = _int(entry, "func", where)
@@ -171,8 +197,21 @@ def _task(entry: Mapping[str, Any], where: str, core_type: dict[int, str], threa
     metric = entry.get("dispatch_metric")
     if metric is not None and (not _is_int(metric) or metric < 0):
         _fail(f"{where}dispatch_metric", f"expected a count (>= 0), got {metric!r}")
+    cost = _cost(entry["cost"], f"{where}cost.") if entry.get("cost") is not None else None
     return Task(
-        task_id, func, shape, tuple(cores), start, end, status, submit, thread, pmu, policy, metric
+        task_id,
+        func,
+        shape,
+        tuple(cores),
+        start,
+        end,
+        status,
+        submit,
+        thread,
+        pmu,
+        policy,
+        metric,
+        cost,
     )
 
 

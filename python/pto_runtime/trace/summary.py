@@ -4,6 +4,10 @@ Busy fraction of a core type = time its cores spent running tasks / (its core co
 makespan), counting every core the run could use: idle cores are the point. A MIX task
 occupies each of its three cores for its whole duration. Overlapping intervals on one core
 (which a correct runtime never records) are merged rather than double-counted.
+
+A timing-mode trace says how each kernel was priced (``Task.cost``): the summary counts tasks
+by cost source and, per kernel, sums the ISA cost model's cycles and per-pipe busy time over
+its isa_model-priced tasks. Both are empty for a trace without costs.
 """
 
 from __future__ import annotations
@@ -14,9 +18,9 @@ from typing import Any
 
 from .critical_path import CriticalPath
 from .display import format_ns
-from .records import CORE_TYPES, SHAPES, STATUSES, Core, Task
+from .records import CORE_TYPES, COST_SOURCES, PIPES, SHAPES, STATUSES, Core, Task
 
-__all__ = ["KernelTime", "Summary", "core_busy_ns", "summarize"]
+__all__ = ["KernelPipes", "KernelTime", "Summary", "core_busy_ns", "pipe_names", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,30 @@ class KernelTime:
     name: str
     tasks: int
     total: float
+
+
+@dataclass(frozen=True)
+class KernelPipes:
+    """One kernel's ISA cost model totals over its isa_model-priced tasks: ``tasks`` of them,
+    ``total`` their summed duration (ns), ``cycles`` summed, and per pipe the busy µs summed
+    (``pipes_us``, in ``pipe_names`` order).
+    """
+
+    func: int
+    name: str
+    tasks: int
+    total: float
+    cycles: int
+    pipes_us: dict[str, float]
+
+
+def pipe_names(tasks: Sequence[Task]) -> list[str]:
+    """The pipes any task's isa_model cost names: ``PIPES`` first, in order, then the others."""
+    seen: dict[str, None] = {}
+    for t in tasks:
+        if t.cost is not None and t.cost.pipes_us is not None:
+            seen.update(dict.fromkeys(t.cost.pipes_us))
+    return [p for p in PIPES if p in seen] + [p for p in seen if p not in PIPES]
 
 
 @dataclass(frozen=True)
@@ -47,6 +75,11 @@ class Summary:
     critical_path: CriticalPath
     top_kernels: tuple[KernelTime, ...] = field(default_factory=tuple)
     notes: tuple[str, ...] = ()  # what the trace leaves out (Trace.notes)
+    # timing mode: tasks per cost source (every COST_SOURCES key, plus "none" when some tasks
+    # have no cost); empty when no task has a cost
+    cost_sources: dict[str, int] = field(default_factory=dict)
+    # per kernel with isa_model-priced tasks, by total cycles, most first
+    kernel_pipes: tuple[KernelPipes, ...] = ()
 
     @property
     def task_count(self) -> int:
@@ -76,7 +109,23 @@ class Summary:
                 for k in self.top_kernels
             ],
             "notes": list(self.notes),
+            "cost_sources": dict(self.cost_sources),
+            "kernel_pipes": [
+                {
+                    "func": k.func,
+                    "name": k.name,
+                    "tasks": k.tasks,
+                    "total_ns": k.total,
+                    "cycles": k.cycles,
+                    "pipes_us": dict(k.pipes_us),
+                }
+                for k in self.kernel_pipes
+            ],
         }
+
+    def cost_sources_text(self) -> str:
+        """``"isa_model 500, table 0, host_time 500"``: tasks per cost source ("" if none)."""
+        return ", ".join(f"{k} {v}" for k, v in self.cost_sources.items())
 
     def __str__(self) -> str:
         def counts(table: dict[str, int]) -> str:
@@ -109,6 +158,8 @@ class Summary:
             )
         )
         rows.append(("", cp.chain_text()))
+        if self.cost_sources:
+            rows.append(("kernels priced by", self.cost_sources_text()))
         width = max(len(r[0]) for r in rows) + 2
         lines = [
             f"{self.platform} · {self.runtime} · block_dim {self.block_dim} · "
@@ -122,8 +173,23 @@ class Summary:
                 lines.append(
                     f"    {k.name:<{name_width}}{format_ns(k.total):>10}  {k.tasks:>6} task(s)"
                 )
+        lines += self._kernel_pipes_lines()
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
+
+    def _kernel_pipes_lines(self) -> list[str]:
+        if not self.kernel_pipes:
+            return []
+        pipes = list(self.kernel_pipes[0].pipes_us)
+        name_width = max(len("kernel"), *(len(k.name) for k in self.kernel_pipes)) + 2
+        head = f"    {'kernel':<{name_width}}{'tasks':>6}{'cycles':>12}"
+        head += "".join(f"{p:>9}" for p in pipes)
+        lines = ["  pipe busy by kernel (isa_model tasks; µs of virtual time, summed)", head]
+        for k in self.kernel_pipes:
+            row = f"    {k.name:<{name_width}}{k.tasks:>6}{k.cycles:>12}"
+            row += "".join(f"{k.pipes_us[p]:>9.1f}" for p in pipes)
+            lines.append(row)
+        return lines
 
 
 def core_busy_ns(cores: Sequence[Core], tasks: Sequence[Task]) -> dict[int, float]:
@@ -176,6 +242,7 @@ def summarize(trace: Any, critical: CriticalPath, kernel_name: Any, top: int = 5
         (KernelTime(f, kernel_name(f), len(d), sum(d)) for f, d in per_func.items()),
         key=lambda k: (-k.total, k.func),
     )
+    cost_sources, kernel_pipes = _costs(tasks, kernel_name)
     return Summary(
         platform=trace.platform,
         runtime=trace.runtime,
@@ -191,4 +258,35 @@ def summarize(trace: Any, critical: CriticalPath, kernel_name: Any, top: int = 5
         critical_path=critical,
         top_kernels=tuple(kernels[:top]),
         notes=trace.notes,
+        cost_sources=cost_sources,
+        kernel_pipes=kernel_pipes,
     )
+
+
+def _costs(
+    tasks: Sequence[Task], kernel_name: Any
+) -> tuple[dict[str, int], tuple[KernelPipes, ...]]:
+    """(tasks per cost source, per-kernel isa_model totals); both empty if no task has a cost."""
+    if all(t.cost is None for t in tasks):
+        return {}, ()
+    sources = dict.fromkeys(COST_SOURCES, 0)
+    for t in tasks:
+        key = t.cost.source if t.cost is not None else "none"
+        sources[key] = sources.get(key, 0) + 1
+    pipes = pipe_names(tasks)
+    per_func: dict[int, tuple[list[tuple[float, int]], dict[str, float]]] = {}
+    for t in tasks:
+        if t.cost is None or t.cost.pipes_us is None:
+            continue
+        runs, busy = per_func.setdefault(t.func, ([], dict.fromkeys(pipes, 0.0)))
+        runs.append((t.duration, t.cost.cycles or 0))
+        for p, us in t.cost.pipes_us.items():
+            busy[p] += us
+    kernels = sorted(
+        (
+            KernelPipes(f, kernel_name(f), len(r), sum(d for d, _ in r), sum(c for _, c in r), b)
+            for f, (r, b) in per_func.items()
+        ),
+        key=lambda k: (-k.cycles, k.func),
+    )
+    return sources, tuple(kernels)

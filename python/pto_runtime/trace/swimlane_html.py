@@ -6,6 +6,12 @@ so it carries everything inline: CSS in a <style>, the picture as inline SVG, de
 dispatch, complete, submit), then one per core; tasks coloured by kernel; dependency arrows
 only for graphs small enough to read (``MAX_ARROWS``), every task's predecessors are in its
 tooltip either way.
+
+A timing-mode trace prices each kernel (``Task.cost``). Then the header says how many tasks
+each source priced, a table gives each kernel's pipe busy time, and a task priced by PTO-ISA's
+cost model has its pipe breakdown twice: as text bars in its tooltip, and as a bar chart
+that clicking the task opens. That needs no script: the bar is a link to the task's card,
+and CSS shows only the card the URL's fragment names (``:target``).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from .display import (
     orchestrator_thread,
 )
 
-__all__ = ["DEFAULT_WIDTH", "MAX_ARROWS", "to_html"]
+__all__ = ["DEFAULT_WIDTH", "MAX_ARROWS", "MAX_CARDS", "to_html"]
 
 DEFAULT_WIDTH = 1400  # px, the whole SVG; the page scrolls sideways when it is wider
 MAX_ARROWS = 300
@@ -36,6 +42,18 @@ TICK_COLOUR = {"dispatch": "#1f77b4", "complete": "#2ca02c", "submit": "#9467bd"
 ARROW_DASH = {"raw": "", "waw": "", "war": "5 3", "explicit": "1.5 2.5"}
 ARROW_WIDTH = {"raw": 1.0, "waw": 2.2, "war": 1.0, "explicit": 1.2}
 TOOLTIP_LIST = 20  # predecessors/successors named in a tooltip before "and N more"
+MAX_CARDS = 2000  # tasks given a pipe breakdown card (about 1 KB each); the rest: tooltip only
+TEXT_BAR = 10  # characters of a tooltip's text bar at 100%
+PIPE_COLOUR = {
+    "SCALAR": "#9c755f",
+    "MTE2": "#4e79a7",
+    "MTE1": "#76b7b2",
+    "CUBE": "#f28e2b",
+    "FIXP": "#b07aa1",
+    "VEC": "#59a14f",
+    "MTE3": "#edc948",
+}
+OTHER_PIPE_COLOUR = "#79706e"
 
 _CSS = """
 body { font: 13px system-ui, sans-serif; margin: 16px; color: #222; }
@@ -55,6 +73,18 @@ svg .task:hover { stroke: #000; stroke-width: 1.5; }
 svg .crit { stroke: #d62728; stroke-width: 1.5; }
 svg .failed { stroke: #000; stroke-width: 1.5; stroke-dasharray: 3 2; }
 svg .deps { fill: none; pointer-events: none; }
+h2 { font-size: 15px; margin: 16px 0 6px; }
+table.pipes { border-collapse: collapse; }
+table.pipes td, table.pipes th { padding: 1px 8px 1px 0; text-align: right; white-space: nowrap; }
+table.pipes td:first-child, table.pipes th:first-child { text-align: left; }
+.bar { display: inline-block; width: 80px; height: 10px; background: #eee;
+       vertical-align: -1px; margin-right: 4px; }
+.bar span { display: block; height: 100%; }
+.card { display: none; position: fixed; right: 16px; bottom: 16px; max-width: 460px;
+        background: #fff; border: 1px solid #999; box-shadow: 0 2px 8px rgba(0,0,0,.25);
+        padding: 8px 10px; }
+.card:target { display: block; }
+.card .close { float: right; margin-left: 12px; }
 """
 
 
@@ -77,7 +107,40 @@ def _names(ids: list[tuple[int, str]]) -> str:
     return shown or "none"
 
 
-def _tooltip(trace: Any, t: Any, slot: int, critical: set[int]) -> str:
+def _percent(us: float, duration_ns: float) -> float | None:
+    """``us`` (µs) as a percentage of ``duration_ns``; None for an empty task."""
+    return 1e5 * us / duration_ns if duration_ns > 0 else None
+
+
+def _text_bar(percent: float | None) -> str:
+    """A bar of block characters, ``TEXT_BAR`` wide at 100% (eighths of a character)."""
+    if percent is None:
+        return ""
+    eighths = round(min(max(percent, 0.0), 100.0) / 100 * TEXT_BAR * 8)
+    return "█" * (eighths // 8) + ("", "▏", "▎", "▍", "▌", "▋", "▊", "▉")[eighths % 8]
+
+
+def _cost_lines(t: Any) -> list[str]:
+    """The tooltip lines for ``t.cost``: the source, and an isa_model cost's pipe text bars."""
+    cost = t.cost
+    if cost is None:
+        return []
+    if cost.pipes_us is None:
+        return [f"priced by {cost.source}"]
+    lines = [
+        f"priced by {cost.source} · {cost.cycles} cycles",
+        f"pipe busy, % of the {format_ns(t.duration)} task:",
+    ]
+    width = max(len(p) for p in cost.pipes_us) if cost.pipes_us else 0
+    for pipe, us in cost.pipes_us.items():
+        pct = _percent(us, t.duration)
+        shown = f"{pct:3.0f}%" if pct is not None else "   -"
+        line = f"  {pipe:<{width}} {format_ns(1e3 * us):>9} {shown} {_text_bar(pct)}"
+        lines.append(line.rstrip())
+    return lines
+
+
+def _tooltip(trace: Any, t: Any, slot: int, critical: set[int], card: bool = False) -> str:
     lines = [
         f"task {t.id} · {trace.kernel_name(t.func)} (func {t.func})",
         f"{t.shape} on {trace.core(slot).label} · {t.status}"
@@ -90,6 +153,9 @@ def _tooltip(trace: Any, t: Any, slot: int, critical: set[int]) -> str:
     lines.append("successors: " + _names([(e.dst, e.kind) for e in trace.successors(t.id)]))
     if t.id in critical:
         lines.append("on the critical path")
+    lines += _cost_lines(t)
+    if card:
+        lines.append("click for the pipe breakdown")
     return "\n".join(lines)
 
 
@@ -118,6 +184,8 @@ def _summary_table(summary: Any) -> str:
         )
     )
     rows.append(("chain", cp.chain_text(max_shown=24)))
+    if summary.cost_sources:
+        rows.append(("kernels priced by", summary.cost_sources_text()))
     body = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in rows)
     return f'<table class="summary">{body}</table>'
 
@@ -208,7 +276,9 @@ def _svg_axis(at: _Layout) -> list[str]:
     return [*labels, "</g>", *grid, "</g>"]
 
 
-def _svg_tasks(trace: Any, at: _Layout, colours: dict[int, str], critical: set[int]) -> list[str]:
+def _svg_tasks(
+    trace: Any, at: _Layout, colours: dict[int, str], critical: set[int], cards: set[int]
+) -> list[str]:
     out = ['<g class="tasks">']
     for t in trace.tasks:
         if not t.ran:
@@ -217,15 +287,77 @@ def _svg_tasks(trace: Any, at: _Layout, colours: dict[int, str], critical: set[i
         w = max(at.x(t.end) - x0, 1.0)  # an empty kernel still gets a visible sliver
         classes = "task" + (" crit" if t.id in critical else "")
         classes += " failed" if t.status == "failed" else ""
+        card = t.id in cards
+        if card:  # clicking the bar opens the task's pipe breakdown card
+            out.append(f'<a href="#task-{t.id}">')
         for slot in t.cores:  # a MIX task: one bar on each of its three cores
             out.append(
                 f'<rect class="{classes}" data-task="{t.id}" x="{x0:.2f}" '
                 f'y="{at.top(at.core_row[slot]) + (LANE_H - BAR_H) / 2}" width="{w:.2f}" '
                 f'height="{BAR_H}" fill="{colours[t.func]}">'
-                f"<title>{escape(_tooltip(trace, t, slot, critical))}</title></rect>"
+                f"<title>{escape(_tooltip(trace, t, slot, critical, card))}</title></rect>"
             )
+        if card:
+            out.append("</a>")
     out.append("</g>")
     return out
+
+
+def _bar(pipe: str, percent: float | None) -> str:
+    width = min(max(percent or 0.0, 0.0), 100.0)
+    colour = PIPE_COLOUR.get(pipe, OTHER_PIPE_COLOUR)
+    return f'<span class="bar"><span style="width:{width:.1f}%;background:{colour}"></span></span>'
+
+
+def _pipe_cell(pipe: str, us: float, duration_ns: float) -> str:
+    pct = _percent(us, duration_ns)
+    shown = f"{pct:.0f}%" if pct is not None else "-"
+    return f"<td>{_bar(pipe, pct)}{escape(format_ns(1e3 * us))} · {shown}</td>"
+
+
+def _kernel_pipes(summary: Any) -> str:
+    """Per kernel, its isa_model tasks' pipe busy time summed, as % of their summed duration."""
+    if not summary.kernel_pipes:
+        return ""
+    pipes = list(summary.kernel_pipes[0].pipes_us)
+    head = "".join(f"<th>{escape(p)}</th>" for p in pipes)
+    rows = []
+    for k in summary.kernel_pipes:
+        cells = "".join(_pipe_cell(p, k.pipes_us[p], k.total) for p in pipes)
+        rows.append(
+            f"<tr><td>{escape(k.name)}</td><td>{k.tasks}</td><td>{k.cycles}</td>"
+            f"<td>{escape(format_ns(k.total))}</td>{cells}</tr>"
+        )
+    return (
+        '<h2 id="pipes">Pipe busy by kernel (PTO-ISA cost model)</h2>'
+        "<p class=\"note\">Each pipe's busy time summed over the kernel's isa_model-priced "
+        "tasks, and as a share of their summed duration. Pipes overlap, so the shares need "
+        "not add up to 100%. Click a task for its own breakdown.</p>"
+        '<table class="pipes" id="kernel-pipes"><tr><th>kernel</th><th>tasks</th>'
+        f"<th>cycles</th><th>time</th>{head}</tr>{''.join(rows)}</table>"
+    )
+
+
+def _cards(trace: Any, cards: set[int]) -> str:
+    """One hidden card per task in ``cards``; CSS shows the one the URL's fragment names."""
+    out = []
+    for t in trace.tasks:
+        if t.id not in cards:
+            continue
+        cost = t.cost
+        rows = "".join(
+            f"<tr><td>{escape(p)}</td>{_pipe_cell(p, us, t.duration)}</tr>"
+            for p, us in cost.pipes_us.items()
+        )
+        out.append(
+            f'<div class="card" id="task-{t.id}"><a class="close" href="#_">close</a>'
+            f"<b>task {t.id} · {escape(trace.kernel_name(t.func))}</b><br>"
+            f"priced by {escape(cost.source)} · {cost.cycles} cycles · "
+            f"duration {escape(format_ns(t.duration))}"
+            f'<table class="pipes"><tr><th>pipe</th><th>busy · % of the task</th></tr>'
+            f"{rows}</table></div>"
+        )
+    return "".join(out)
 
 
 def _svg_aicpu(trace: Any, at: _Layout) -> list[str]:
@@ -286,6 +418,8 @@ def to_html(trace: Any, width: int = DEFAULT_WIDTH) -> str:
     at = _Layout(trace, width)
     drawable = [e for e in trace.edges if trace.task(e.src).ran and trace.task(e.dst).ran]
     arrows = len(drawable) <= MAX_ARROWS
+    priced = [t.id for t in trace.tasks if t.ran and t.cost is not None and t.cost.pipes_us]
+    cards = set(priced[:MAX_CARDS])
 
     svg = [
         f'<svg width="{width}" height="{at.height}" role="img" '
@@ -300,13 +434,23 @@ def to_html(trace: Any, width: int = DEFAULT_WIDTH) -> str:
         "</defs>",
         *_svg_lanes(at),
         *_svg_axis(at),
-        *_svg_tasks(trace, at, colours, set(chain)),
+        *_svg_tasks(trace, at, colours, set(chain), cards),
         *_svg_aicpu(trace, at),
         *(_svg_arrows(trace, at, drawable, set(zip(chain, chain[1:]))) if arrows else []),
         "</svg>",
     ]
 
     notes = ["Hover a task for its id, kernel, times and dependencies."]
+    if cards:
+        notes.append(
+            "Tasks priced by the PTO-ISA cost model also show their pipes' busy time; "
+            "click one for its pipe breakdown."
+        )
+    if len(priced) > len(cards):
+        notes.append(
+            f"{len(priced) - len(cards)} priced task(s) past the first {MAX_CARDS} have "
+            "their pipe breakdown in the tooltip only."
+        )
     if not arrows:
         notes.append(
             f"Dependency arrows are hidden: {len(drawable)} edges is more than {MAX_ARROWS}; "
@@ -336,6 +480,8 @@ def to_html(trace: Any, width: int = DEFAULT_WIDTH) -> str:
             _legend(trace, colours, arrows and bool(drawable)),
             f'<div class="lanes">{"".join(svg)}</div>',
             f'<p class="note">{escape(" ".join(notes))}</p>',
+            _kernel_pipes(summary),
+            _cards(trace, cards),
             "</body>",
             "</html>",
             "",
