@@ -19,8 +19,10 @@ extern "C" {
  * pto_run_stats ends with pipeline_deferred, pipeline_max_in_flight, window_overflow.
  * 5: pto_call_config has batch_deps, then dispatch_metric .. active_cores_below, after
  * pipeline_scope; pto_run_stats ends with batch_flushes, batch_local_hits, batch_unfiled, then
- * dispatch_tasks[3], dispatch_switches. */
-#define PTO_C_API_VERSION 5
+ * dispatch_tasks[3], dispatch_switches.
+ * 6: pto_kernel_desc ends with cost_model_path, cost_model_note; pto_run_stats ends with
+ * priced[4] .. price_note. */
+#define PTO_C_API_VERSION 6
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -29,6 +31,11 @@ typedef struct pto_kernel_desc {
   uint32_t func_id;
   uint32_t core_type;      /* pto_core_type */
   const char *binary_path; /* shared object built by KernelCompiler */
+  /* sim_timing: the kernel's PTO-ISA cost-model twin (KernelCompiler::compile_incore_cost_model),
+   * which prices each invocation; null: none. cost_model_note: why a twin was asked for and
+   * could not be built (the run says it and prices the kernel otherwise); null: none. */
+  const char *cost_model_path;
+  const char *cost_model_note;
 } pto_kernel_desc;
 
 typedef struct pto_callable_desc {
@@ -84,6 +91,8 @@ typedef struct pto_call_config {
 } pto_call_config;
 
 #define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */
+#define PTO_STATS_MAX_KERNELS 64
+
 
 typedef struct pto_run_stats {
   uint64_t tasks_run;
@@ -124,6 +133,14 @@ typedef struct pto_run_stats {
    * often a scheduler's decision flipped between below and above the threshold. */
   uint64_t dispatch_tasks[3];
   uint64_t dispatch_switches;
+  /* sim_timing (zeros otherwise): kernel invocations by what priced them, indexed by
+   * pto_price_source; what priced each kernel of the callable (at most PTO_STATS_MAX_KERNELS,
+   * by func_id order); kernels a cost model was given for and not used, and why. */
+  uint64_t priced[PTO_PRICE_SOURCE_COUNT];
+  uint32_t num_kernel_prices;
+  uint32_t kernel_price_func[PTO_STATS_MAX_KERNELS];
+  uint32_t kernel_price_source[PTO_STATS_MAX_KERNELS]; /* pto_price_source */
+  char price_note[512];
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -52,12 +52,19 @@ class ChipCallable {
   // KernelId as func_id, with the core type its KERNEL_LIST gives; returns how many. Throws as
   // read_kernel_table and add_kernel do.
   uint32_t add_kernels(const std::string &program_path);
+  // Sim timing mode: kernel func_id's cost-model twin (KernelCompiler::compile_incore_cost_model),
+  // which prices each of its invocations with PTO-ISA's cost model (docs/sim_execution.md); or,
+  // with an empty path, why there is none (`unavailable`, which the run reports). Throws
+  // INVALID_ARGUMENT if func_id is not defined or both strings are empty.
+  void set_cost_model(uint32_t func_id, std::string twin_path, std::string unavailable = "");
 
   const std::string &orchestration() const { return orchestration_; }
   struct Kernel {
     uint32_t func_id;
     pto_core_type core_type;
     std::string binary_path;
+    std::string cost_model_path;  // set_cost_model
+    std::string cost_model_note;
   };
   const std::vector<Kernel> &kernels() const { return kernels_; }
 
@@ -127,6 +134,14 @@ struct RunStats {
   // sim_timing: the device makespan in virtual time, as the timing model predicts it (the
   // trace's timestamps and the busy times above are virtual then too); 0 otherwise.
   double predicted_makespan_us = 0;
+  // sim_timing: kernel invocations by what priced them (docs/sim_execution.md): PTO-ISA's cost
+  // model (a twin, set_cost_model), PTO_SIM_KERNEL_COSTS, or the measured host time.
+  uint64_t priced_isa_model = 0, priced_table = 0, priced_host_time = 0;
+  // sim_timing: what prices each kernel of the callable, by func_id: "isa_model", "table" or
+  // "host_time"; empty otherwise.
+  std::vector<std::pair<uint32_t, std::string>> kernel_pricing;
+  // sim_timing: kernels a cost model was asked for and not used, and why ("" if none).
+  std::string price_note;
   // enable_pmu: which counters could not be counted and why ("" if none; per-task counters
   // are in the trace, ChipWorker::last_trace_json).
   std::string pmu_note;

@@ -40,6 +40,15 @@ typedef enum pto_dtype {
 
 /* How a task uses a tensor argument. host_build_graph uses it for copy-in/copy-out of run
  * arguments; the tensormap runtime also infers dependencies from it. */
+/* sim_timing: what set a kernel invocation's virtual duration (docs/sim_execution.md). */
+typedef enum pto_price_source {
+  PTO_PRICE_NONE = 0,      /* not a timed run */
+  PTO_PRICE_HOST_TIME = 1, /* its measured host time x sim_kernel_time_pct / 100 */
+  PTO_PRICE_TABLE = 2,     /* PTO_SIM_KERNEL_COSTS */
+  PTO_PRICE_ISA_MODEL = 3, /* PTO-ISA's cost model, through the kernel's cost-model twin */
+  PTO_PRICE_SOURCE_COUNT = 4
+} pto_price_source;
+
 typedef enum pto_direction { PTO_DIR_INPUT = 0, PTO_DIR_OUTPUT = 1, PTO_DIR_INOUT = 2 } pto_direction;
 
 /* A task or run argument: a tensor (device address) or a 64-bit scalar. */

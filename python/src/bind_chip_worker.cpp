@@ -65,6 +65,16 @@ void bind_callable(nb::module_ &m) {
           "func_id"_a, "core_type"_a, "binary_path"_a,
           "Adds a compiled kernel; raises InvalidArgumentError if func_id is already defined.")
       .def(
+          "set_cost_model",
+          [](ChipCallable &c, uint32_t func_id, std::optional<fs::path> path, std::optional<std::string> unavailable) {
+            c.set_cost_model(func_id, path ? path->string() : "", unavailable.value_or(""));
+          },
+          "func_id"_a, "path"_a.none(), "unavailable"_a.none() = nb::none(),
+          "Sim timing mode: kernel func_id's cost-model twin (KernelCompiler.compile_incore_cost_model), "
+          "which prices each of its invocations with PTO-ISA's cost model; or, with path None, why "
+          "there is none (the run reports it in RunStats.price_note and prices the kernel by its "
+          "host time). Raises InvalidArgumentError for an undefined func_id or when both are None.")
+      .def(
           "add_kernels",
           [](ChipCallable &c, const fs::path &path) { return c.add_kernels(path.string()); },
           "program_path"_a,

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
@@ -233,6 +234,17 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("predicted_makespan_us", &RunStats::predicted_makespan_us,
               "sim_timing: the device makespan in virtual time, as the timing model predicts it, in us "
               "(0 otherwise)")
+      .def_ro("priced_isa_model", &RunStats::priced_isa_model,
+              "sim_timing: kernel invocations priced by PTO-ISA's cost model (0 otherwise)")
+      .def_ro("priced_table", &RunStats::priced_table,
+              "sim_timing: kernel invocations priced by PTO_SIM_KERNEL_COSTS (0 otherwise)")
+      .def_ro("priced_host_time", &RunStats::priced_host_time,
+              "sim_timing: kernel invocations priced by their measured host time (0 otherwise)")
+      .def_ro("kernel_pricing", &RunStats::kernel_pricing,
+              "sim_timing: (func_id, 'isa_model' | 'table' | 'host_time') for each kernel of the "
+              "callable, by func_id ([] otherwise)")
+      .def_ro("price_note", &RunStats::price_note,
+              "sim_timing: kernels a cost model was given for and not used, and why ('' if none)")
       .def_ro("dump_dir", &RunStats::dump_dir,
               "enable_dump_tensor: the directory of this run's .npy files and index.json ('' when off)")
       .def_ro("window_overflow", &RunStats::window_overflow,

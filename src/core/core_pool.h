@@ -143,6 +143,7 @@ class CorePool {
           if (seen < end) seen = platform_ticks();  // never before the kernel's end
           timing = CoreTiming{c.dispatch[e], start, end, seen, static_cast<int32_t>(c.slot)};
           timing.dispatch_tag = c.tag[e];
+          timing.price = r.price;
           if (pmu_on()) {
             timing.pmu =
                 PmuTrace{r.pmu_cycles, r.pmu_instructions, r.pmu_cache_misses, r.pmu_valid, r.pmu_error};
@@ -447,10 +448,28 @@ class CorePool {
     m.pmu.cache_misses += timing->pmu.cache_misses;
     m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing->pmu.valid) : timing->pmu.valid;
     m.pmu.error = m.pmu.error ? m.pmu.error : timing->pmu.error;
+    merge_price(&m.price, timing->price);
     CoreTiming whole{
         m.dispatch, m.start, m.end, timing->complete, static_cast<int32_t>(cores_[cl.core[0]].slot), m.pmu};
     whole.dispatch_tag = m.dispatch_tag;
+    whole.price = m.price;
     *timing = whole;
+  }
+
+  // A MIX task's parts run at once on their cores: the longest part's cycles, every part's pipes
+  // (a pipe name means one pipe per core), the least informed source.
+  static void merge_price(KernelPrice *m, const KernelPrice &part) {
+    if (m->source == PTO_PRICE_NONE) {
+      *m = part;
+      return;
+    }
+    m->source = part.source < m->source ? part.source : m->source;
+    m->stuck += part.stuck;
+    m->cycles = part.cycles > m->cycles ? part.cycles : m->cycles;
+    for (uint32_t p = 0; p < kPricePipes; ++p) {
+      const uint64_t sum = uint64_t{m->pipe_ns[p]} + part.pipe_ns[p];
+      m->pipe_ns[p] = sum > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(sum);
+    }
   }
 
   bool at_cap() const { return busy_ != 0 && task_ticks_ < short_ticks_; }

@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "pto/types.h"
+#include "pto_platform/clock.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -46,6 +47,7 @@ struct CoreReport {
   uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
   uint32_t pmu_valid = 0;  // kPmu* bits
   int32_t pmu_error = 0;   // errno of a refused counter
+  KernelPrice price;       // sim timing mode: what priced the kernel (source PTO_PRICE_NONE otherwise)
 };
 
 struct alignas(kCacheLine) Handshake {
@@ -69,7 +71,7 @@ struct alignas(kCacheLine) Handshake {
   // (handshake_current), so it stays off the line the core polls. ---
   alignas(kCacheLine) std::atomic<int64_t> task_id[kDepth] = {};  // the task of payload[s % kDepth]
 };
-static_assert(sizeof(Handshake) == 6 * kCacheLine, "scheduler- and core-written parts on own lines");
+static_assert(sizeof(Handshake) == 9 * kCacheLine, "scheduler- and core-written parts on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written part starts a line");
 
 // Where slot `slot` of the handshake block sits (see the top of this file).

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "pto_platform/clock.h"
+
 namespace pto {
 
 enum TraceStatus : uint8_t { kTraceNone = 0, kTraceDone = 1, kTraceFailed = 2, kTraceSkipped = 3 };
@@ -60,6 +62,7 @@ struct CoreTiming {
   uint64_t dispatch = 0, start = 0, end = 0, complete = 0;  // ticks
   int32_t core = -1;
   PmuTrace pmu{};             // enable_pmu only
+  KernelPrice price{};        // sim timing mode, profiling only: what priced the kernel
   uint32_t dispatch_tag = 0;  // dispatch_threshold's decision (graph::DispatchTag), profiling only
 };
 

@@ -110,6 +110,8 @@ void encode_run(ChipMailbox &mb, const ChipCallable &callable, const ChipStorage
     w.u32(k.func_id);
     w.u32(static_cast<uint32_t>(k.core_type));
     w.str(k.binary_path);
+    w.str(k.cost_model_path);
+    w.str(k.cost_model_note);
   }
   w.bytes(&config, sizeof config);
   w.u32(static_cast<uint32_t>(args.descs().size()));
@@ -127,6 +129,8 @@ void decode_run(const ChipMailbox &mb, ChipCallable *callable, ChipStorageTaskAr
     const uint32_t id = r.u32();
     const auto core = static_cast<pto_core_type>(r.u32());
     callable->add_kernel(id, core, r.str());
+    std::string twin = r.str(), note = r.str();
+    if (!twin.empty() || !note.empty()) callable->set_cost_model(id, std::move(twin), std::move(note));
   }
   r.bytes(config, sizeof *config);
   const uint32_t na = r.u32();

@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 
 #include "core/core_pool.h"
 #include "core/entry_points.h"
 #include "core/handshake.h"
 #include "core/profiling.h"
 #include "core/scheduler_bell.h"
+#include "host/kernel_pricing.h"
 #include "host/run_wait.h"
 #include "host/sim_timing_profile.h"
 #include "pto/call_config.h"
@@ -149,6 +151,16 @@ bool env_kernel_costs(const std::map<uint32_t, KernelEntry> &kernels, std::vecto
   }
   for (const auto &kv : by_entry) out->push_back(kv.second.second);
   return true;
+}
+
+// Writes "pto_runtime: <line>" to stderr the first time this process sees that line (a note
+// every run of a loop would repeat otherwise); nothing for a line ending in ": ".
+void say_once(const std::string &line) {
+  if (line.size() >= 2 && line.compare(line.size() - 2, 2, ": ") == 0) return;
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.insert(line).second) fprintf(stderr, "pto_runtime: %s\n", line.c_str());
 }
 
 // The chip as the platform sees it: AICPU threads, and one core per handshake slot.
@@ -477,12 +489,15 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   // Seeded: no decision may depend on measured time, and queueing behind short kernels does.
   in.pipeline_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
   in.num_clusters = geometry_->num_clusters;
+  in.timed = timed;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if (timed) {
     SimTiming &t = run->timing;
     t.kernel_factor = cfg->sim_kernel_time_pct / 100.0;
     if (std::string why; !env_kernel_costs(in.kernels, &t.kernel_costs, &why))
       return fail(PTO_INVALID_ARGUMENT, why);
+    if (std::string why; !add_isa_model_costs(*callable, in.kernels, &t, &run->stats, &why))
+      return fail(PTO_LOAD_FAILED, why);
     SimTimingProfile p;  // PTO_SIM_PROFILE's file or the family's default, read at each run
     std::string why;
     if ((rc = load_sim_timing_profile(geometry_->platform, geometry_->arch, &p, &why)) != PTO_OK)
@@ -490,6 +505,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
     t.dispatch_ns = p.dispatch_ns;
     t.completion_ns = p.completion_ns;
     t.submit_ns = p.submit_ns;
+    t.cycles_per_us = p.cycles_per_us;
   }
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
   run->args.assign(args, args + num_args);
@@ -527,12 +543,13 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
     return fail(rc, err);
   }
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
-  if (run.timed) run.stats.predicted_makespan_ns = device_->virtual_makespan_ns();
-  run.stats.total_ns = platform_now_ns() - run.t0;
-  if (run.stats.pmu_note[0]) {
-    static std::once_flag said;  // say it once per process, not once per run
-    std::call_once(said, [&run] { fprintf(stderr, "pto_runtime: enable_pmu: %s\n", run.stats.pmu_note); });
+  if (run.timed) {
+    run.stats.predicted_makespan_ns = device_->virtual_makespan_ns();
+    device_->virtual_priced(run.stats.priced);
+    say_once(std::string("sim_timing: ") + run.stats.price_note);
   }
+  run.stats.total_ns = platform_now_ns() - run.t0;
+  if (run.stats.pmu_note[0]) say_once(std::string("enable_pmu: ") + run.stats.pmu_note);
   if (stats) *stats = run.stats;
   return PTO_OK;
 }

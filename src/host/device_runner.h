@@ -39,6 +39,7 @@ struct RunInputs {
   double ns_per_tick = 1.0;                  // Device::ns_per_tick() (core/tick_clock.h)
   uint64_t pipeline_ticks = 0;               // CorePool's queueing threshold (core/core_pool.h)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
+  bool timed = false;                        // sim timing mode (kernels report KernelPrice)
 };
 
 class DeviceRunner;

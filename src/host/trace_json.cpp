@@ -46,6 +46,25 @@ std::string rel(uint64_t t, uint64_t base) {
   return std::to_string(t >= base ? t - base : 0);
 }
 
+// Sim timing mode: what priced a task's kernel (docs/profiling.md, "cost").
+std::string price_json(const KernelPrice &p) {
+  static const char *kSources[] = {"none", "host_time", "table", "isa_model"};
+  std::string j = std::string("{\"source\": \"") + kSources[p.source & 3] + "\"";
+  if (p.source == PTO_PRICE_ISA_MODEL) {
+    static const char *kPipes[kPricePipes] = {"SCALAR", "MTE2", "MTE1", "CUBE", "FIXP", "VEC", "MTE3"};
+    j += ", \"cycles\": " + std::to_string(p.cycles);
+    if (p.stuck) j += ", \"stuck\": " + std::to_string(p.stuck);
+    j += ", \"pipes_us\": {";
+    for (uint32_t i = 0; i < kPricePipes; ++i) {
+      char us[32];
+      snprintf(us, sizeof us, "%.3f", p.pipe_ns[i] / 1e3);
+      j += std::string(i ? ", " : "") + "\"" + kPipes[i] + "\": " + us;
+    }
+    j += "}";
+  }
+  return j + "}";
+}
+
 }  // namespace
 
 std::string pmu_note(const TaskTrace *tasks, const PmuTrace *pmu, size_t num_tasks) {
@@ -123,6 +142,7 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
            ", \"instructions\": " + counter(kPmuInstructions, p.instructions) +
            ", \"cache_misses\": " + counter(kPmuCacheMisses, p.cache_misses) + "}";
     }
+    if (meta.price && ran && meta.price[i].source != PTO_PRICE_NONE) j += ", \"cost\": " + price_json(meta.price[i]);
     if (ran && t.thread >= 0) j += ", \"thread\": " + std::to_string(t.thread);
     // dispatch_threshold's decision (locality, metric 0 when the run has none).
     if (ran) {
@@ -178,7 +198,7 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
 }
 
 void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, TraceRecords records,
-                std::vector<EdgeTrace> edges, PmuRecords pmu, pto_run_stats *stats) {
+                std::vector<EdgeTrace> edges, PmuRecords pmu, PriceRecords price, pto_run_stats *stats) {
   if (!pmu.empty()) {
     meta.pmu_note = pmu_note(records.data(), pmu.data(), records.size());
     snprintf(stats->pmu_note, sizeof stats->pmu_note, "%s", meta.pmu_note.c_str());
@@ -189,6 +209,7 @@ void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, Trace
     TraceRecords records;
     std::vector<EdgeTrace> edges;
     PmuRecords pmu;
+    PriceRecords price;
   };
   auto kept = std::make_shared<Kept>();
   kept->meta = meta;
@@ -197,9 +218,11 @@ void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, Trace
   kept->records = std::move(records);
   kept->edges = std::move(edges);
   kept->pmu = std::move(pmu);
+  kept->price = std::move(price);
   const ChipGeometry *g = &runner.geometry();
   runner.set_last_trace([kept, g] {
     kept->meta.pmu = kept->pmu.empty() ? nullptr : kept->pmu.data();
+    kept->meta.price = kept->price.empty() ? nullptr : kept->price.data();
     return trace_to_json(kept->meta, kept->in, *g, kept->records.data(), kept->records.size(), kept->edges);
   });
 }

@@ -38,6 +38,7 @@ struct NoInitAllocator : std::allocator<T> {
 };
 using TraceRecords = std::vector<TaskTrace, NoInitAllocator<TaskTrace>>;
 using PmuRecords = std::vector<PmuTrace, NoInitAllocator<PmuTrace>>;
+using PriceRecords = std::vector<KernelPrice, NoInitAllocator<KernelPrice>>;
 
 struct TraceMeta {
   const char *runtime = "";
@@ -49,13 +50,14 @@ struct TraceMeta {
   uint64_t dropped_edges = 0;
   const PmuTrace *pmu = nullptr;  // enable_pmu: one per task record, else null
   std::string pmu_note;           // enable_pmu: pmu_note() of the records
+  const KernelPrice *price = nullptr;  // profiling in sim timing mode: one per task record, else null
 };
 
 // Keeps a finished run's trace records in `runner` and renders the JSON only when someone asks
 // for it (ChipWorker.last_trace_json): formatting costs far more than recording, so a profiled
 // run does not pay for it. With `pmu` records, also writes the PMU note into stats->pmu_note.
 void keep_trace(DeviceRunner &runner, TraceMeta meta, const RunInputs &in, TraceRecords records,
-                std::vector<EdgeTrace> edges, PmuRecords pmu, pto_run_stats *stats);
+                std::vector<EdgeTrace> edges, PmuRecords pmu, PriceRecords price, pto_run_stats *stats);
 
 // enable_pmu: "" when every counter of every task that ran was counted, else which ones are
 // missing and why. pmu[i] belongs to tasks[i].

@@ -63,7 +63,22 @@ void ChipCallable::add_kernel(uint32_t func_id, pto_core_type core_type, std::st
   if (core_type != PTO_CORE_AIC && core_type != PTO_CORE_AIV && core_type != PTO_CORE_MIX) {
     throw Error(PTO_INVALID_ARGUMENT, "ChipCallable.add_kernel: core type must be AIC, AIV or MIX");
   }
-  kernels_.push_back(Kernel{func_id, core_type, std::move(binary_path)});
+  kernels_.push_back(Kernel{func_id, core_type, std::move(binary_path), "", ""});
+}
+
+void ChipCallable::set_cost_model(uint32_t func_id, std::string twin_path, std::string unavailable) {
+  if (twin_path.empty() && unavailable.empty()) {
+    throw Error(PTO_INVALID_ARGUMENT, "ChipCallable.set_cost_model: func_id " + std::to_string(func_id) +
+                                          ": give the twin's path or why there is none");
+  }
+  for (Kernel &k : kernels_) {
+    if (k.func_id != func_id) continue;
+    k.cost_model_path = std::move(twin_path);
+    k.cost_model_note = std::move(unavailable);
+    return;
+  }
+  throw Error(PTO_INVALID_ARGUMENT, "ChipCallable.set_cost_model: func_id " + std::to_string(func_id) +
+                                        " is not defined; add_kernel it first");
 }
 
 std::string RunStats::table() const {
@@ -107,6 +122,10 @@ std::string RunStats::table() const {
     std::snprintf(buf, sizeof buf,
                   "predicted        %.1f us (sim_timing: the device makespan in virtual time)\n",
                   predicted_makespan_us);
+    t += buf;
+    std::snprintf(buf, sizeof buf, "priced by        isa_model %llu, table %llu, host_time %llu kernels\n",
+                  static_cast<unsigned long long>(priced_isa_model), static_cast<unsigned long long>(priced_table),
+                  static_cast<unsigned long long>(priced_host_time));
     t += buf;
   }
   if (pipeline_max_in_flight > 0) {
@@ -337,6 +356,13 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.dump_dir = std::string(s.dump_dir, strnlen(s.dump_dir, sizeof s.dump_dir));
   out.scheduling_us = static_cast<double>(s.scheduling_ns) / 1e3;
   out.predicted_makespan_us = static_cast<double>(s.predicted_makespan_ns) / 1e3;
+  out.priced_host_time = s.priced[PTO_PRICE_HOST_TIME];
+  out.priced_table = s.priced[PTO_PRICE_TABLE];
+  out.priced_isa_model = s.priced[PTO_PRICE_ISA_MODEL];
+  static const char *kSources[] = {"none", "host_time", "table", "isa_model"};
+  for (uint32_t i = 0; i < s.num_kernel_prices && i < PTO_STATS_MAX_KERNELS; ++i)
+    out.kernel_pricing.emplace_back(s.kernel_price_func[i], kSources[s.kernel_price_source[i] & 3]);
+  out.price_note = std::string(s.price_note, strnlen(s.price_note, sizeof s.price_note));
   out.window_overflow = s.window_overflow < kWindowOverflowCount
                             ? window_overflow_name(static_cast<WindowOverflow>(s.window_overflow))
                             : "?";
@@ -372,7 +398,8 @@ struct CallableDesc {
   explicit CallableDesc(const ChipCallable &callable) {
     kernels.reserve(callable.kernels().size());
     for (const auto &k : callable.kernels())
-      kernels.push_back(pto_kernel_desc{k.func_id, k.core_type, k.binary_path.c_str()});
+      kernels.push_back(pto_kernel_desc{k.func_id, k.core_type, k.binary_path.c_str(), k.cost_model_path.c_str(),
+                                        k.cost_model_note.c_str()});
     desc = pto_callable_desc{callable.orchestration().c_str(), kernels.data(),
                              static_cast<uint32_t>(kernels.size())};
   }

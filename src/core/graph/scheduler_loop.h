@@ -73,6 +73,7 @@ struct SchedulerEnv {
   uint64_t trace_addr;        // TaskTrace[trace_capacity] by task id, or 0
   uint64_t trace_capacity;
   uint64_t pmu_addr;       // PmuTrace[trace_capacity] by task id, or 0
+  uint64_t price_addr;     // sim timing mode with profiling: KernelPrice[trace_capacity] by task id, or 0
   uint64_t counters_addr;  // the run counters (core/run_counters.h)
   const pto_device_log *log;
   DumpRegion *dump;  // enable_dump_tensor, else null
@@ -100,6 +101,7 @@ SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter
   e.trace_addr = h->trace_addr;
   e.trace_capacity = trace_capacity;
   e.pmu_addr = h->pmu_addr;
+  e.price_addr = h->price_addr;
   e.counters_addr = h->counters_addr;
   e.log = reinterpret_cast<const pto_device_log *>(h->log_addr);
   e.dump = reinterpret_cast<DumpRegion *>(h->dump_addr);
@@ -362,6 +364,7 @@ class SchedulerLoop {
     r.end = timing.end;
     r.complete = timing.complete;
     if (env_.pmu_addr) reinterpret_cast<PmuTrace *>(env_.pmu_addr)[id] = timing.pmu;
+    if (env_.price_addr) reinterpret_cast<KernelPrice *>(env_.price_addr)[id] = timing.price;
   }
 
   SchedulerEnv env_;

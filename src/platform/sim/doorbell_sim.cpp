@@ -119,9 +119,9 @@ bool timed_now() {
 }
 }  // namespace
 
-void platform_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args) {
+void platform_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price) {
   if (!timed_now()) return;
-  if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_begin(kernel_entry, args, num_args);
+  if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_begin(kernel_entry, args, num_args, price);
 }
 
 void platform_kernel_end() {

@@ -112,7 +112,7 @@ struct Fiber {
   uint64_t vt = 0;  // ns since the launch began; valid when vt_epoch is the executor's
   uint32_t vt_epoch = 0;
   bool in_kernel = false;     // between platform_kernel_begin and _end
-  bool kernel_fixed = false;  // the cost table gives its time: kernel_vt0 + kernel_ns
+  bool kernel_fixed = false;  // the cost table or a model gives its time: kernel_vt0 + kernel_ns
   uint64_t kernel_vt0 = 0, kernel_ns = 0;
   uint64_t segment_start = 0;  // platform_now_ns() when the kernel last started or went on
 
@@ -406,7 +406,7 @@ void hook_yield() {
 
 void hook_unpark_all(Doorbell &b);
 bool hook_virtual_clock(uint64_t *ns);
-void hook_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args);
+void hook_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price);
 void hook_kernel_end();
 
 const SimExecHooks kHooks = {hook_on_fiber, hook_park,          hook_unpark_all,   hook_yield,
@@ -874,9 +874,11 @@ struct DeterministicExecutor::Impl {
   bool counted = false;  // this executor counts in g_timed_runs
   uint32_t epoch = 0;    // fibers whose vt_epoch differs start this launch at 0
   double factor = 1.0;
+  double cycles_per_us = 0;  // SimTiming::cycles_per_us
   std::unordered_map<uint64_t, SimKernelCost> kernel_costs;  // by entry
   uint64_t latency[3][3] = {};  // [ringer role][woken role]
   std::atomic<uint64_t> makespan{0};
+  uint64_t priced[PTO_PRICE_SOURCE_COUNT] = {};  // kernel invocations of this launch by source
 
   // The executor that has `g` now, or null.
   static Impl *of(const FiberGroup &g) { return static_cast<Impl *>(g.det_.load(std::memory_order_acquire)); }
@@ -957,19 +959,28 @@ struct DeterministicExecutor::Impl {
     reached(f->vt);
   }
 
-  void kernel_begin(Fiber *f, uint64_t entry, const int64_t *args, uint32_t num_args) {
+  // Only one fiber of the launch runs at a time, so the counters need no lock.
+  void kernel_begin(Fiber *f, uint64_t entry, int64_t *args, uint32_t num_args, KernelPrice *price) {
     f->in_kernel = true;
     const auto it = kernel_costs.find(entry);
     f->kernel_fixed = it != kernel_costs.end();
     f->kernel_ns = 0;
-    if (f->kernel_fixed) {
+    *price = KernelPrice{};
+    if (f->kernel_fixed && it->second.model_price != nullptr) {
+      const SimKernelCost &c = it->second;
+      f->kernel_ns = c.model_price(c.model, args, cycles_per_us, price);  // sets source, cycles, pipes
+    } else if (f->kernel_fixed) {
       const SimKernelCost &c = it->second;
       f->kernel_ns = c.base_ns;
       if (c.arg >= 0 && static_cast<uint32_t>(c.arg) < num_args && args[c.arg] > 0)
         f->kernel_ns += static_cast<uint64_t>(c.ns_per_unit * static_cast<double>(args[c.arg]) + 0.5);
+      price->source = PTO_PRICE_TABLE;
+    } else {
+      price->source = PTO_PRICE_HOST_TIME;
     }
+    ++priced[price->source];
     f->kernel_vt0 = clock(f);
-    f->segment_start = platform_now_ns();
+    f->segment_start = platform_now_ns();  // after the model: its time is not the kernel's
   }
 
   void kernel_end(Fiber *f) {
@@ -1058,10 +1069,10 @@ bool hook_virtual_clock(uint64_t *ns) {
   return true;
 }
 
-void hook_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args) {
+void hook_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price) {
   Fiber *f;
   DeterministicExecutor::Impl *d;
-  if (timed_fiber(&f, &d)) d->kernel_begin(f, kernel_entry, args, num_args);
+  if (timed_fiber(&f, &d)) d->kernel_begin(f, kernel_entry, args, num_args, price);
 }
 
 void hook_kernel_end() {
@@ -1124,9 +1135,11 @@ bool DeterministicExecutor::begin(uint64_t seed, const SimTiming *timing, uint32
     d.timed = timing != nullptr;
     ++d.epoch;
     d.makespan.store(0, std::memory_order_relaxed);
+    for (uint64_t &c : d.priced) c = 0;
     d.kernel_costs.clear();
     if (timing != nullptr) {
       d.factor = timing->kernel_factor;
+      d.cycles_per_us = timing->cycles_per_us;
       for (const SimKernelCost &c : timing->kernel_costs) d.kernel_costs[c.entry] = c;
       constexpr int A = static_cast<int>(FiberRole::kAicpu), C = static_cast<int>(FiberRole::kCore);
       for (auto &row : d.latency)
@@ -1158,6 +1171,11 @@ bool DeterministicExecutor::end(uint32_t settle_ms) {
 
 uint64_t DeterministicExecutor::makespan_ns() const {
   return impl_->makespan.load(std::memory_order_acquire);
+}
+
+void DeterministicExecutor::priced(uint64_t (&counts)[PTO_PRICE_SOURCE_COUNT]) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);  // the launch has ended: this orders the reads
+  for (int i = 0; i < PTO_PRICE_SOURCE_COUNT; ++i) counts[i] = impl_->priced[i];
 }
 
 bool DeterministicExecutor::active() const {

@@ -86,6 +86,8 @@ class DeterministicExecutor {
   void unhold();
   // Timing mode: the largest virtual clock a fiber of the launch begun last reached so far (ns).
   uint64_t makespan_ns() const;
+  // How many kernel invocations of the last timed launch each KernelPrice source priced.
+  void priced(uint64_t (&counts)[PTO_PRICE_SOURCE_COUNT]) const;
 
   struct Impl;  // fiber_pool.cpp
 

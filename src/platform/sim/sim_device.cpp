@@ -126,6 +126,10 @@ class SimDevice final : public Device {
   double ns_per_tick() const override;
   bool supports_seeded_runs() const override { return use_fibers(); }
   uint64_t virtual_makespan_ns() const override { return timed_ ? det_->makespan_ns() : 0; }
+  void virtual_priced(uint64_t (&counts)[PTO_PRICE_SOURCE_COUNT]) const override {
+    if (timed_) return det_->priced(counts);
+    for (uint64_t &c : counts) c = 0;
+  }
   void shutdown() override;
 
  private:

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "pto_platform/clock.h"
 #include "pto_platform/doorbell.h"
 
 namespace pto {
@@ -25,7 +26,8 @@ struct SimExecHooks {
   // Timing mode (pto_platform/device.h, SimTiming): only called while *timed_runs != 0.
   const std::atomic<uint32_t> *timed_runs;      // launches in virtual time now, process-wide
   bool (*virtual_clock)(uint64_t *ns);          // on a fiber of a timed launch: its clock; else false
-  void (*kernel_begin)(uint64_t kernel_entry, const int64_t *args, uint32_t num_args);  // a core starts a kernel
+  void (*kernel_begin)(uint64_t kernel_entry, int64_t *args, uint32_t num_args,
+                       KernelPrice *price);  // a core starts a kernel
   void (*kernel_end)();                         // ... it returned: advance the clock, let earlier fibers go
 };
 

@@ -59,6 +59,7 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t sched_addr;       // SchedulerSlot[aicpu_threads]
   uint64_t trace_addr;       // TaskTrace[num_tasks] when profiling or enable_pmu, else 0
   uint64_t pmu_addr;         // PmuTrace[num_tasks] when enable_pmu, else 0
+  uint64_t price_addr;       // KernelPrice[num_tasks] when profiling in sim timing mode, else 0
   uint64_t counters_addr;    // the run counters (core/run_counters.h), always
   uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
   uint64_t dump_addr;        // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0

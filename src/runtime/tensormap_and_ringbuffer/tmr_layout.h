@@ -111,6 +111,7 @@ struct alignas(kCacheLine) Header {
   // Profiling (0 when off): TaskTrace[trace_capacity] by task id, EdgeTrace[edge_capacity].
   uint64_t trace_addr, edges_addr;
   uint64_t pmu_addr;       // enable_pmu: PmuTrace[trace_capacity] by task id, else 0
+  uint64_t price_addr;     // profiling in sim timing mode: KernelPrice[trace_capacity] by task id, else 0
   uint64_t counters_addr;  // the run counters (core/run_counters.h), always
   uint64_t log_addr;       // the device's pto_device_log (pto/device_log.h)
   uint64_t dump_addr;      // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0

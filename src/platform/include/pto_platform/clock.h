@@ -14,6 +14,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "pto/types.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
@@ -50,10 +52,22 @@ inline uint64_t platform_ticks() {
   return platform_host_ticks();
 }
 
+constexpr uint32_t kPricePipes = 7;  // SCALAR, MTE2, MTE1, CUBE, FIXP, VEC, MTE3 (pto_costmodel_probe.h)
+
+// How a kernel invocation was priced, as its core reports it (core/handshake.h CoreReport).
+struct KernelPrice {
+  uint32_t source = PTO_PRICE_NONE;  // pto_price_source
+  uint32_t stuck = 0;                  // isa_model: events the model could not finish (cycles: a lower bound)
+  uint64_t cycles = 0;                 // isa_model: the model's prediction, in the model's cycles
+  uint32_t pipe_ns[kPricePipes] = {};  // isa_model: each pipe's busy time (virtual ns, saturating)
+  uint32_t reserved = 0;
+};
+
 // Sim timing mode: a core brackets each kernel with these (core/aicore_loop.h); they cost one
-// load otherwise. kernel_entry: the kernel's LoadedKernel::entry_addr (its cost-table key);
-// args/num_args: the task's arguments (a cost may depend on one of them, pto_platform/device.h).
-void platform_kernel_begin(uint64_t kernel_entry, const int64_t *args, uint32_t num_args);
+// load otherwise. kernel_entry: the kernel's LoadedKernel::entry_addr (its cost key); args/
+// num_args: the task's arguments (a cost may depend on them, pto_platform/device.h); price:
+// where the core reports what priced the invocation (written only in a timed run).
+void platform_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price);
 void platform_kernel_end();
 
 // Both clocks at (nearly) the same instant: the tick read that brackets the nanosecond read

@@ -21,6 +21,7 @@
 
 #include "pto/error.h"
 #include "pto/kernel.h"
+#include "pto_platform/clock.h"
 
 namespace pto {
 
@@ -72,21 +73,29 @@ struct CoreProgram {
 // Timing mode of a seeded launch (sim only, docs/sim_execution.md "Timing mode"): every device
 // thread and core carries a virtual clock in ns and the one that runs next is the runnable one
 // with the smallest (ties: the seeded PRNG). A kernel takes its cost-table entry if listed, else
-// its measured host time times kernel_factor; a thread or core woken by another's doorbell ring
-// starts no earlier than the ringer's clock plus the latency of that hand-off.
+// what its model prices it at if it has one, else its measured host time times kernel_factor; a
+// thread or core woken by another's doorbell ring starts no earlier than the ringer's clock plus
+// the latency of that hand-off.
 struct SimKernelCost {
   uint64_t entry = 0;        // LoadedKernel::entry_addr of the kernel
   uint64_t base_ns = 0;      // fixed part
   int32_t arg = -1;          // >= 0: plus ns_per_unit x the task's argument `arg` (a size it reads)
   double ns_per_unit = 0.0;  // an argument beyond the task's count, or negative, adds nothing
+  // Non-null: the kernel is priced per invocation by a model of it instead (base_ns etc. unused):
+  // called on the core's thread just before the kernel runs, with the arguments the kernel gets;
+  // fills price (source PTO_PRICE_ISA_MODEL, cycles, pipe_ns) and returns the invocation's
+  // virtual ns at the clock SimTiming::cycles_per_us (<= 0: the model's own).
+  uint64_t (*model_price)(const void *model, int64_t *args, double cycles_per_us, KernelPrice *price) = nullptr;
+  const void *model = nullptr;
 };
 
 struct SimTiming {
   double kernel_factor = 1.0;
-  std::vector<SimKernelCost> kernel_costs;
+  std::vector<SimKernelCost> kernel_costs;  // one per entry at most
   uint64_t dispatch_ns = 0;    // an AICPU thread rings a core: until the core starts the payload
   uint64_t completion_ns = 0;  // a core rings an AICPU thread: until a parked scheduler sees it
   uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
+  double cycles_per_us = 0;    // the chip's clock (MHz): a model's cycles to ns; <= 0: the model's
 };
 
 struct LaunchSpec {
@@ -165,6 +174,11 @@ class Device {
   // After a launch with LaunchSpec::timing has finished: the largest virtual clock any of its
   // threads or cores reached (the predicted device makespan, ns); 0 for other launches.
   virtual uint64_t virtual_makespan_ns() const { return 0; }
+  // ... and how many of its kernel invocations each source priced, by KernelPrice source
+  // (PTO_PRICE_HOST_TIME, PTO_PRICE_TABLE, PTO_PRICE_ISA_MODEL); zeros for other launches.
+  virtual void virtual_priced(uint64_t (&counts)[PTO_PRICE_SOURCE_COUNT]) const {
+    for (uint64_t &c : counts) c = 0;
+  }
 
   // Nanoseconds per platform_ticks() tick (pto_platform/clock.h): the rate hosts convert device
   // timestamps with when a run is too short to measure it (core/tick_clock.h).

@@ -28,12 +28,12 @@ using hbg::RuntimeHeader;
 struct Layout {
   uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], counters, dump = 0, gates = 0,
            image,  // bytes the host builds and copies in; the trace regions follow
-      trace = 0, pmu = 0, total;
+      trace = 0, pmu = 0, price = 0, total;
   uint64_t queue_cap[PTO_CORE_TYPE_COUNT];
   std::vector<uint64_t> call_off;  // per task, relative offset of its pto_kernel_call
 
-  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, const pto_call_config &cfg, uint32_t threads,
-         uint32_t cores) {
+  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, const pto_call_config &cfg, bool timed,
+         uint32_t threads, uint32_t cores) {
     const bool profiling = cfg.enable_profiling || cfg.enable_pmu, with_pmu = cfg.enable_pmu;
     uint64_t off = align_up(sizeof(RuntimeHeader), kCacheLine);
     this->tasks = off;
@@ -82,6 +82,10 @@ struct Layout {
       pmu = off = align_up(off, kCacheLine);
       off += graph.size() * sizeof(PmuTrace);
     }
+    if (profiling && timed) {
+      price = off = align_up(off, kCacheLine);
+      off += graph.size() * sizeof(KernelPrice);
+    }
     total = off;
   }
 };
@@ -103,6 +107,7 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   h->sched_addr = in.scheduler_bells;  // the device's: cores ring them after the run may be gone
   h->trace_addr = L.trace ? dev + L.trace : 0;
   h->pmu_addr = L.pmu ? dev + L.pmu : 0;
+  h->price_addr = L.price ? dev + L.price : 0;
   h->counters_addr = dev + L.counters;
   h->log_addr = in.device_log;
   h->dump_addr = L.dump ? dev + L.dump : 0;
@@ -232,6 +237,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGrap
   if (!graph.empty()) d.copy_from_device(records.data(), dev + L.trace, graph.size() * sizeof(TaskTrace));
   PmuRecords pmu(L.pmu ? graph.size() : 0);
   if (!pmu.empty()) d.copy_from_device(pmu.data(), dev + L.pmu, pmu.size() * sizeof(PmuTrace));
+  PriceRecords price(L.price ? graph.size() : 0);
+  if (!price.empty()) d.copy_from_device(price.data(), dev + L.price, price.size() * sizeof(KernelPrice));
   if (!all_finished) {
     HostImage task_back(L.successors - L.tasks);
     d.copy_from_device(task_back.data(), dev + L.tasks, L.successors - L.tasks);
@@ -241,6 +248,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGrap
       if (state != hbg::kDone && state != hbg::kFailed && state != hbg::kSkipped) {
         records[i] = TaskTrace{};
         if (!pmu.empty()) pmu[i] = PmuTrace{};
+        if (!price.empty()) price[i] = KernelPrice{};
       }
     }
   }
@@ -252,7 +260,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGrap
   meta.launch_ns = launch_ns;
   meta.clock = read_tick_clock(d, dev + L.counters, in.ns_per_tick);
   meta.aicpu_threads = threads;
-  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), stats);
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), std::move(price), stats);
 }
 
 }  // namespace
@@ -301,7 +309,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const std::vector<HostTask> &graph = builder->tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg, threads,
+  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg, in.timed, threads,
                                           3 * static_cast<uint32_t>(in.num_clusters));
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {

@@ -35,7 +35,7 @@ struct Layout {
   // image: their size follows trace_tasks (65536 by default), not the run, and zeroing and
   // copying ~10 MB per run made profiling cost more than recording. The orchestrator writes
   // each task's record whole at submit. Offsets are relative to that block.
-  uint64_t trace = 0, edges = 0, pmu = 0, prof_total = 0;
+  uint64_t trace = 0, edges = 0, pmu = 0, price = 0, prof_total = 0;
   uint32_t num_kernels, sched_threads, trace_capacity = 0, edge_capacity = 0;
 
   Layout(const RunInputs &in, uint32_t nkernels) {
@@ -84,6 +84,7 @@ struct Layout {
       trace = take(uint64_t{trace_capacity} * sizeof(TaskTrace));
       edges = take(uint64_t{edge_capacity} * sizeof(EdgeTrace));
       if (c.enable_pmu) pmu = take(uint64_t{trace_capacity} * sizeof(PmuTrace));
+      if (in.timed) price = take(uint64_t{trace_capacity} * sizeof(KernelPrice));
       prof_total = off;
     }
   }
@@ -121,6 +122,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->trace_addr = prof ? prof + L.trace : 0;
   h->edges_addr = prof ? prof + L.edges : 0;
   h->pmu_addr = prof && L.pmu ? prof + L.pmu : 0;
+  h->price_addr = prof && L.price ? prof + L.price : 0;
   h->counters_addr = dev + L.counters;
   h->log_addr = in.device_log;
   h->dump_addr = L.dump ? dev + L.dump : 0;
@@ -222,6 +224,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   if (kept) runner.device().copy_from_device(records.data(), prof + L.trace, kept * sizeof(TaskTrace));
   PmuRecords pmu(L.pmu ? kept : 0);
   if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), prof + L.pmu, kept * sizeof(PmuTrace));
+  PriceRecords price(L.price ? kept : 0);
+  if (!price.empty()) runner.device().copy_from_device(price.data(), prof + L.price, kept * sizeof(KernelPrice));
   const uint64_t nedges = hdr->edges_count.load(std::memory_order_relaxed);
   std::vector<EdgeTrace> edges(std::min<uint64_t>(nedges, L.edge_capacity));
   if (!edges.empty())
@@ -234,7 +238,7 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   meta.orchestrator_thread = static_cast<int32_t>(in.cfg.aicpu_thread_num) - 1;
   meta.dropped_tasks = tasks - kept;
   meta.dropped_edges = nedges - edges.size();
-  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), stats);
+  keep_trace(runner, meta, in, std::move(records), std::move(edges), std::move(pmu), std::move(price), stats);
 }
 
 // Once the device programs returned: trace, statistics, and the run's failure if any.

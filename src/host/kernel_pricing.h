@@ -1,0 +1,33 @@
+// src/host/kernel_pricing.h — what prices each kernel of a timed run (docs/sim_execution.md).
+//
+// Three sources, first match wins, per kernel binary (its entry address):
+//   table      PTO_SIM_KERNEL_COSTS lists its func_id (device_runner.cpp parses it);
+//   isa_model  the callable gives its PTO-ISA cost-model twin (pto_kernel_desc.cost_model_path):
+//              each invocation runs the twin's kernel_entry on the core's thread between
+//              pto_costmodel_begin/_end (include/pto_costmodel_shim/pto_costmodel_probe.h) and
+//              takes the cycles PTO-ISA's pipeline simulation predicts, at the model's clock;
+//   host_time  its measured host time x sim_kernel_time_pct / 100.
+// The sim runs the priced kernel itself for its values as before: a twin computes nothing.
+#ifndef PTO_HOST_KERNEL_PRICING_H
+#define PTO_HOST_KERNEL_PRICING_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "host/device_runner.h"
+#include "pto/c_api.h"
+#include "pto_platform/device.h"
+
+namespace pto {
+
+// Adds an isa_model cost to t->kernel_costs for every kernel of `callable` with a twin whose
+// binary the table does not already price, and records in *stats what prices each kernel
+// (kernel_price_func/_source) and, in price_note, every twin given as unusable (its
+// cost_model_note). False, with *error naming the kernel and the file, if a twin cannot be
+// loaded or lacks the probe's exports.
+bool add_isa_model_costs(const pto_callable_desc &callable, const std::map<uint32_t, KernelEntry> &kernels,
+                         SimTiming *t, pto_run_stats *stats, std::string *error);
+
+}  // namespace pto
+#endif  // PTO_HOST_KERNEL_PRICING_H
