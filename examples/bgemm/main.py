@@ -4,7 +4,7 @@ Usage: python examples/bgemm/main.py [-p a2a3sim|a5sim]
                                      [-r tensormap_and_ringbuffer|host_build_graph]
                                      [--block-dim N] [--aicpu-threads N] [--groups G] [--grid-k K]
                                      [--tile-loop L] [--tile T] [--dtype float32|float16] [--case0]
-                                     [--api native|reference]
+                                     [--api native|reference] [--timing [-o DIR]]
 
 C[g][i] = sum over k of A[g][k][i] @ B[g][k][i] for G groups of L square T x T tiles: per group
 and k, one AIC task multiplies the group's L tiles (TLOAD, TEXTRACT, TMATMUL, TSTORE) into a
@@ -14,6 +14,11 @@ task). --api reference runs the orchestration written against the reference impl
 API (pto_orchestration_api.h, tensormap_and_ringbuffer only). Inputs are scaled by 0.01 so the
 float32 sums stay inside rtol = atol = 1e-3. The tile kernels need a PTO-ISA checkout
 (PTO_ISA_ROOT) and clang++-19.
+
+--timing runs the program a second time in the sim's timing mode with each tile kernel priced by
+PTO-ISA's cost model (its cost-model twin, docs/sim_execution.md), checks that result too, prints
+the predicted makespan and writes bgemm.measured.html, bgemm.predicted.html and
+bgemm.compare.html to DIR (default: the current directory).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pto_runtime as pto
+from pto_runtime.trace import Trace, write_swimlanes
 
 HERE = Path(__file__).resolve().parent
 KERNELS = [  # (func_id, core type, source): the ids the orchestrations use
@@ -72,6 +78,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="build the tile kernels for any x86-64, not this CPU (slower, same results)",
     )
     p.add_argument("--save", metavar="PATH", help="also write the output array to PATH (.npy)")
+    p.add_argument(
+        "--timing",
+        action="store_true",
+        help="also run in timing mode, kernels priced by PTO-ISA's cost model; print the "
+        "predicted makespan and write the swimlanes",
+    )
+    p.add_argument("-o", "--out", type=Path, default=Path("."), help="--timing: where the pages go")
     opts = p.parse_args(argv)
     if (opts.runtime, opts.api) not in ORCHESTRATIONS:
         p.error(f"--api {opts.api} has no orchestration for {opts.runtime}")
@@ -88,11 +101,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def build_callable(
-    platform: str, runtime: str, api: str, portable: bool = False
+    platform: str, runtime: str, api: str, portable: bool = False, cost_models: bool = False
 ) -> pto.ChipCallable:
     """The orchestration and the kernels, compiled in parallel (cached after the first time).
 
-    Tile kernels are built for this CPU unless ``portable`` (same results either way)."""
+    Tile kernels are built for this CPU unless ``portable`` (same results either way). With
+    ``cost_models``, each kernel's cost-model twin too: timing mode prices it with PTO-ISA's
+    cost model (a kernel whose twin cannot be built is priced by its host time, and the run's
+    ``price_note`` says why)."""
     kc = pto.KernelCompiler(
         platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"), native=False if portable else None
     )
@@ -103,6 +119,10 @@ def build_callable(
     )
     for (func_id, core_type, _), path in zip(KERNELS, paths):
         callable_.add_kernel(func_id, core_type, path)
+    if cost_models:
+        pto.add_cost_models(
+            kc, callable_, [(i, core, HERE / "kernels" / src) for i, core, src in KERNELS], True
+        )
     return callable_
 
 
@@ -125,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         f"block_dim {opts.block_dim}, aicpu_threads {opts.aicpu_threads}"
     )
     start = time.perf_counter()
-    callable_ = build_callable(opts.platform, opts.runtime, opts.api, opts.portable)
+    callable_ = build_callable(opts.platform, opts.runtime, opts.api, opts.portable, opts.timing)
     print(f"kernels and orchestration ready in {time.perf_counter() - start:.1f} s")
 
     rng = np.random.default_rng(opts.seed)
@@ -138,30 +158,48 @@ def main(argv: list[str] | None = None) -> int:
     args.add_tensor(a, pto.Direction.INPUT)
     args.add_tensor(b, pto.Direction.INPUT)
     args.add_tensor(c, pto.Direction.INOUT)  # accumulated into: its zeros must reach the device
-    config = pto.ChipCallConfig(block_dim=opts.block_dim, aicpu_thread_num=opts.aicpu_threads)
-
-    with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
-        stats = worker.run(callable_, args, config)
-    print(
-        f"ran {stats.tasks_run} tasks ({stats.aic_tasks} AIC, {stats.aiv_tasks} AIV) "
-        f"in {stats.device_us / 1e3:.1f} ms on the device"
+    config = dict(
+        block_dim=opts.block_dim, aicpu_thread_num=opts.aicpu_threads, enable_profiling=opts.timing
     )
-
     # The golden in float32 with BLAS (the kernels accumulate in float32 too): within 1e-8 of a
     # float64 one here, and ten times faster at --case0.
     a32, b32 = a.astype(np.float32, copy=False), b.astype(np.float32, copy=False)
     expected = np.matmul(a32, b32).sum(axis=1, dtype=np.float32)
-    if opts.save:
-        np.save(opts.save, c)
+
+    with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
+        stats = worker.run(callable_, args, pto.ChipCallConfig(**config))
+        print(
+            f"ran {stats.tasks_run} tasks ({stats.aic_tasks} AIC, {stats.aiv_tasks} AIV) "
+            f"in {stats.device_us / 1e3:.1f} ms on the device"
+        )
+        if opts.save:
+            np.save(opts.save, c)
+        if not matches(c, expected, "parallel"):
+            return 1
+        if opts.timing:
+            measured = Trace.from_dict(worker.last_trace())
+            c[...] = 0  # accumulated into: the timed run starts from zeros too
+            timed = pto.ChipCallConfig(**config, sim_seed=opts.seed, sim_timing=True)
+            p_stats = worker.run(callable_, args, timed)
+            if not matches(c, expected, "timed"):
+                return 1
+            predicted = Trace.from_dict(worker.last_trace())
+            print("\n".join(pto.timing_lines(stats, p_stats)))
+            page = write_swimlanes(measured, predicted, opts.out, "bgemm")
+            print(f"swimlanes: {page} (measured above, predicted below)")
+    print(f"SUCCESS: all {c.size} elements of C match NumPy (rtol {RTOL}, atol {ATOL})")
+    return 0
+
+
+def matches(c: np.ndarray, expected: np.ndarray, run: str) -> bool:
+    """Whether C matches the golden; prints the worst mismatch of the ``run`` if not."""
     bad = worst_mismatch(c, expected)
     if bad is not None:
         print(
-            f"FAILED: worst mismatch C{list(bad)} = {c[bad]!r}, expected {expected[bad]!r} "
-            f"(rtol {RTOL}, atol {ATOL})"
+            f"FAILED ({run} run): worst mismatch C{list(bad)} = {c[bad]!r}, expected "
+            f"{expected[bad]!r} (rtol {RTOL}, atol {ATOL})"
         )
-        return 1
-    print(f"SUCCESS: all {c.size} elements of C match NumPy (rtol {RTOL}, atol {ATOL})")
-    return 0
+    return bad is None
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Usage: python examples/paged_attention/main.py [-p a2a3sim|a5sim]
                                                [--block-dim N] [--aicpu-threads N]
                                                [--case small|varseq4|mid|wide]
                                                [--dtype bfloat16|float16] [--scale S]
+                                               [--timing [-o DIR]]
 
 One decode step: each request's query heads attend over its context, stored in a paged KV cache
 (blocks of block_size tokens, listed per request in a block table; context lengths differ per
@@ -15,6 +16,10 @@ float16, the output float32; it is checked against a NumPy golden computed in fl
 same rounded inputs (rtol = atol = 1e-3). One KV head (kv_head_num 1), so the caches are
 (blocks, block_size, head_dim). The tile kernels need a PTO-ISA checkout (PTO_ISA_ROOT) and
 clang++-19.
+
+--timing runs the program a second time in the sim's timing mode with each tile kernel priced by
+PTO-ISA's cost model (docs/sim_execution.md), checks that result too, prints the predicted
+makespan and writes paged_attention.{measured,predicted,compare}.html to DIR (default: .).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pto_runtime as pto
+from pto_runtime.trace import Trace, write_swimlanes
 
 HERE = Path(__file__).resolve().parent
 KERNELS = [  # (func_id, core type, source): the ids the orchestrations use
@@ -84,6 +90,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="build the tile kernels for any x86-64, not this CPU (slower, same results)",
     )
     p.add_argument("--save", metavar="PATH", help="also write the output array to PATH (.npy)")
+    p.add_argument(
+        "--timing",
+        action="store_true",
+        help="also run in timing mode, kernels priced by PTO-ISA's cost model; print the "
+        "predicted makespan and write the swimlanes",
+    )
+    p.add_argument("-o", "--out", type=Path, default=Path("."), help="--timing: where the pages go")
     opts = p.parse_args(argv)
     clusters, threads = FULL_GEOMETRY[opts.platform]
     opts.block_dim = clusters if opts.block_dim is None else opts.block_dim
@@ -91,10 +104,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return opts
 
 
-def build_callable(platform: str, runtime: str, portable: bool = False) -> pto.ChipCallable:
+def build_callable(
+    platform: str, runtime: str, portable: bool = False, cost_models: bool = False
+) -> pto.ChipCallable:
     """The orchestration and the kernels, compiled in parallel (cached after the first time).
 
-    Tile kernels are built for this CPU unless ``portable`` (same results either way)."""
+    Tile kernels are built for this CPU unless ``portable`` (same results either way); with
+    ``cost_models``, their cost-model twins too (timing mode prices the kernels with them)."""
     kc = pto.KernelCompiler(
         platform, pto_isa_root=os.environ.get("PTO_ISA_ROOT"), native=False if portable else None
     )
@@ -104,6 +120,10 @@ def build_callable(platform: str, runtime: str, portable: bool = False) -> pto.C
     )
     for (func_id, core_type, _), path in zip(KERNELS, paths):
         callable_.add_kernel(func_id, core_type, path)
+    if cost_models:
+        pto.add_cost_models(
+            kc, callable_, [(i, core, HERE / "kernels" / src) for i, core, src in KERNELS], True
+        )
     return callable_
 
 
@@ -182,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         f"aicpu_threads {opts.aicpu_threads}"
     )
     start = time.perf_counter()
-    callable_ = build_callable(opts.platform, opts.runtime, opts.portable)
+    callable_ = build_callable(opts.platform, opts.runtime, opts.portable, opts.timing)
     print(f"kernels and orchestration ready in {time.perf_counter() - start:.1f} s")
 
     inputs = make_inputs(case, DTYPES[opts.dtype], opts.seed)
@@ -190,27 +210,45 @@ def main(argv: list[str] | None = None) -> int:
     for name, array in inputs.items():
         args.add_tensor(array, pto.Direction.OUTPUT if name == "out" else pto.Direction.INPUT)
     args.add_scalar_f32(opts.scale)
-    config = pto.ChipCallConfig(block_dim=opts.block_dim, aicpu_thread_num=opts.aicpu_threads)
+    config = dict(
+        block_dim=opts.block_dim, aicpu_thread_num=opts.aicpu_threads, enable_profiling=opts.timing
+    )
+    out, expected = inputs["out"], golden(inputs, opts.scale)
 
     with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
-        stats = worker.run(callable_, args, config)
-    print(
-        f"ran {stats.tasks_run} tasks ({stats.aic_tasks} AIC, {stats.aiv_tasks} AIV) "
-        f"in {stats.device_us / 1e3:.1f} ms on the device"
-    )
+        stats = worker.run(callable_, args, pto.ChipCallConfig(**config))
+        print(
+            f"ran {stats.tasks_run} tasks ({stats.aic_tasks} AIC, {stats.aiv_tasks} AIV) "
+            f"in {stats.device_us / 1e3:.1f} ms on the device"
+        )
+        if opts.save:
+            np.save(opts.save, out)
+        if not matches(out, expected, "parallel"):
+            return 1
+        if opts.timing:
+            measured = Trace.from_dict(worker.last_trace())
+            out[...] = 0
+            timed = pto.ChipCallConfig(**config, sim_seed=opts.seed, sim_timing=True)
+            p_stats = worker.run(callable_, args, timed)
+            if not matches(out, expected, "timed"):
+                return 1
+            predicted = Trace.from_dict(worker.last_trace())
+            print("\n".join(pto.timing_lines(stats, p_stats)))
+            page = write_swimlanes(measured, predicted, opts.out, "paged_attention")
+            print(f"swimlanes: {page} (measured above, predicted below)")
+    print(f"SUCCESS: all {out.size} elements of out match the golden (rtol {RTOL}, atol {ATOL})")
+    return 0
 
-    out, expected = inputs["out"], golden(inputs, opts.scale)
-    if opts.save:
-        np.save(opts.save, out)
+
+def matches(out: np.ndarray, expected: np.ndarray, run: str) -> bool:
+    """Whether out matches the golden; prints the worst mismatch of the ``run`` if not."""
     bad = worst_mismatch(out, expected)
     if bad is not None:
         print(
-            f"FAILED: worst mismatch out{list(bad)} = {out[bad]!r}, expected {expected[bad]!r} "
-            f"(rtol {RTOL}, atol {ATOL})"
+            f"FAILED ({run} run): worst mismatch out{list(bad)} = {out[bad]!r}, expected "
+            f"{expected[bad]!r} (rtol {RTOL}, atol {ATOL})"
         )
-        return 1
-    print(f"SUCCESS: all {out.size} elements of out match the golden (rtol {RTOL}, atol {ATOL})")
-    return 0
+    return bad is None
 
 
 if __name__ == "__main__":

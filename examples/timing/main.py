@@ -23,7 +23,6 @@ showing them one above the other.
 from __future__ import annotations
 
 import argparse
-import html
 import importlib.util
 import os
 import sys
@@ -32,7 +31,7 @@ from types import ModuleType
 
 import numpy as np
 import pto_runtime as pto
-from pto_runtime.trace import Trace
+from pto_runtime.trace import Trace, write_swimlanes
 
 
 def _load_softmax_example() -> ModuleType:
@@ -85,19 +84,6 @@ def run(
     return stats, out, Trace.from_dict(trace)
 
 
-def compare_page(measured: str, predicted: str, title: str) -> str:
-    frames = "".join(
-        f'<h2>{html.escape(name)}</h2><iframe src="{html.escape(src)}" '
-        'style="width:100%;height:46vh;border:1px solid #ccc"></iframe>'
-        for name, src in (("measured (this machine's wall clock)", measured),
-                          ("predicted (timing mode, virtual time)", predicted))
-    )  # fmt: skip
-    return (
-        f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<body style='font-family:sans-serif'><h1>{html.escape(title)}</h1>{frames}</body>"
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     if opts.kernel_costs:
@@ -136,14 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     print("(measured: this machine's CPUs take turns at being the chip's cores; predicted: the")
     print(" timing model's schedule for the chip, docs/sim_execution.md 'Timing mode')")
 
-    opts.out.mkdir(parents=True, exist_ok=True)
-    m_trace.render_html(opts.out / "softmax.measured.html")
-    p_trace.render_html(opts.out / "softmax.predicted.html")
-    (opts.out / "softmax.compare.html").write_text(
-        compare_page("softmax.measured.html", "softmax.predicted.html", "softmax swimlanes"),
-        encoding="utf-8",
-    )
-    print(f"swimlanes: {opts.out / 'softmax.compare.html'} (measured above, predicted below)")
+    page = write_swimlanes(m_trace, p_trace, opts.out, "softmax")
+    print(f"swimlanes: {page} (measured above, predicted below)")
     predicted = p_stats.predicted_makespan_us
     print(f"✓ SUCCESS: both runs match NumPy softmax; predicted makespan {predicted:.1f} us")
     return 0

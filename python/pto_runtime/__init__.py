@@ -77,6 +77,7 @@ from .fuzz import ScheduleFuzzReport, TensorDiff, fuzz_schedules
 from .isolated import IsolatedChipWorker
 from .l3 import Event, Orchestrator, RunHandle, SubContext, WorkerRunStats
 from .task_args import ChipStorageTaskArgs
+from .timing import add_cost_models, timing_lines
 from .trace import Trace
 from .worker import Worker
 
@@ -126,9 +127,11 @@ __all__ = [
     "Worker",
     "WorkerRunStats",
     "__version__",
+    "add_cost_models",
     "backend_for_platform",
     "backends",
     "fuzz_schedules",
     "get_backend",
     "read_kernel_table",
+    "timing_lines",
 ]

@@ -16,6 +16,7 @@ Pure Python; the schema is in docs/profiling.md.
 
 from __future__ import annotations
 
+from .compare import compare_page, write_swimlanes
 from .critical_path import CriticalPath
 from .model import Trace
 from .records import COST_SOURCES, PIPES, AicpuThread, Core, Cost, Edge, Task
@@ -36,4 +37,6 @@ __all__ = [
     "Summary",
     "Task",
     "Trace",
+    "compare_page",
+    "write_swimlanes",
 ]
