@@ -143,7 +143,8 @@ class KernelCompiler {
   // INVALID_ARGUMENT).
   bool cache_enabled() const;
   // Removes every file this compiler family wrote to cache_dir() (binaries, source copies,
-  // dependency lists, temporaries of crashed compiles) and nothing else; returns how many.
+  // dependency lists, temporaries of crashed compiles, the cost-model formula tables) and
+  // nothing else; returns how many.
   // Safe while other processes compile: they rebuild what they miss.
   size_t clear_cache() const;
 

@@ -405,4 +405,16 @@ TEST(CostModelTwin, TheTwinAndTheKernelAreDifferentBinaries) {
   EXPECT_TRUE(tables) << "no generated formula table in " << kc.cache_dir();
 }
 
+TEST(CostModelTwin, ClearCacheRemovesTheFormulaTablesAndNothingElse) {
+  ScratchSources cache;
+  ScopedEnv cache_dir("PTO_CACHE_DIR", cache.dir().c_str());
+  const std::string tables = cache.dir() + "/costmodel-formula-0123456789abcdef";
+  fs::create_directories(tables + "/pto/costmodel/a2a3/formula_costmodel");
+  std::ofstream(tables + "/pto/costmodel/a2a3/formula_costmodel/formula_params_generated.hpp") << "//\n";
+  cache.write("notes.txt", "not the cache's\n");
+  EXPECT_EQ(pto::KernelCompiler("a2a3sim").clear_cache(), 1u);
+  EXPECT_FALSE(fs::exists(tables));
+  EXPECT_TRUE(fs::exists(cache.dir() + "/notes.txt"));
+}
+
 }  // namespace
