@@ -6,6 +6,7 @@
 #   <p>/<includedir>/pto/*.h|def                          public API and the kernel headers
 #   <p>/<includedir>/pto_abi/*.h                          the descriptor ABI's kernel headers
 #   <p>/<includedir>/pto_tile_shim/                       tile kernels' <stdfloat> shim
+#   <p>/<includedir>/pto_costmodel_shim/                  cost-model twins' shims and probe
 #   <p>/<libdir>/libpto_runtime.so                        pto::ChipWorker, KernelCompiler, L3 Worker
 #   <p>/<libdir>/pto_runtime/runtimes/sim/<runtime>/      lib{host,aicpu,aicore}.so (src/runtime)
 #   <p>/<libdir>/pto_runtime/sim_profiles/<family>.json   the sim timing mode's profiles (src/host)
@@ -90,12 +91,14 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto"
   FILES_MATCHING PATTERN "*.h" PATTERN "*.def" ${_pto_l4_header})
 # Beside pto/, where KernelCompiler looks for them (src/worker/paths.h: abi_include_dir,
-# tile_shim_dir). The shim's one file has no extension, like the standard header it stands for.
+# tile_shim_dir, costmodel_shim_dir). The shim's one file has no extension, like the standard header it stands for.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_abi/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto_abi"
   FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_tile_shim/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto_tile_shim")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_costmodel_shim/"
+  DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto_costmodel_shim")
 
 set(_pto_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/pto_runtime")
 install(EXPORT pto_runtimeTargets

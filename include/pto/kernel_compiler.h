@@ -24,6 +24,18 @@
 // install. src/worker/tile_toolchain.h has the details (the bfloat16 shim among them).
 // Include path of both: the runtime's include directory, CompileOptions::include_dirs, (tile:
 // <root>/include, <root>/include/pto,) then the descriptor ABI's headers (include/pto_abi/).
+//
+// Cost-model twins (compile_incore_cost_model): a tile kernel built in PTO-ISA's cost-model
+// mode, which computes no values but records each instruction's predicted cycles. The same
+// command as the tile kernel's, with -D__COSTMODEL -D__NPU_ARCH__=2201 -DPTO_COMM_NOT_SUPPORTED
+// -include pto_costmodel_probe.h in place of the CPU simulation (-D__CPU_SIM
+// -DPTO_CPU_MAX_THREADS=1), never -march=native, and include/pto_costmodel_shim/ plus the
+// formula table PTO-ISA's generator writes (python3, once per pto-isa checkout, into
+// cache_dir()) ahead of <root>/include. The twin exports kernel_entry and the probe's
+// pto_costmodel_begin/pto_costmodel_end; per invocation the caller runs
+//   pto_costmodel_begin(); kernel_entry(args); pto_costmodel_end(&cycles, sizeof cycles);
+// (include/pto_costmodel_shim/pto_costmodel_probe.h). a2a3 only: the pinned PTO-ISA's a5 model
+// does not compile. Scalar kernels have no twin (they keep the table and host-time costs).
 #ifndef PTO_KERNEL_COMPILER_H
 #define PTO_KERNEL_COMPILER_H
 
@@ -31,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "pto/error.h"
 #include "pto/types.h"
 
 namespace pto {
@@ -49,6 +62,13 @@ enum class NativeMode {
   kTileKernels,  // tile kernels only (the default)
   kAll,          // every kernel
   kOff,          // none: portable binaries everywhere
+};
+
+// What compile_cost_models_many says of one kernel: exactly one of the two is non-empty.
+struct CostModelBuild {
+  std::string path;         // the twin's .so
+  std::string unavailable;  // why there is none, one line (for a twin that does not compile, the
+                            // compiler's first error line, which names what the model lacks)
 };
 
 struct CompileOptions {
@@ -96,6 +116,19 @@ class KernelCompiler {
   std::vector<std::string> compile_incore_many(
       const std::vector<std::pair<std::string, pto_core_type>> &kernels, bool progress = false) const;
 
+  // The cost-model twin of a tile kernel (see above); returns the path of the cached .so. Throws
+  // INVALID_ARGUMENT for a source that is not a tile kernel or lacks kernel_entry, NOT_SUPPORTED
+  // on a5sim, MISSING_DEPENDENCY without the tile toolchain or without a python3 able to run
+  // PTO-ISA's formula-table generator, and KERNEL_COMPILE (with the compiler's output, as
+  // compile_incore) when the twin does not compile: the cost model lacks an instruction the
+  // kernel uses, say.
+  std::string compile_incore_cost_model(const std::string &source_path, pto_core_type core_type) const;
+  // compile_incore_cost_model for each (source path, core type), in parallel as
+  // compile_incore_many, with its progress lines ("cost model" in each); one result per kernel,
+  // in input order. Never throws for one kernel: a failure becomes CostModelBuild::unavailable.
+  std::vector<CostModelBuild> compile_cost_models_many(
+      const std::vector<std::pair<std::string, pto_core_type>> &kernels, bool progress = false) const;
+
   // Whether compile_incore would build this file as a tile kernel (options.tile, else its includes).
   bool is_tile_kernel(const std::string &source_path) const;
   // The C++23 compiler tile kernels use ($PTO_TILE_CXX or the first that passes the probe);
@@ -110,7 +143,8 @@ class KernelCompiler {
   // INVALID_ARGUMENT).
   bool cache_enabled() const;
   // Removes every file this compiler family wrote to cache_dir() (binaries, source copies,
-  // dependency lists, temporaries of crashed compiles) and nothing else; returns how many.
+  // dependency lists, temporaries of crashed compiles, the cost-model formula tables) and
+  // nothing else; returns how many.
   // Safe while other processes compile: they rebuild what they miss.
   size_t clear_cache() const;
 
@@ -128,11 +162,23 @@ class KernelCompiler {
     const EntryPoint *entry = nullptr;
     bool kernel = false;  // a compute kernel (native applies), not an orchestration
     bool tile = false;
+    bool cost_model = false;  // the tile kernel's cost-model twin
     pto_core_type core_type = PTO_CORE_AIV;
   };
+  // One kernel of compile_batch: built, or the error it threw.
+  struct Attempt {
+    Built built;
+    bool failed = false;
+    pto_status code = PTO_OK;
+    std::string message;
+  };
   Built incore(const std::string &text, const std::string &origin, const std::string &name,
-               const std::string &source_dir, pto_core_type core_type) const;
+               const std::string &source_dir, pto_core_type core_type, bool cost_model) const;
   Built incore_file(const std::string &source_path, pto_core_type core_type) const;
+  Built cost_model_file(const std::string &source_path, pto_core_type core_type) const;
+  // Every kernel tried on the pool of compile_incore_many (compile_batch.cpp), with its progress.
+  std::vector<Attempt> compile_batch(const std::vector<std::pair<std::string, pto_core_type>> &kernels,
+                                     bool progress, bool cost_model) const;
   Built compile(const Job &job) const;
   std::string platform_;
   CompileOptions options_;

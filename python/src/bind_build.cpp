@@ -29,7 +29,28 @@ using pto::RuntimeBuilder;
 
 using Release = nb::call_guard<nb::gil_scoped_release>;
 
+std::optional<std::string> non_empty(const std::string &s) {
+  return s.empty() ? std::nullopt : std::optional<std::string>(s);
+}
+
 void bind_kernel_compiler(nb::module_ &m) {
+  nb::class_<pto::CostModelBuild>(
+      m, "CostModelBuild",
+      "What KernelCompiler.compile_cost_models_many says of one kernel: path (the cost-model "
+      "twin's shared object) or unavailable (one line saying why there is none); the other is "
+      "None.")
+      .def_prop_ro(
+          "path", [](const pto::CostModelBuild &b) { return non_empty(b.path); },
+          "The twin's shared object, or None.")
+      .def_prop_ro(
+          "unavailable", [](const pto::CostModelBuild &b) { return non_empty(b.unavailable); },
+          "Why there is no twin (for one that does not compile, the compiler's first error line), "
+          "or None.")
+      .def("__repr__", [](const pto::CostModelBuild &b) {
+        return b.path.empty() ? "CostModelBuild(unavailable=" + py_quote(b.unavailable) + ")"
+                              : "CostModelBuild(path=" + py_quote(b.path) + ")";
+      });
+
   nb::class_<KernelCompiler>(
       m, "KernelCompiler",
       "Compiles kernel and orchestration sources into shared objects for one platform. Binaries "
@@ -101,6 +122,32 @@ void bind_kernel_compiler(nb::module_ &m) {
           "paths in input order. progress=True prints each kernel, its compiler and its seconds (or "
           "'cached') to stderr. Every kernel is tried; a failure raises the first one's error class "
           "with every failing kernel named.")
+      .def(
+          "compile_incore_cost_model",
+          [](const KernelCompiler &kc, const fs::path &source_path, pto_core_type core_type) {
+            return kc.compile_incore_cost_model(source_path.string(), core_type);
+          },
+          "source_path"_a, "core_type"_a, Release(),
+          "Compiles the cost-model twin of a tile kernel: the same source in PTO-ISA's cost-model "
+          "mode (a2a3), which computes no values but records each instruction's predicted cycles. "
+          "Returns the path of the cached shared object, which exports kernel_entry, "
+          "pto_costmodel_begin and pto_costmodel_end. Raises InvalidArgumentError for a source "
+          "that is not a tile kernel, NotSupportedError on a5sim (the pinned PTO-ISA has no a5 "
+          "cost model), MissingDependencyError without python3 for PTO-ISA's formula-table "
+          "generator, KernelCompileError when the twin does not compile.")
+      .def(
+          "compile_cost_models_many",
+          [](const KernelCompiler &kc, const std::vector<std::pair<fs::path, pto_core_type>> &kernels,
+             bool progress) {
+            std::vector<std::pair<std::string, pto_core_type>> list;
+            list.reserve(kernels.size());
+            for (const auto &[path, core] : kernels) list.emplace_back(path.string(), core);
+            return kc.compile_cost_models_many(list, progress);
+          },
+          "kernels"_a, "progress"_a = false, Release(),
+          "compile_incore_cost_model for (source_path, core_type) pairs in parallel, as "
+          "compile_incore_many; returns a CostModelBuild per kernel in input order and raises "
+          "nothing for one kernel: a kernel without a twin gets its reason in .unavailable.")
       .def(
           "is_tile_kernel",
           [](const KernelCompiler &kc, const fs::path &source_path) {

@@ -193,10 +193,39 @@ bool is_cache_file(const std::string &name) {
   return false;
 }
 
-// Hash of the runtime's own headers (pto/, the descriptor ABI's pto_abi/ and the tile shim), so
-// kernels cached against an older pto/kernel.h (a different package version, or a developer
-// editing the tree) are rebuilt rather than loaded with a stale ABI; the shim also sits on a
-// system include path, which -MMD does not list. Read once per process per include directory.
+namespace {
+
+// Every file under `dir` (its relative path and content), in name order, depth first.
+void hash_tree(const std::string &dir, const std::string &relative, Fnv1a64 *h) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (const dirent *e = readdir(d)) {
+      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());  // readdir order is file-system dependent
+  for (const std::string &name : names) {
+    const std::string path = join_path(dir, name);
+    const std::string rel = join_path(relative, name);
+    if (is_directory(path)) {
+      hash_tree(path, rel, h);
+      continue;
+    }
+    std::string text;
+    if (!read_file(path, &text)) continue;
+    h->add(rel);
+    h->add(text);
+  }
+}
+
+}  // namespace
+
+// Hash of the runtime's own headers (pto/, the descriptor ABI's pto_abi/, the tile shim and the
+// cost-model shim with its subfolders), so kernels cached against an older pto/kernel.h (a
+// different package version, or a developer editing the tree) are rebuilt rather than loaded
+// with a stale ABI; the tile shim also sits on a system include path, which -MMD does not list.
+// Read once per process per include directory.
 std::string pto_headers_digest(const std::string &include_dir) {
   static std::mutex mutex;
   static std::map<std::string, std::string> digests;  // guarded by mutex
@@ -204,23 +233,11 @@ std::string pto_headers_digest(const std::string &include_dir) {
   auto it = digests.find(include_dir);
   if (it != digests.end()) return it->second;
   Fnv1a64 h;
-  for (const std::string &dir : {worker::join_path(include_dir, "pto"), worker::abi_include_dir(include_dir),
-                                 worker::tile_shim_dir(include_dir)}) {
-    std::vector<std::string> names;
-    if (DIR *d = opendir(dir.c_str())) {
-      while (const dirent *e = readdir(d)) {
-        if (e->d_name[0] != '.') names.emplace_back(e->d_name);
-      }
-      closedir(d);
-    }
-    std::sort(names.begin(), names.end());  // readdir order is file-system dependent
+  for (const std::string &dir :
+       {worker::join_path(include_dir, "pto"), worker::abi_include_dir(include_dir),
+        worker::tile_shim_dir(include_dir), worker::costmodel_shim_dir(include_dir)}) {
     h.add(dir);
-    for (const std::string &name : names) {
-      std::string text;
-      if (!read_file(worker::join_path(dir, name), &text)) continue;
-      h.add(name);
-      h.add(text);
-    }
+    hash_tree(dir, "", &h);
   }
   digests.emplace(include_dir, h.hex());
   return h.hex();

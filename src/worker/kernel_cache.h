@@ -46,7 +46,8 @@ std::vector<std::string> split_lines(const std::string &text);  // without empty
 // Whether `name` is a file the cache writes (clear_cache() removes only these).
 bool is_cache_file(const std::string &name);
 
-// Hash of the runtime's own headers under `include_dir` (pto/, pto_abi/, pto_tile_shim/).
+// Hash of the runtime's own headers under `include_dir` (pto/, pto_abi/, pto_tile_shim/,
+// pto_costmodel_shim/).
 std::string pto_headers_digest(const std::string &include_dir);
 
 }  // namespace worker

@@ -1,8 +1,8 @@
 // src/worker/kernel_compiler.cpp — builds kernel/orchestration sources into cached .so files.
 //
 // Cache protocol (safe across threads and processes without locks). A compile has two keys:
-//  - the *stem* "<name>-<hash>" hashes what the call itself decides: source text, flags,
-//    compiler and version, the runtime's headers;
+//  - the *stem* "<name>-<hash>" ("<name>-costmodel-<hash>" for a cost-model twin) hashes what
+//    the call itself decides: source text, flags, compiler and version, the runtime's headers;
 //  - the *dependency digest* hashes the content of every file the compiler read for it, listed
 //    by the compiler itself (-MMD) and kept beside the binary in "<stem>.deps".
 // The binary is "<stem>-<digest>.so". A look-up reads <stem>.deps, hashes the files it lists
@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -251,9 +252,84 @@ Command scalar_command(const CompileOptions &o, const std::string &include_dir) 
   return c;
 }
 
-// Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h).
+// The prefix of the folders in the kernel cache that hold PTO-ISA's generated formula tables.
+constexpr const char *kFormulaDirPrefix = "costmodel-formula-";
+
+// PTO-ISA's formula-table generators, a2a3's and a5's (the cost model's lightweight_costmodel.hpp
+// includes both tables), run with their output redirected from beside the script (OUT_PATH)
+// to the same relative path under argv[2], each through a temporary file and a rename: other
+// processes may generate, or compile against, the same folder at the same time.
+constexpr const char *kFormulaGenerator = R"(import importlib.util, os, pathlib, sys
+isa, out_root = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for arch in ("a2a3", "a5"):
+    rel = pathlib.Path("pto/costmodel") / arch / "formula_costmodel"
+    script = isa / "include" / rel / "gen_formula_params_header.py"
+    spec = importlib.util.spec_from_file_location("pto_gen_" + arch, script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    out = out_root / rel / "formula_params_generated.hpp"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    module.OUT_PATH = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+    module.main()
+    os.replace(module.OUT_PATH, out)
+)";
+
+// The include directory holding PTO-ISA's generated formula tables for the checkout at `root`
+// (<dir>/pto/costmodel/{a2a3,a5}/formula_costmodel/formula_params_generated.hpp), generated
+// into `cache_dir` unless already there. The folder is named by a digest of the generators and
+// their CSV inputs, so a checkout with other tables gets another folder (and, through the -I,
+// its twins another cache key); a compile's -MMD list covers the generated headers themselves.
+std::string formula_tables(const std::string &root, const std::string &cache_dir) {
+  std::vector<std::string> inputs, outputs;
+  for (const char *arch : {"a2a3", "a5"}) {
+    const std::string rel = std::string("pto/costmodel/") + arch + "/formula_costmodel/";
+    const std::string dir = worker::join_path(root, "include/" + rel);
+    inputs.push_back(dir + "gen_formula_params_header.py");
+    inputs.push_back(dir + "formula_params.csv");
+    outputs.push_back(rel + "formula_params_generated.hpp");
+  }
+  const std::string digest = digest_of_files(inputs);
+  if (digest.empty()) {
+    throw Error(PTO_NOT_SUPPORTED, "the PTO-ISA checkout at " + root +
+                                       " has no cost-model formula tables to generate (looked for " +
+                                       joined(inputs, ", ") +
+                                       "); cost-model twins need a PTO-ISA with its cost model, such as "
+                                       "the pinned commit scripts/fetch_pto_isa.sh gets");
+  }
+  Fnv1a64 key;
+  key.add(root);
+  key.add(digest);
+  const std::string out = worker::join_path(cache_dir, kFormulaDirPrefix + key.hex());
+  auto present = [&] {
+    for (const std::string &rel : outputs) {
+      if (!worker::is_regular_file(worker::join_path(out, rel))) return false;
+    }
+    return true;
+  };
+  // One generator at a time in this process: its temporaries are named by the process id.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (present()) return out;  // checked on every call: clear_cache() may have removed it
+  if (const int err = platform_make_directories(cache_dir))
+    throw cache_error("create directory", cache_dir, err);
+  const std::vector<std::string> argv = {"python3", "-B", "-c", kFormulaGenerator, root, out};
+  const ProcessResult r = run_process(argv);
+  if (!r.ok() || !present()) {
+    throw Error(PTO_MISSING_DEPENDENCY,
+                "a cost-model twin needs the formula tables PTO-ISA's gen_formula_params_header.py "
+                "writes, and python3 (3.9 or newer) could not run it (" +
+                    r.describe() + ")" + (r.output.empty() ? "" : ":\n" + trimmed_output(r.output)) +
+                    "\ncommand: " + shell_quoted(argv) + "\nInstall python3 or put it on PATH.");
+  }
+  return out;
+}
+
+// Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h). A
+// cost-model twin also gets the cost-model shims and the formula tables ahead of PTO-ISA's
+// headers (the shims #include_next theirs), and the cost-model flags of tile_flags.
 Command tile_command(const CompileOptions &o, const std::string &origin, pto_core_type core_type,
-                     const std::string &include_dir) {
+                     const std::string &include_dir, bool cost_model, const std::string &cache_dir) {
   const std::string root = worker::tile_isa_root(o.pto_isa_root, origin);
   const std::string shim = worker::tile_shim_dir(include_dir);
   const worker::TileCompiler &tc = worker::tile_compiler(shim, "tile kernel '" + origin + "'");
@@ -262,9 +338,12 @@ Command tile_command(const CompileOptions &o, const std::string &origin, pto_cor
   c.cxx_text = tc.text;
   c.version = tc.version;
   c.flags.push_back("-std=c++23");
-  common_flags(o, include_dir, {worker::join_path(root, "include"), worker::join_path(root, "include/pto")},
-               &c.flags);
-  const std::vector<std::string> tile = worker::tile_flags(tc, shim, core_type);
+  std::vector<std::string> isa;
+  if (cost_model) isa = {worker::costmodel_shim_dir(include_dir), formula_tables(root, cache_dir)};
+  isa.push_back(worker::join_path(root, "include"));
+  isa.push_back(worker::join_path(root, "include/pto"));
+  common_flags(o, include_dir, isa, &c.flags);
+  const std::vector<std::string> tile = worker::tile_flags(tc, shim, core_type, cost_model);
   c.flags.insert(c.flags.end(), tile.begin(), tile.end());
   if (!tc.builtins_library.empty()) c.link.push_back(tc.builtins_library);
   c.cflags_env = "PTO_TILE_KERNEL_CFLAGS";
@@ -303,6 +382,41 @@ void check_entry(const std::string &so, const std::string &name, const EntryPoin
       kernel ? std::string("a compute kernel") : std::string("an orchestration for ") + entry.runtime;
   throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
                                         entry.macro + " (no exported " + entry.symbol + "): " + hint);
+}
+
+// Throws unless the cost-model twin at `so` exports what its caller uses: the descriptor ABI's
+// kernel_entry and the probe's pto_costmodel_begin/end (names as in pto_costmodel_probe.h).
+void check_cost_model_entries(const std::string &so, const std::string &name) {
+  auto exports = [&](const char *symbol) { return platform_elf_exports(so, symbol); };
+  if (!exports(PTO_ABI_KERNEL_ENTRY_SYMBOL)) {
+    unlink(so.c_str());
+    throw Error(PTO_INVALID_ARGUMENT,
+                "the cost-model twin of '" + name + "' exports no " + PTO_ABI_KERNEL_ENTRY_SYMBOL +
+                    ": a twin is called through the descriptor ABI's extern \"C\" void " +
+                    PTO_ABI_KERNEL_ENTRY_SYMBOL +
+                    "(__gm__ int64_t *args), which the source must define (PTO_KERNEL kernels and "
+                    "kernel programs have no twin)");
+  }
+  for (const char *probe : {"pto_costmodel_begin", "pto_costmodel_end"}) {
+    if (exports(probe)) continue;
+    unlink(so.c_str());
+    throw Error(PTO_INTERNAL, "the cost-model twin of '" + name + "' exports no " + probe +
+                                  ": pto_costmodel_probe.h (include/pto_costmodel_shim/, "
+                                  "force-included) did not define it; is the runtime's include "
+                                  "directory complete?");
+  }
+}
+
+// nftw's callback for removing a formula-table folder: files and then their folders.
+size_t g_removed_formula_files = 0;  // only touched under clear_formula_mutex
+std::mutex clear_formula_mutex;
+int remove_entry(const char *path, const struct stat *, int type, struct FTW *) {
+  if (type == FTW_DP) {
+    rmdir(path);
+  } else if (unlink(path) == 0) {
+    ++g_removed_formula_files;
+  }
+  return 0;  // keep going: another process may be removing (or writing) the same folder
 }
 
 }  // namespace
@@ -382,12 +496,22 @@ size_t KernelCompiler::clear_cache() const {
     if (errno == ENOENT) return 0;
     throw cache_error("open directory", dir, errno);
   }
-  std::vector<std::string> names;
+  std::vector<std::string> names, formula_dirs;
   while (const dirent *e = readdir(d)) {
     if (is_cache_file(e->d_name)) names.emplace_back(e->d_name);
+    if (strncmp(e->d_name, kFormulaDirPrefix, strlen(kFormulaDirPrefix)) == 0)
+      formula_dirs.emplace_back(e->d_name);
   }
   closedir(d);
   size_t removed = 0;
+  {  // the formula tables of cost-model twins (formula_tables), regenerated when next needed
+    std::lock_guard<std::mutex> lock(clear_formula_mutex);
+    g_removed_formula_files = 0;
+    for (const std::string &name : formula_dirs) {
+      nftw(worker::join_path(dir, name).c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    removed += g_removed_formula_files;
+  }
   for (const std::string &name : names) {
     const std::string path = worker::join_path(dir, name);
     if (unlink(path.c_str()) == 0) {
@@ -411,7 +535,7 @@ bool KernelCompiler::is_tile_kernel(const std::string &source_path) const {
 
 KernelCompiler::Built KernelCompiler::incore(const std::string &text, const std::string &origin,
                                              const std::string &name, const std::string &source_dir,
-                                             pto_core_type core_type) const {
+                                             pto_core_type core_type, bool cost_model) const {
   Job job;
   job.source = line_directive(origin) + text;
   job.name = name;
@@ -425,6 +549,16 @@ KernelCompiler::Built KernelCompiler::incore(const std::string &text, const std:
                  ? worker::includes_tile_headers(text, source_dir, options_.include_dirs)
                  : options_.tile == TileMode::kOn;
   job.core_type = core_type;
+  if (cost_model && !job.tile) {
+    throw Error(PTO_INVALID_ARGUMENT,
+                "'" + origin + "' is not a tile kernel (" +
+                    (options_.tile == TileMode::kOff ? std::string("the compiler was made with tile off")
+                                                     : std::string("it includes no PTO-ISA header")) +
+                    "), so it has no cost-model twin: PTO-ISA's cost model prices PTO-ISA "
+                    "instructions only. A scalar kernel keeps timing mode's costs (the cost table, "
+                    "PTO_SIM_KERNEL_COSTS, else its measured host time)");
+  }
+  job.cost_model = cost_model;
   return compile(job);
 }
 
@@ -432,7 +566,29 @@ KernelCompiler::Built KernelCompiler::incore_file(const std::string &source_path
                                                   pto_core_type core_type) const {
   core_type_define(core_type);  // a bad core type is reported before the file is read
   return incore(read_source(source_path), source_path, file_stem(source_path), directory_of(source_path),
-                core_type);
+                core_type, false);
+}
+
+KernelCompiler::Built KernelCompiler::cost_model_file(const std::string &source_path,
+                                                      pto_core_type core_type) const {
+  core_type_define(core_type);
+  const ChipGeometry *geometry = find_geometry(platform_.c_str());  // checked by the constructor
+  if (std::string(geometry->arch) != "a2a3") {
+    throw Error(PTO_NOT_SUPPORTED,
+                "pto-isa has no cost model for " + std::string(geometry->arch) + " at this pin: its " +
+                    geometry->arch +
+                    " cost-model headers do not compile (a twin built with __NPU_ARCH__=3510 "
+                    "stops at 136 errors inside PTO-ISA), so '" +
+                    source_path + "' has no cost-model twin for " + platform_ +
+                    "; twins are built for a2a3sim only");
+  }
+  return incore(read_source(source_path), source_path, file_stem(source_path), directory_of(source_path),
+                core_type, true);
+}
+
+std::string KernelCompiler::compile_incore_cost_model(const std::string &source_path,
+                                                      pto_core_type core_type) const {
+  return cost_model_file(source_path, core_type).path;
 }
 
 std::string KernelCompiler::compile_incore(const std::string &source_path, pto_core_type core_type) const {
@@ -452,7 +608,7 @@ std::string KernelCompiler::compile_orchestration(const std::string &runtime,
 
 std::string KernelCompiler::compile_incore_source(const std::string &source, const std::string &name,
                                                   pto_core_type core_type) const {
-  return incore(source, name, name, "", core_type).path;
+  return incore(source, name, name, "", core_type, false).path;
 }
 
 std::string KernelCompiler::compile_orchestration_source(const std::string &runtime,
@@ -469,12 +625,16 @@ std::string KernelCompiler::compile_orchestration_source(const std::string &runt
 
 KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   const std::string include_dir = pto_include_dir();
-  const Command cmd = job.tile ? tile_command(options_, job.origin, job.core_type, include_dir)
-                               : scalar_command(options_, include_dir);
+  const std::string dir = cache_dir();
+  const Command cmd =
+      job.tile ? tile_command(options_, job.origin, job.core_type, include_dir, job.cost_model, dir)
+               : scalar_command(options_, include_dir);
   const bool reuse = cache_enabled();
   std::vector<std::string> flags = cmd.flags;
-  const bool native = job.kernel && (options_.native == NativeMode::kAll ||
-                                     (options_.native == NativeMode::kTileKernels && job.tile));
+  // Never for a twin: it computes no values, and its price must not depend on the host.
+  const bool native =
+      job.kernel && !job.cost_model &&
+      (options_.native == NativeMode::kAll || (options_.native == NativeMode::kTileKernels && job.tile));
   if (native) {  // this CPU's instructions, minus those that could change a result (kernel_compiler.h)
     for (const char *f : {"-march=native", "-ffp-contract=off", "-mno-avx512bf16", "-mno-avx512fp16"})
       flags.push_back(f);
@@ -503,8 +663,8 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   Built built;
   built.compiler = cmd.cxx_text;
 
-  const std::string dir = cache_dir();
-  const std::string stem = sanitized(name) + "-" + key.hex();
+  // The flags already tell a twin's key from its kernel's; the name tells them apart in `ls`.
+  const std::string stem = sanitized(name) + (job.cost_model ? "-costmodel-" : "-") + key.hex();
   const std::string deps_path = worker::join_path(dir, stem + ".deps");
   auto binary_path = [&](const std::string &digest) {
     return worker::join_path(dir, stem + "-" + digest + ".so");
@@ -558,12 +718,16 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   if (!r.ok()) {
     unlink(so_tmp.c_str());
     throw Error(PTO_KERNEL_COMPILE,
-                "failed to compile " + std::string(job.tile ? "tile kernel '" : "'") + name + "' for " +
-                    platform_ + " (compiler " + r.describe() + ").\ncommand: " + shell_quoted(argv) +
-                    "\ncompiler output:\n" +
+                "failed to compile " +
+                    std::string(job.cost_model ? "the cost-model twin of tile kernel '"
+                                : job.tile     ? "tile kernel '"
+                                               : "'") +
+                    name + "' for " + platform_ + " (compiler " + r.describe() +
+                    ").\ncommand: " + shell_quoted(argv) + "\ncompiler output:\n" +
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
   check_entry(so_tmp, name, entry);
+  if (job.cost_model) check_cost_model_entries(so_tmp, name);
   // What the compiler read besides the cache's own copy of the source, which the stem covers.
   std::vector<std::string> deps;
   for (std::string &f : parse_depfile(depfile)) {

@@ -116,5 +116,9 @@ std::string tile_shim_dir(const std::string &include_dir) {
   return join_path(include_dir, "pto_tile_shim");
 }
 
+std::string costmodel_shim_dir(const std::string &include_dir) {
+  return join_path(include_dir, "pto_costmodel_shim");
+}
+
 }  // namespace worker
 }  // namespace pto

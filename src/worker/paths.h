@@ -43,11 +43,13 @@ std::string directory_of(const std::string &path);
 bool read_file(const std::string &path, std::string *text);
 
 // The folders beside pto/ in the include directory KernelCompiler uses (pto_include_dir()):
-// the descriptor ABI's headers, put on every compile's include path after the user's own, and
-// the <stdfloat> shim of tile kernels (src/worker/tile_toolchain.h). Installed next to pto/ in
-// both layouts, so they are found the way pto/kernel.h is.
+// the descriptor ABI's headers, put on every compile's include path after the user's own, the
+// <stdfloat> shim of tile kernels (src/worker/tile_toolchain.h) and the shims and probe of
+// cost-model twins (include/pto_costmodel_shim/). Installed next to pto/ in both layouts, so
+// they are found the way pto/kernel.h is.
 std::string abi_include_dir(const std::string &include_dir);
 std::string tile_shim_dir(const std::string &include_dir);
+std::string costmodel_shim_dir(const std::string &include_dir);
 
 }  // namespace worker
 }  // namespace pto

@@ -351,11 +351,16 @@ const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string
 }
 
 std::vector<std::string> tile_flags(const TileCompiler &cxx, const std::string &shim_dir,
-                                    pto_core_type core_type) {
+                                    pto_core_type core_type, bool cost_model) {
   std::vector<std::string> flags;
   if (cxx.bf16_shim) flags.insert(flags.end(), {"-isystem", shim_dir, "-D__STDCPP_BFLOAT16_T__=1"});
-  // PTO-ISA's CPU simulation, one thread per kernel: the runtime already runs cores in parallel.
-  flags.insert(flags.end(), {"-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1"});
+  if (cost_model) {
+    flags.insert(flags.end(), {"-D__COSTMODEL", "-D__NPU_ARCH__=2201", "-DPTO_COMM_NOT_SUPPORTED", "-include",
+                               "pto_costmodel_probe.h"});
+  } else {
+    // PTO-ISA's CPU simulation, one thread per kernel: the runtime already runs cores in parallel.
+    flags.insert(flags.end(), {"-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1"});
+  }
   switch (core_type) {
     case PTO_CORE_AIV:
       flags.push_back("-D__DAV_VEC__");

@@ -57,11 +57,15 @@ struct TileCompiler {
 // install clang-19.
 const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who);
 
-// The flags every tile compile gets besides include directories and the user's flags:
-// -std=c++23, PTO-ISA's CPU simulation, the core type's defines, the bf16 shim when the
-// compiler needs it, and targeted -Wno-... for PTO-ISA's own warnings.
+// The flags every tile compile gets besides -std, include directories and the user's flags:
+// the bf16 shim when the compiler needs it, PTO-ISA's CPU simulation, the core type's defines,
+// and targeted -Wno-... for PTO-ISA's own warnings. A cost-model twin (cost_model) gets, in
+// place of the CPU simulation (-D__CPU_SIM -DPTO_CPU_MAX_THREADS=1), PTO-ISA's cost model for
+// a2a3 (-D__COSTMODEL -D__NPU_ARCH__=2201), no communication instructions
+// (-DPTO_COMM_NOT_SUPPORTED) and the probe exporting pto_costmodel_begin/end (-include
+// pto_costmodel_probe.h, include/pto_costmodel_shim/).
 std::vector<std::string> tile_flags(const TileCompiler &cxx, const std::string &shim_dir,
-                                    pto_core_type core_type);
+                                    pto_core_type core_type, bool cost_model = false);
 
 // The host CPU for the cache key of -march=native builds: the "model name" and "flags" lines of
 // /proc/cpuinfo (read once per process), or "unknown".

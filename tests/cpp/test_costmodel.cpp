@@ -1,25 +1,29 @@
-// tests/cpp/test_costmodel.cpp — PTO-ISA's cost model, through our shims, prices the example kernels.
+// tests/cpp/test_costmodel.cpp — cost-model twins: KernelCompiler builds them, PTO-ISA's cost model prices.
 //
 // Contract under test: the example kernels (bgemm's AIC gemm and AIV add, paged attention's
-// qk and softmax_prepare) compile in PTO-ISA's cost-model mode (-D__COSTMODEL
-// -D__NPU_ARCH__=2201 -DPTO_COMM_NOT_SUPPORTED instead of -D__CPU_SIM) against the pinned
-// PTO-ISA with include/pto_costmodel_shim/ first on the include path and the formula table
-// PTO-ISA's own generator writes; pto_costmodel_probe.h prices one kernel_entry call at a
-// time: the same call gives the same cycles (state is reset between calls), the kernel's flags
-// reach the pipeline simulation, the price follows the work (twice the tiles, twice the
-// cycles; bigger tiles, more), the model writes nothing to stderr, and a cost-model build
-// computes no values (an output tensor keeps its contents).
+// qk and softmax_prepare) have cost-model twins (KernelCompiler::compile_incore_cost_model:
+// PTO-ISA's cost-model mode, -D__COSTMODEL -D__NPU_ARCH__=2201 -DPTO_COMM_NOT_SUPPORTED instead
+// of -D__CPU_SIM, against the pinned PTO-ISA with include/pto_costmodel_shim/ first on the
+// include path and the formula table PTO-ISA's own generator writes); pto_costmodel_probe.h
+// prices one kernel_entry call at a time: the same call gives the same cycles (state is reset
+// between calls), the kernel's flags reach the pipeline simulation, the price follows the work
+// (twice the tiles, twice the cycles; bigger tiles, more), the model writes nothing to stderr,
+// and a cost-model build computes no values (an output tensor keeps its contents). And what
+// KernelCompiler says when there is no twin: a5sim (NOT_SUPPORTED), a scalar kernel
+// (INVALID_ARGUMENT), no python3 (MISSING_DEPENDENCY), a kernel using an instruction the cost
+// model lacks (the compile error, or compile_cost_models_many's `unavailable`); a twin and its
+// kernel are different binaries.
 //
-// The build goes through KernelCompiler as a tile kernel would: include_dirs add the shims and
-// the generated header, PTO_TILE_KERNEL_CFLAGS (last on the command line) swaps the CPU
-// simulation for the cost model and force-includes the probe. Needs what the tile tests need
-// (clang++-19, a pto-isa checkout) and python3 for PTO-ISA's generator; they skip saying what
-// is missing, or fail under PTO_REQUIRE_TILE=1.
+// Needs what the tile tests need (clang++-19, a pto-isa checkout) and python3 for PTO-ISA's
+// generator; they skip saying what is missing, or fail under PTO_REQUIRE_TILE=1. A cold twin
+// compile takes 5-9 s and ~220 MB: the suite builds the four examples' twins once (the kernel
+// cache keeps them across test processes) and one failing kernel.
 #include <dlfcn.h>
 #include <stdlib.h>
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <tuple>
@@ -41,32 +45,6 @@ namespace fs = std::filesystem;
 using pto_test::ScopedEnv;
 
 using pto_test::isa_root;
-
-// Runs PTO-ISA's two formula-table generators (a2a3 and a5: lightweight_costmodel.hpp includes
-// both) with their output redirected from beside the script (their OUT_PATH) to `out_root`,
-// through a temporary file and a rename: test processes run in parallel, and a compile in one
-// must never read the half-written header of another.
-constexpr const char *kGenerate = R"(import importlib.util, os, pathlib, sys
-isa, out_root = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-for arch in ("a2a3", "a5"):
-    rel = pathlib.Path("pto/costmodel") / arch / "formula_costmodel"
-    script = isa / "include" / rel / "gen_formula_params_header.py"
-    spec = importlib.util.spec_from_file_location("pto_gen_" + arch, script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    out = out_root / rel / "formula_params_generated.hpp"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    module.OUT_PATH = out.with_name(f"{out.name}.{os.getpid()}.tmp")
-    module.main()
-    os.replace(module.OUT_PATH, out)
-)";
-
-std::string shell_quote(const std::string &s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 struct Kernel {
   void (*entry)(int64_t *) = nullptr;
@@ -105,21 +83,8 @@ class CostModel : public ::testing::Test {
       unavailable_ = std::string("no C++23 compiler for tile kernels: ") + e.what();
       return;
     }
-    // A fixed directory, so that the include path (part of the kernel cache's key) is the same
-    // on every run and the compiled kernels are reused.
-    const std::string gen = std::string(getenv("PTO_CACHE_DIR")) + "/costmodel_formula_params";
-    const std::string command = "python3 -B -c " + shell_quote(kGenerate) + " " + shell_quote(root) + " " +
-                                shell_quote(gen) + " 2>&1";
-    if (system(command.c_str()) != 0) {
-      unavailable_ = "python3 could not run PTO-ISA's gen_formula_params_header.py (" + command + ")";
-      return;
-    }
     pto::CompileOptions options;
     options.pto_isa_root = root;
-    options.include_dirs = {PTO_TEST_COSTMODEL_SHIM_DIR, gen};
-    ScopedEnv cflags("PTO_TILE_KERNEL_CFLAGS",
-                     "-U__CPU_SIM -D__COSTMODEL -D__NPU_ARCH__=2201 -DPTO_COMM_NOT_SUPPORTED "
-                     "-include pto_costmodel_probe.h");
     const pto::KernelCompiler kc("a2a3sim", options);
     const std::string examples = getenv("PTO_EXAMPLES_DIR");
     const std::vector<std::tuple<std::string, std::string, pto_core_type>> sources = {
@@ -131,9 +96,13 @@ class CostModel : public ::testing::Test {
     for (const auto &[name, source, core] : sources) {
       std::string so;
       try {
-        so = kc.compile_incore(examples + "/" + source, core);  // one at a time: 2 CPUs, 0.2 GB each
+        so = kc.compile_incore_cost_model(examples + "/" + source, core);  // one at a time: 0.2 GB each
       } catch (const pto::Error &e) {
-        failure_ = name + " does not compile in cost-model mode: " + e.what();
+        if (e.code() == PTO_MISSING_DEPENDENCY) {
+          unavailable_ = e.what();  // python3 for PTO-ISA's generator
+        } else {
+          failure_ = name + " does not compile in cost-model mode: " + e.what();
+        }
         return;
       }
       void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -279,6 +248,173 @@ TEST_F(CostModel, ACostModelBuildComputesNoValues) {
   const std::vector<unsigned char> before = p.bytes;
   price("gemm", {&a, &b, &p});
   EXPECT_EQ(p.bytes, before);
+}
+
+// ---- What KernelCompiler says of a kernel without a twin, and where twins go. ----
+
+// A fresh directory for kernel sources, removed with its files at the end of the test.
+class ScratchSources {
+ public:
+  ScratchSources() {
+    std::string tmpl = (fs::temp_directory_path() / "pto_twin_test.XXXXXX").string();
+    if (mkdtemp(&tmpl[0]) != nullptr) dir_ = tmpl;
+  }
+  ~ScratchSources() {
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+  ScratchSources(const ScratchSources &) = delete;
+  ScratchSources &operator=(const ScratchSources &) = delete;
+  std::string write(const std::string &name, const std::string &text) const {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  const std::string &dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+std::string example(const std::string &relative) {
+  return std::string(getenv("PTO_EXAMPLES_DIR")) + "/" + relative;
+}
+
+constexpr const char *kScalarKernel = "#include \"pto/kernel.h\"\nPTO_KERNEL(args) { (void)args; }\n";
+
+// TPOW is a PTO-ISA instruction (pto/common/pto_instr.hpp) the a2a3 cost model does not define
+// (pto/costmodel/pto_instr.hpp at the pin), so the kernel compiles but its twin does not.
+constexpr const char *kPowKernel = R"(#include <cstdint>
+#include <pto/pto-inst.hpp>
+using namespace pto;
+extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
+  (void)args;
+  using V = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+  V dst, base, exp, tmp;
+  TASSIGN(dst, 0x0);
+  TASSIGN(base, 0x400);
+  TASSIGN(exp, 0x800);
+  TASSIGN(tmp, 0xc00);
+  TPOW(dst, base, exp, tmp);
+}
+)";
+
+template <class F>
+pto::Error error_of(F f) {
+  try {
+    f();
+  } catch (const pto::Error &e) {
+    return e;
+  }
+  return pto::Error(PTO_OK, "no error was thrown");
+}
+
+TEST(CostModelTwin, A5HasNoCostModelAtThePin) {
+  // Said before the source is read or a compiler is looked for: no toolchain needed.
+  const pto::Error e = error_of([] {
+    pto::KernelCompiler("a5sim").compile_incore_cost_model(example("bgemm/kernels/kernel_add.cpp"),
+                                                           PTO_CORE_AIV);
+  });
+  EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED) << e.what();
+  EXPECT_NE(std::string(e.what()).find("no cost model for a5"), std::string::npos) << e.what();
+}
+
+TEST(CostModelTwin, AScalarKernelHasNone) {
+  ScratchSources dir;
+  const std::string scalar = dir.write("scalar.cpp", kScalarKernel);
+  const pto::KernelCompiler kc("a2a3sim");
+  const pto::Error e = error_of([&] { kc.compile_incore_cost_model(scalar, PTO_CORE_AIV); });
+  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT) << e.what();
+  EXPECT_NE(std::string(e.what()).find("not a tile kernel"), std::string::npos) << e.what();
+  // The batch says the same in `unavailable`, without throwing.
+  const std::vector<pto::CostModelBuild> builds = kc.compile_cost_models_many({{scalar, PTO_CORE_AIV}});
+  ASSERT_EQ(builds.size(), 1u);
+  EXPECT_EQ(builds[0].path, "");
+  EXPECT_NE(builds[0].unavailable.find("not a tile kernel"), std::string::npos) << builds[0].unavailable;
+  EXPECT_EQ(builds[0].unavailable.find('\n'), std::string::npos);
+}
+
+TEST(CostModelTwin, WithoutPython3TheFormulaTablesAreAMissingDependency) {
+  PTO_SKIP_OR_FAIL_WITHOUT(pto_test::tile_unavailable());  // also runs the compiler probe first
+  ScratchSources cache;
+  ScopedEnv cache_dir("PTO_CACHE_DIR", cache.dir().c_str());  // no tables generated there yet
+  ScopedEnv path("PATH", "/nonexistent");
+  pto::CompileOptions options;
+  options.pto_isa_root = isa_root();
+  const pto::Error e = error_of([&] {
+    pto::KernelCompiler("a2a3sim", options)
+        .compile_incore_cost_model(example("bgemm/kernels/kernel_add.cpp"), PTO_CORE_AIV);
+  });
+  EXPECT_EQ(e.code(), PTO_MISSING_DEPENDENCY) << e.what();
+  EXPECT_NE(std::string(e.what()).find("python3"), std::string::npos) << e.what();
+}
+
+TEST(CostModelTwin, AnInstructionTheModelLacksMakesTheTwinUnavailable) {
+  PTO_SKIP_OR_FAIL_WITHOUT(pto_test::tile_unavailable());
+  ScratchSources dir;
+  const std::string pow = dir.write("pow_kernel.cpp", kPowKernel);
+  const std::string add = example("bgemm/kernels/kernel_add.cpp");  // the suite's twin, cached
+  pto::CompileOptions options;
+  options.pto_isa_root = isa_root();
+  const pto::KernelCompiler kc("a2a3sim", options);
+  testing::internal::CaptureStderr();
+  const std::vector<pto::CostModelBuild> builds =
+      kc.compile_cost_models_many({{pow, PTO_CORE_AIV}, {add, PTO_CORE_AIV}}, /*progress=*/true);
+  const std::string progress = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(builds.size(), 2u);
+  EXPECT_EQ(builds[0].path, "");
+  const std::string &why = builds[0].unavailable;
+  EXPECT_NE(why.find("error:"), std::string::npos) << why;
+  EXPECT_NE(why.find("TPOW"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  EXPECT_EQ(builds[1].unavailable, "");
+  EXPECT_TRUE(fs::is_regular_file(builds[1].path)) << builds[1].path;
+  EXPECT_NE(progress.find("compiling 2 cost models for a2a3sim"), std::string::npos) << progress;
+  EXPECT_NE(progress.find("(AIV cost model) unavailable after"), std::string::npos) << progress;
+  EXPECT_NE(progress.find("(AIV cost model, "), std::string::npos) << progress;
+
+  // One kernel at a time, the same failure is the compile error with the compiler's output.
+  const pto::Error e = error_of([&] { kc.compile_incore_cost_model(pow, PTO_CORE_AIV); });
+  EXPECT_EQ(e.code(), PTO_KERNEL_COMPILE) << e.what();
+  EXPECT_NE(std::string(e.what()).find("cost-model twin of tile kernel 'pow_kernel'"), std::string::npos)
+      << e.what();
+  EXPECT_NE(std::string(e.what()).find(why.substr(why.find("error:"))), std::string::npos) << e.what();
+}
+
+TEST(CostModelTwin, TheTwinAndTheKernelAreDifferentBinaries) {
+  PTO_SKIP_OR_FAIL_WITHOUT(pto_test::tile_unavailable());
+  const std::string add = example("bgemm/kernels/kernel_add.cpp");
+  pto::CompileOptions options;
+  options.pto_isa_root = isa_root();
+  const pto::KernelCompiler kc("a2a3sim", options);
+  const std::string twin = kc.compile_incore_cost_model(add, PTO_CORE_AIV);  // cached by the suite
+  // Cached by the examples' tests.
+  const std::string kernel = kc.compile_incore(add, PTO_CORE_AIV);
+  EXPECT_NE(twin, kernel);
+  EXPECT_NE(fs::path(twin).filename().string().find("-costmodel-"), std::string::npos) << twin;
+  EXPECT_EQ(fs::path(kernel).filename().string().find("-costmodel-"), std::string::npos) << kernel;
+  // The generated formula tables live in the cache, beside the binaries.
+  bool tables = false;
+  for (const auto &entry : fs::directory_iterator(kc.cache_dir())) {
+    const std::string name = entry.path().filename().string();
+    tables =
+        tables || (name.rfind("costmodel-formula-", 0) == 0 &&
+                   fs::is_regular_file(entry.path() /
+                                       "pto/costmodel/a2a3/formula_costmodel/formula_params_generated.hpp"));
+  }
+  EXPECT_TRUE(tables) << "no generated formula table in " << kc.cache_dir();
+}
+
+TEST(CostModelTwin, ClearCacheRemovesTheFormulaTablesAndNothingElse) {
+  ScratchSources cache;
+  ScopedEnv cache_dir("PTO_CACHE_DIR", cache.dir().c_str());
+  const std::string tables = cache.dir() + "/costmodel-formula-0123456789abcdef";
+  fs::create_directories(tables + "/pto/costmodel/a2a3/formula_costmodel");
+  std::ofstream(tables + "/pto/costmodel/a2a3/formula_costmodel/formula_params_generated.hpp") << "//\n";
+  cache.write("notes.txt", "not the cache's\n");
+  EXPECT_EQ(pto::KernelCompiler("a2a3sim").clear_cache(), 1u);
+  EXPECT_FALSE(fs::exists(tables));
+  EXPECT_TRUE(fs::exists(cache.dir() + "/notes.txt"));
 }
 
 }  // namespace
