@@ -306,7 +306,9 @@ TEST_F(IsaTiming, ATableEntryOverridesTheModel) {
   unsetenv("PTO_SIM_KERNEL_COSTS");
   for (const auto &[id, t] : tasks) {
     EXPECT_EQ(t.source, t.func == 0 ? "isa_model" : "table") << "task " << id;
-    if (t.func == 1) EXPECT_EQ(t.end - t.start, 5000u) << "task " << id;
+    if (t.func == 1) {
+      EXPECT_EQ(t.end - t.start, 5000u) << "task " << id;
+    }
   }
   EXPECT_EQ(stats.priced_table, 2u);
 }
