@@ -14,10 +14,19 @@ at a mid-size decode step) it reports, over --reps warm runs (median [min-max]):
 and the kernels' compile time: cold (an empty kernel cache, in parallel on every CPU) and
 cached (a second compile in the same process). Kernels are built as the examples build them
 (tile kernels for this CPU), or with --portable for any x86-64. Every run's output is checked
-against NumPy. Usage:
+against NumPy. With --timing it measures the sim's timing mode instead (docs/sim_execution.md):
+each rep runs the workload in the default parallel mode and then timed, its kernels priced by
+their PTO-ISA cost-model twins, on one worker, and reports per pair
+
+  parallel  the parallel run's wall time (worker.run)
+  timed     the timed run's wall time, and timed / parallel (its cost)
+  predicted the timed run's predicted makespan, against the parallel run's device time
+
+Usage:
 
   PTO_ISA_ROOT=../shared/third_party/pto-isa .venv/bin/python bench/tile/run.py [--reps 5]
       [--only bgemm|paged_attention] [--platform a2a3sim] [--runtime tensormap_and_ringbuffer]
+      [--timing]
 """
 
 from __future__ import annotations
@@ -64,7 +73,7 @@ class Workload:
     def __init__(
         self,
         name: str,
-        build: Callable[[bool], pto.ChipCallable],
+        build: Callable[[bool, bool], pto.ChipCallable],  # (portable, cost models)
         make_args: Callable[[], tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]],
     ) -> None:
         self.name, self.build, self.make_args = name, build, make_args
@@ -94,7 +103,7 @@ def bgemm_case0(platform: str, runtime: str) -> Workload:
 
     return Workload(
         "bgemm Case0 (500 GEMM + 500 ADD, 4 x 128^3 per GEMM)",
-        lambda portable: ex.build_callable(platform, runtime, "native", portable),
+        lambda portable, twins: ex.build_callable(platform, runtime, "native", portable, twins),
         make_args,
     )
 
@@ -128,7 +137,7 @@ def paged_attention_mid(platform: str, runtime: str) -> Workload:
     return Workload(
         f"paged attention bf16 (batch {p['batch']}, {p['heads']} heads, head_dim {p['head_dim']}, "
         f"{blocks} blocks of {p['block_size']}: {4 * blocks * p['batch']} tasks)",
-        lambda portable: ex.build_callable(platform, runtime, portable),
+        lambda portable, twins: ex.build_callable(platform, runtime, portable, twins),
         make_args,
     )
 
@@ -147,10 +156,10 @@ def measure_compile(w: Workload, portable: bool) -> tuple[float, float]:
         os.environ["PTO_CACHE_DIR"] = cache
         try:
             t0 = time.perf_counter()
-            w.build(portable)
+            w.build(portable, False)
             cold = time.perf_counter() - t0
             t0 = time.perf_counter()
-            w.build(portable)
+            w.build(portable, False)
             cached = time.perf_counter() - t0
         finally:
             if old is None:
@@ -186,7 +195,7 @@ def kernel_seconds_uncontended(key: str, opts: argparse.Namespace) -> list[float
 
 
 def measure_runs(w: Workload, opts: argparse.Namespace) -> dict[str, Any]:
-    callable_ = w.build(opts.portable)
+    callable_ = w.build(opts.portable, False)
     args, check = w.make_args()
     clusters, threads = {"a2a3sim": (24, 4), "a5sim": (18, 7)}[opts.platform]
     config = pto.ChipCallConfig(block_dim=clusters, aicpu_thread_num=threads)
@@ -209,6 +218,39 @@ def measure_runs(w: Workload, opts: argparse.Namespace) -> dict[str, Any]:
     return {"cpus": cpus, **rows}
 
 
+def measure_timing(w: Workload, opts: argparse.Namespace) -> dict[str, list[float]]:
+    """Pairs of runs on one worker: parallel, then timed (kernels priced by their twins)."""
+    callable_ = w.build(opts.portable, True)
+    args, check = w.make_args()
+    clusters, threads = {"a2a3sim": (24, 4), "a5sim": (18, 7)}[opts.platform]
+    parallel = pto.ChipCallConfig(block_dim=clusters, aicpu_thread_num=threads)
+    timed = pto.ChipCallConfig(
+        block_dim=clusters, aicpu_thread_num=threads, sim_seed=0, sim_timing=True
+    )
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("parallel_s", "timed_s", "device_us", "predicted_us")
+    }
+    with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
+        for rep in range(opts.reps + 1):  # the first pair warms up (kernels and twins loaded)
+            for mode, config in (("parallel", parallel), ("timed", timed)):
+                t0 = time.perf_counter()
+                stats = worker.run(callable_, args, config)
+                wall = time.perf_counter() - t0
+                if not check():
+                    raise SystemExit(f"{w.name}: {mode} run {rep} does not match NumPy")
+                if mode == "timed" and stats.priced_host_time:
+                    raise SystemExit(f"{w.name}: kernels priced by host time: {stats.price_note}")
+                if rep == 0:
+                    continue
+                rows[f"{mode}_s"].append(wall)
+                if mode == "parallel":
+                    rows["device_us"].append(stats.device_us)
+                else:
+                    rows["predicted_us"].append(stats.predicted_makespan_us)
+    rows["cost"] = [t / p for t, p in zip(rows["timed_s"], rows["parallel_s"])]
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--reps", type=int, default=5, help="warm runs per workload (default 5)")
@@ -222,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--portable", action="store_true", help="tile kernels for any x86-64 (slower)")
     p.add_argument("--no-compile", action="store_true", help="skip the cold/cached compile timing")
     p.add_argument("--pa-case", choices=list(PA_CASES), default="mid", help="paged attention shape")
+    p.add_argument(
+        "--timing",
+        action="store_true",
+        help="measure timing mode (kernels priced by their cost model) against the parallel run",
+    )
     p.add_argument("--kernels-only", choices=list(WORKLOADS), help=argparse.SUPPRESS)
     opts = p.parse_args(argv)
     global PA_CASE
@@ -240,6 +287,16 @@ def main(argv: list[str] | None = None) -> int:
     for key in opts.only or list(WORKLOADS):
         w = WORKLOADS[key](opts.platform, opts.runtime)
         print(f"\n== {w.name}")
+        if opts.timing:
+            t = measure_timing(w, opts)
+            print(
+                "| parallel wall s | timed wall s | timed / parallel | parallel device us "
+                "| predicted makespan us |"
+            )
+            print("|---|---|---|---|---|")
+            keys = ("parallel_s", "timed_s", "cost", "device_us", "predicted_us")
+            print("| " + " | ".join(summary(t[k]) for k in keys) + " |")
+            continue
         if not opts.no_compile:
             cold, cached = measure_compile(w, opts.portable)
             print(

@@ -226,13 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         if not matches(out, expected, "parallel"):
             return 1
         if opts.timing:
-            measured = Trace.from_dict(worker.last_trace())
+            measured = Trace.from_dict(worker.last_trace() or {})
             out[...] = 0
             timed = pto.ChipCallConfig(**config, sim_seed=opts.seed, sim_timing=True)
             p_stats = worker.run(callable_, args, timed)
             if not matches(out, expected, "timed"):
                 return 1
-            predicted = Trace.from_dict(worker.last_trace())
+            predicted = Trace.from_dict(worker.last_trace() or {})
             print("\n".join(pto.timing_lines(stats, p_stats)))
             page = write_swimlanes(measured, predicted, opts.out, "paged_attention")
             print(f"swimlanes: {page} (measured above, predicted below)")

@@ -111,3 +111,49 @@ def test_native_and_portable_kernels_give_the_same_bits(repo_root, tmp_path, exa
     assert_success(run_example(repo_root, example, *extra, "--save", str(native)))
     assert_success(run_example(repo_root, example, *extra, "--portable", "--save", str(portable)))
     assert native.read_bytes() == portable.read_bytes()
+
+
+# --timing: a second run in the sim's timing mode, each tile kernel priced by PTO-ISA's cost
+# model (docs/sim_execution.md); small sizes, both runtimes share the kernels' twins.
+BGEMM_TIMED = "--groups 2 --grid-k 2 --tile 64 --block-dim 4 --timing".split()
+
+
+def predicted_makespan(result: subprocess.CompletedProcess) -> float:
+    """The ``predicted makespan: <X> us`` line's X; the run must have succeeded."""
+    assert_success(result)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("predicted makespan:")]
+    assert len(lines) == 1, result.stdout
+    value, unit = lines[0].split(":")[1].split()
+    assert unit == "us", lines[0]
+    return float(value)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("example", ["bgemm", "paged_attention"])
+def test_tile_example_timing_predicts_and_writes_both_swimlanes(
+    repo_root, tmp_path, example, runtime
+):
+    extra = BGEMM_TIMED if example == "bgemm" else ["--timing"]
+    result = run_example(repo_root, example, "-r", runtime, *extra, "-o", str(tmp_path))
+    assert predicted_makespan(result) > 0
+    assert "host_time 0" in result.stdout, result.stdout  # every kernel priced by the model
+    for page in ("measured", "predicted", "compare"):
+        assert (tmp_path / f"{example}.{page}.html").stat().st_size > 0
+
+
+def test_bgemm_timing_predicts_longer_for_twice_the_tiles_per_task(repo_root, tmp_path):
+    four = predicted_makespan(
+        run_example(repo_root, "bgemm", *BGEMM_TIMED, "--tile-loop", "4", "-o", str(tmp_path))
+    )
+    eight = predicted_makespan(
+        run_example(repo_root, "bgemm", *BGEMM_TIMED, "--tile-loop", "8", "-o", str(tmp_path))
+    )
+    assert eight > four * 1.5, (four, eight)
+
+
+def test_bgemm_timing_is_reproducible_across_processes(repo_root, tmp_path):
+    runs = [
+        predicted_makespan(run_example(repo_root, "bgemm", *BGEMM_TIMED, "-o", str(tmp_path)))
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1], runs

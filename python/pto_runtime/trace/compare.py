@@ -1,9 +1,9 @@
-"""python/pto_runtime/trace/compare.py — a measured and a predicted swimlane of one program, side by side.
+"""python/pto_runtime/trace/compare.py — a measured and a predicted swimlane, side by side.
 
-A timed run (``ChipCallConfig(sim_seed=..., sim_timing=True, enable_profiling=True)``) leaves the
-schedule the timing model predicts; a parallel run of the same program leaves the one this machine
-measured. :func:`write_swimlanes` writes both pages and a third that shows them one above the
-other (docs/sim_execution.md, "Timing mode").
+A timed run (``ChipCallConfig(sim_seed=N, sim_timing=True, enable_profiling=True)``) leaves
+the schedule the timing model predicts; a parallel run of the same program leaves the one this
+machine measured. :func:`write_swimlanes` writes both pages and a third that shows them one
+above the other (docs/sim_execution.md, "Timing mode").
 """
 
 from __future__ import annotations
