@@ -117,7 +117,13 @@ std::map<int64_t, TracedTask> traced_tasks(const std::string &json) {
 
 class IsaTiming : public ::testing::Test {
  protected:
-  void SetUp() override { PTO_SKIP_OR_FAIL_WITHOUT(pto_test::tile_unavailable()); }
+  void SetUp() override {
+    const char *exec = getenv("PTO_SIM_EXEC");
+    if (exec != nullptr && std::string(exec) == "threads") {
+      GTEST_SKIP() << "timing mode needs seeded runs (the fiber model; PTO_SIM_EXEC=threads has none)";
+    }
+    PTO_SKIP_OR_FAIL_WITHOUT(pto_test::tile_unavailable());
+  }
 
   static pto::KernelCompiler compiler() {
     pto::CompileOptions o;
