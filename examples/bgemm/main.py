@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import pto_runtime as pto
-from pto_runtime.trace import Trace, write_swimlanes
 
 HERE = Path(__file__).resolve().parent
 KERNELS = [  # (func_id, core type, source): the ids the orchestrations use
@@ -176,17 +175,14 @@ def main(argv: list[str] | None = None) -> int:
             np.save(opts.save, c)
         if not matches(c, expected, "parallel"):
             return 1
-        if opts.timing:
-            measured = Trace.from_dict(worker.last_trace() or {})
-            c[...] = 0  # accumulated into: the timed run starts from zeros too
+        if opts.timing:  # the same program again, in virtual time, priced by the twins
             timed = pto.ChipCallConfig(**config, sim_seed=opts.seed, sim_timing=True)
-            p_stats = worker.run(callable_, args, timed)
+            t_stats, measured, predicted = pto.timed_rerun(
+                worker, callable_, args, timed, reset=lambda: c.fill(0)
+            )
             if not matches(c, expected, "timed"):
                 return 1
-            predicted = Trace.from_dict(worker.last_trace() or {})
-            print("\n".join(pto.timing_lines(stats, p_stats)))
-            page = write_swimlanes(measured, predicted, opts.out, "bgemm")
-            print(f"swimlanes: {page} (measured above, predicted below)")
+            pto.report_timing(stats, t_stats, measured, predicted, opts.out, "bgemm")
     print(f"SUCCESS: all {c.size} elements of C match NumPy (rtol {RTOL}, atol {ATOL})")
     return 0
 

@@ -34,7 +34,6 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pto_runtime as pto
-from pto_runtime.trace import Trace, write_swimlanes
 
 HERE = Path(__file__).resolve().parent
 KERNELS = [  # (func_id, core type, source): the ids the orchestrations use
@@ -225,17 +224,14 @@ def main(argv: list[str] | None = None) -> int:
             np.save(opts.save, out)
         if not matches(out, expected, "parallel"):
             return 1
-        if opts.timing:
-            measured = Trace.from_dict(worker.last_trace() or {})
-            out[...] = 0
+        if opts.timing:  # the same program again, in virtual time, priced by the twins
             timed = pto.ChipCallConfig(**config, sim_seed=opts.seed, sim_timing=True)
-            p_stats = worker.run(callable_, args, timed)
+            t_stats, measured, predicted = pto.timed_rerun(
+                worker, callable_, args, timed, reset=lambda: out.fill(0)
+            )
             if not matches(out, expected, "timed"):
                 return 1
-            predicted = Trace.from_dict(worker.last_trace() or {})
-            print("\n".join(pto.timing_lines(stats, p_stats)))
-            page = write_swimlanes(measured, predicted, opts.out, "paged_attention")
-            print(f"swimlanes: {page} (measured above, predicted below)")
+            pto.report_timing(stats, t_stats, measured, predicted, opts.out, "paged_attention")
     print(f"SUCCESS: all {out.size} elements of out match the golden (rtol {RTOL}, atol {ATOL})")
     return 0
 

@@ -89,6 +89,12 @@ static inline const char *pto_core_type_name(pto_core_type t) {
   return t == PTO_CORE_AIC ? "AIC" : t == PTO_CORE_AIV ? "AIV" : t == PTO_CORE_MIX ? "MIX" : "invalid";
 }
 
+/* The names RunStats and the trace use: "none", "host_time", "table", "isa_model". */
+static inline const char *pto_price_source_name(uint32_t s) {
+  static const char *const kNames[PTO_PRICE_SOURCE_COUNT] = {"none", "host_time", "table", "isa_model"};
+  return s < PTO_PRICE_SOURCE_COUNT ? kNames[s] : "invalid";
+}
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

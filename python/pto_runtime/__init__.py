@@ -78,7 +78,7 @@ from .fuzz import ScheduleFuzzReport, TensorDiff, fuzz_schedules
 from .isolated import IsolatedChipWorker
 from .l3 import Event, Orchestrator, RunHandle, SubContext, WorkerRunStats
 from .task_args import ChipStorageTaskArgs
-from .timing import add_cost_models, timing_lines
+from .timing import add_cost_models, report_timing, timed_rerun
 from .trace import Trace
 from .worker import Worker
 
@@ -135,5 +135,6 @@ __all__ = [
     "fuzz_schedules",
     "get_backend",
     "read_kernel_table",
-    "timing_lines",
+    "report_timing",
+    "timed_rerun",
 ]

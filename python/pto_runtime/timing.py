@@ -10,11 +10,14 @@ model predicts for it; :func:`add_cost_models` builds the twins and attaches the
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from ._native import ChipCallable, CoreType, KernelCompiler, RunStats
+from ._native import ChipCallable, ChipCallConfig, ChipWorker, CoreType, KernelCompiler, RunStats
+from .task_args import ChipStorageTaskArgs
+from .trace import Trace, write_swimlanes
 
-__all__ = ["add_cost_models", "timing_lines"]
+__all__ = ["add_cost_models", "report_timing", "timed_rerun"]
 
 
 def add_cost_models(
@@ -39,15 +42,41 @@ def add_cost_models(
     return missing
 
 
-def timing_lines(parallel: RunStats, timed: RunStats) -> list[str]:
-    """What a timed run predicted, next to the device time of a parallel run of the same
-    program on this machine, and what priced its kernels."""
-    lines = [
+def timed_rerun(
+    worker: ChipWorker,
+    callable_: ChipCallable,
+    args: ChipStorageTaskArgs,
+    timed: ChipCallConfig,
+    reset: Callable[[], None],
+) -> tuple[RunStats, Trace, Trace]:
+    """Right after a profiled parallel run of ``callable_`` on ``worker``: its trace, then
+    ``reset()`` (zero what the program accumulates into), then the same program with ``timed``
+    (``sim_seed``, ``sim_timing`` and ``enable_profiling`` set). Returns the timed run's stats,
+    the measured trace and the predicted one."""
+    measured = Trace.from_dict(worker.last_trace() or {})
+    reset()
+    stats = worker.run(callable_, args, timed)
+    return stats, measured, Trace.from_dict(worker.last_trace() or {})
+
+
+def report_timing(
+    parallel: RunStats,
+    timed: RunStats,
+    measured: Trace,
+    predicted: Trace,
+    out_dir: Path | str,
+    stem: str,
+) -> None:
+    """Prints what a timed run predicted, next to the device time of the parallel run of the
+    same program on this machine, and what priced its kernels; writes the two swimlanes side
+    by side (``<stem>.compare.html`` in ``out_dir``, :func:`trace.write_swimlanes`)."""
+    print(
         f"timed run: kernel invocations priced by isa_model {timed.priced_isa_model}, "
-        f"table {timed.priced_table}, host_time {timed.priced_host_time}",
-    ]
+        f"table {timed.priced_table}, host_time {timed.priced_host_time}"
+    )
     if timed.price_note:
-        lines.append(f"  note: {timed.price_note}")
-    lines.append(f"parallel run's device time: {parallel.device_us:.1f} us (this machine)")
-    lines.append(f"predicted makespan: {timed.predicted_makespan_us:.1f} us")
-    return lines
+        print(f"  note: {timed.price_note}")
+    print(f"parallel run's device time: {parallel.device_us:.1f} us (this machine)")
+    print(f"predicted makespan: {timed.predicted_makespan_us:.1f} us")
+    page = write_swimlanes(measured, predicted, out_dir, stem)
+    print(f"swimlanes: {page} (measured above, predicted below)")

@@ -47,7 +47,7 @@ struct CoreReport {
   uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
   uint32_t pmu_valid = 0;  // kPmu* bits
   int32_t pmu_error = 0;   // errno of a refused counter
-  KernelPrice price;       // sim timing mode: what priced the kernel (source PTO_PRICE_NONE otherwise)
+  KernelPrice price;       // sim timing mode: what priced the kernel (stale in other runs: unread)
 };
 
 struct alignas(kCacheLine) Handshake {

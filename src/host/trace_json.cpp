@@ -48,8 +48,7 @@ std::string rel(uint64_t t, uint64_t base) {
 
 // Sim timing mode: what priced a task's kernel (docs/profiling.md, "cost").
 std::string price_json(const KernelPrice &p) {
-  static const char *kSources[] = {"none", "host_time", "table", "isa_model"};
-  std::string j = std::string("{\"source\": \"") + kSources[p.source & 3] + "\"";
+  std::string j = std::string("{\"source\": \"") + pto_price_source_name(p.source) + "\"";
   if (p.source == PTO_PRICE_ISA_MODEL) {
     static const char *kPipes[kPricePipes] = {"SCALAR", "MTE2", "MTE1", "CUBE", "FIXP", "VEC", "MTE3"};
     j += ", \"cycles\": " + std::to_string(p.cycles);

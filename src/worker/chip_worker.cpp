@@ -359,9 +359,8 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.priced_host_time = s.priced[PTO_PRICE_HOST_TIME];
   out.priced_table = s.priced[PTO_PRICE_TABLE];
   out.priced_isa_model = s.priced[PTO_PRICE_ISA_MODEL];
-  static const char *kSources[] = {"none", "host_time", "table", "isa_model"};
   for (uint32_t i = 0; i < s.num_kernel_prices && i < PTO_STATS_MAX_KERNELS; ++i)
-    out.kernel_pricing.emplace_back(s.kernel_price_func[i], kSources[s.kernel_price_source[i] & 3]);
+    out.kernel_pricing.emplace_back(s.kernel_price_func[i], pto_price_source_name(s.kernel_price_source[i]));
   out.price_note = std::string(s.price_note, strnlen(s.price_note, sizeof s.price_note));
   out.window_overflow = s.window_overflow < kWindowOverflowCount
                             ? window_overflow_name(static_cast<WindowOverflow>(s.window_overflow))
