@@ -66,7 +66,8 @@ void bind_callable(nb::module_ &m) {
           "Adds a compiled kernel; raises InvalidArgumentError if func_id is already defined.")
       .def(
           "set_cost_model",
-          [](ChipCallable &c, uint32_t func_id, std::optional<fs::path> path, std::optional<std::string> unavailable) {
+          [](ChipCallable &c, uint32_t func_id, std::optional<fs::path> path,
+             std::optional<std::string> unavailable) {
             c.set_cost_model(func_id, path ? path->string() : "", unavailable.value_or(""));
           },
           "func_id"_a, "path"_a.none(), "unavailable"_a.none() = nb::none(),
@@ -75,8 +76,7 @@ void bind_callable(nb::module_ &m) {
           "there is none (the run reports it in RunStats.price_note and prices the kernel by its "
           "host time). Raises InvalidArgumentError for an undefined func_id or when both are None.")
       .def(
-          "add_kernels",
-          [](ChipCallable &c, const fs::path &path) { return c.add_kernels(path.string()); },
+          "add_kernels", [](ChipCallable &c, const fs::path &path) { return c.add_kernels(path.string()); },
           "program_path"_a,
           "Adds every kernel of a kernel program (PTO_KERNEL_PROGRAM, pto/kernel_list.h) under its "
           "KernelId as func_id and its KERNEL_LIST core type; returns how many. All or nothing.")

@@ -46,7 +46,8 @@ uint64_t isa_model_price(const void *model, int64_t *args, double cycles_per_us,
   return static_cast<uint64_t>(std::llround(static_cast<double>(c.total_cycles) * ns_per_cycle));
 }
 static_assert(kPricePipes == PTO_COSTMODEL_PIPE_COUNT, "KernelPrice carries every pipe the probe reports");
-static_assert(PTO_COSTMODEL_PIPE_MTE2 == 1 && PTO_COSTMODEL_PIPE_MTE3 == 6, "the trace names pipes in this order");
+static_assert(PTO_COSTMODEL_PIPE_MTE2 == 1 && PTO_COSTMODEL_PIPE_MTE3 == 6,
+              "the trace names pipes in this order");
 
 // The twin at `path`, loaded (and checked with one empty probe call) on first use.
 const IsaModel *load_isa_model(const std::string &path, std::string *error) {
@@ -63,19 +64,22 @@ const IsaModel *load_isa_model(const std::string &path, std::string *error) {
   m->begin = reinterpret_cast<void (*)()>(dlsym(h, "pto_costmodel_begin"));
   m->end = reinterpret_cast<int (*)(PtoCostmodelCycles *, size_t)>(dlsym(h, "pto_costmodel_end"));
   m->entry = reinterpret_cast<void (*)(int64_t *)>(dlsym(h, PTO_ABI_KERNEL_ENTRY_SYMBOL));
-  if (m->entry == nullptr) m->entry = reinterpret_cast<void (*)(int64_t *)>(dlsym(h, PTO_KERNEL_ENTRY_SYMBOL));
+  if (m->entry == nullptr)
+    m->entry = reinterpret_cast<void (*)(int64_t *)>(dlsym(h, PTO_KERNEL_ENTRY_SYMBOL));
   if (m->begin == nullptr || m->end == nullptr || m->entry == nullptr) {
     dlclose(h);
-    *error = "it is not a cost-model twin (it must export pto_costmodel_begin, pto_costmodel_end and "
-             "the kernel's entry; build it with KernelCompiler::compile_incore_cost_model)";
+    *error =
+        "it is not a cost-model twin (it must export pto_costmodel_begin, pto_costmodel_end and "
+        "the kernel's entry; build it with KernelCompiler::compile_incore_cost_model)";
     return nullptr;
   }
   PtoCostmodelCycles probe{};
   m->begin();
   if (m->end(&probe, sizeof probe) != 0) {
     dlclose(h);
-    *error = "its pto_costmodel_end reports a different PtoCostmodelCycles (built against another "
-             "pto_costmodel_probe.h; rebuild it)";
+    *error =
+        "its pto_costmodel_end reports a different PtoCostmodelCycles (built against another "
+        "pto_costmodel_probe.h; rebuild it)";
     return nullptr;
   }
   return (loaded[path] = std::move(m)).get();
@@ -97,7 +101,8 @@ bool add_isa_model_costs(const pto_callable_desc &callable, const std::map<uint3
     const pto_kernel_desc &k = callable.kernels[i];
     const uint64_t entry = kernels.at(k.func_id).loaded.entry_addr;
     if (k.cost_model_note != nullptr && *k.cost_model_note && said.insert(k.cost_model_note).second) {
-      append_note(stats, "kernel " + std::to_string(k.func_id) + ": no cost model (" + k.cost_model_note + ")");
+      append_note(stats,
+                  "kernel " + std::to_string(k.func_id) + ": no cost model (" + k.cost_model_note + ")");
     }
     if (k.cost_model_path == nullptr || *k.cost_model_path == '\0' || source_of.count(entry)) continue;
     std::string why;

@@ -2,7 +2,6 @@
 // JSON reader, the profile's checks, and where the default files are.
 #include "host/sim_timing_profile.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,8 @@
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include "pto_platform/files.h"
 
 namespace pto {
 namespace {
@@ -455,18 +456,6 @@ bool check_profile(const Json &doc, SimTimingProfile *out, std::string *error) {
   return true;
 }
 
-// The directory of the binary this code is linked into (libhost.so), resolved; "" if unknown.
-std::string directory_of_this_library() {
-  static const char anchor = 0;
-  Dl_info info{};
-  if (dladdr(&anchor, &info) == 0 || info.dli_fname == nullptr) return {};
-  char *real = realpath(info.dli_fname, nullptr);
-  std::string file = real != nullptr ? real : info.dli_fname;
-  free(real);
-  const size_t slash = file.rfind('/');
-  return slash == std::string::npos ? std::string() : file.substr(0, slash);
-}
-
 }  // namespace
 
 bool read_sim_timing_profile(const std::string &path, SimTimingProfile *out, std::string *error) {
@@ -485,7 +474,7 @@ std::string default_sim_timing_profile_path(const std::string &family) {
   // The host program is <root>/runtimes/<backend>/<runtime>/libhost.so and the profiles are
   // <root>/sim_profiles/, <root> the build tree's stage/ directory or the installed package's
   // pto_runtime/ (src/host/CMakeLists.txt puts them there).
-  std::string dir = directory_of_this_library();
+  std::string dir = platform_directory_of_this_binary();  // libhost.so's
   for (int up = 0; up < 3 && !dir.empty(); ++up) {
     const size_t slash = dir.rfind('/');
     dir = slash == std::string::npos || slash == 0 ? std::string() : dir.substr(0, slash);

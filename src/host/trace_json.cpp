@@ -141,7 +141,8 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
            ", \"instructions\": " + counter(kPmuInstructions, p.instructions) +
            ", \"cache_misses\": " + counter(kPmuCacheMisses, p.cache_misses) + "}";
     }
-    if (meta.price && ran && meta.price[i].source != PTO_PRICE_NONE) j += ", \"cost\": " + price_json(meta.price[i]);
+    if (meta.price && ran && meta.price[i].source != PTO_PRICE_NONE)
+      j += ", \"cost\": " + price_json(meta.price[i]);
     if (ran && t.thread >= 0) j += ", \"thread\": " + std::to_string(t.thread);
     // dispatch_threshold's decision (locality, metric 0 when the run has none).
     if (ran) {

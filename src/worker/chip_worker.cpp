@@ -124,7 +124,8 @@ std::string RunStats::table() const {
                   predicted_makespan_us);
     t += buf;
     std::snprintf(buf, sizeof buf, "priced by        isa_model %llu, table %llu, host_time %llu kernels\n",
-                  static_cast<unsigned long long>(priced_isa_model), static_cast<unsigned long long>(priced_table),
+                  static_cast<unsigned long long>(priced_isa_model),
+                  static_cast<unsigned long long>(priced_table),
                   static_cast<unsigned long long>(priced_host_time));
     t += buf;
   }
@@ -397,8 +398,8 @@ struct CallableDesc {
   explicit CallableDesc(const ChipCallable &callable) {
     kernels.reserve(callable.kernels().size());
     for (const auto &k : callable.kernels())
-      kernels.push_back(pto_kernel_desc{k.func_id, k.core_type, k.binary_path.c_str(), k.cost_model_path.c_str(),
-                                        k.cost_model_note.c_str()});
+      kernels.push_back(pto_kernel_desc{k.func_id, k.core_type, k.binary_path.c_str(),
+                                        k.cost_model_path.c_str(), k.cost_model_note.c_str()});
     desc = pto_callable_desc{callable.orchestration().c_str(), kernels.data(),
                              static_cast<uint32_t>(kernels.size())};
   }

@@ -1,7 +1,6 @@
 // src/worker/paths.cpp — file-system helpers shared by KernelCompiler and RuntimeBuilder.
 #include "worker/paths.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -9,6 +8,8 @@
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
+
+#include "pto_platform/files.h"
 
 // Where `cmake --install` puts the runtimes and the headers, relative to the directory of
 // libpto_runtime.so (the top-level CMakeLists.txt computes both from GNUInstallDirs).
@@ -41,24 +42,8 @@ std::string env_or_empty(const char *name) {
   return value != nullptr ? std::string(value) : std::string();
 }
 
-std::string directory_of_this_binary() {
-  // Any object defined in this translation unit lives in the same binary as every other
-  // part of pto_worker (one static library, or libpto_runtime.so), so its address identifies
-  // that binary.
-  static const char anchor = 0;
-  Dl_info info{};
-  if (dladdr(&anchor, &info) == 0 || info.dli_fname == nullptr) return {};
-  std::string file = info.dli_fname;
-  // dli_fname is the path the loader was given; resolve it so a relative argv[0] or a
-  // symlinked package still yields the directory that actually holds the files.
-  file = resolved(file);
-  const std::string::size_type slash = file.rfind('/');
-  if (slash == std::string::npos) return {};
-  return slash == 0 ? std::string("/") : file.substr(0, slash);
-}
-
 std::string packaged_runtimes_dir() {
-  const std::string here = directory_of_this_binary();
+  const std::string here = platform_directory_of_this_binary();  // pto_worker's binary
   if (here.empty()) return {};
   for (const char *relative : {"runtimes", PTO_INSTALL_RUNTIMES_FROM_LIBDIR}) {
     const std::string dir = join_path(here, relative);
@@ -68,7 +53,7 @@ std::string packaged_runtimes_dir() {
 }
 
 std::string packaged_include_dir() {
-  const std::string here = directory_of_this_binary();
+  const std::string here = platform_directory_of_this_binary();  // pto_worker's binary
   if (here.empty()) return {};
   for (const char *relative : {"include", PTO_INSTALL_INCLUDE_FROM_LIBDIR}) {
     const std::string dir = join_path(here, relative);

@@ -18,10 +18,6 @@ namespace worker {
 // that `PTO_CACHE_DIR= cmd` falls back to the default rather than to the current directory.
 std::string env_or_empty(const char *name);
 
-// Directory of the shared object or executable that this code was linked into (found with
-// dladdr), or "" when the loader cannot tell.
-std::string directory_of_this_binary();
-
 // The runtimes/ tree (<backend>/<runtime>/lib{host,aicpu,aicore}.so) of the installed layout
 // this binary belongs to, or "" when neither layout is found beside it.
 std::string packaged_runtimes_dir();

@@ -133,13 +133,15 @@ class IsaTiming : public ::testing::Test {
 
   // The example's hbg orchestration, kernels (func_id = index) and, unless `no_twin` names one,
   // their twins; fills twins_ by func_id.
-  pto::ChipCallable build(const std::string &example, const std::vector<std::pair<std::string, pto_core_type>> &kernels,
+  pto::ChipCallable build(const std::string &example,
+                          const std::vector<std::pair<std::string, pto_core_type>> &kernels,
                           int no_twin = -1) {
     const pto::KernelCompiler kc = compiler();
-    pto::ChipCallable c(kc.compile_orchestration("host_build_graph", kExamples + "/" + example +
-                                                                           "/orchestration_hbg.cpp"));
+    pto::ChipCallable c(
+        kc.compile_orchestration("host_build_graph", kExamples + "/" + example + "/orchestration_hbg.cpp"));
     std::vector<std::pair<std::string, pto_core_type>> sources;
-    for (const auto &[name, core] : kernels) sources.emplace_back(kExamples + "/" + example + "/kernels/" + name, core);
+    for (const auto &[name, core] : kernels)
+      sources.emplace_back(kExamples + "/" + example + "/kernels/" + name, core);
     const std::vector<std::string> paths = kc.compile_incore_many(sources);
     const std::vector<pto::CostModelBuild> twins = kc.compile_cost_models_many(sources);
     twins_.clear();
@@ -157,8 +159,8 @@ class IsaTiming : public ::testing::Test {
   }
 
   // A timed, profiled run: its stats and its trace's tasks.
-  std::map<int64_t, TracedTask> run(pto::ChipCallable &callable, pto::ChipStorageTaskArgs &args, uint32_t block_dim,
-                                    pto::RunStats *stats) {
+  std::map<int64_t, TracedTask> run(pto::ChipCallable &callable, pto::ChipStorageTaskArgs &args,
+                                    uint32_t block_dim, pto::RunStats *stats) {
     pto::ChipWorker w;
     w.init("a2a3sim", "host_build_graph");
     w.set_device(0);
@@ -232,7 +234,8 @@ TEST_F(IsaTiming, EveryPagedAttentionTaskIsChargedExactlyWhatTheModelAlonePredic
                                                   {"kernel_pv.cpp", PTO_CORE_AIC},
                                                   {"kernel_online_update.cpp", PTO_CORE_AIV}});
   const uint32_t cache_blocks = 2 * 3;
-  std::vector<uint16_t> q(2 * kHeads * kDim, 0x3e80), kv(cache_blocks * kBlock * kDim, 0x3e00);  // 0.25, 0.125
+  std::vector<uint16_t> q(2 * kHeads * kDim, 0x3e80),
+      kv(cache_blocks * kBlock * kDim, 0x3e00);  // 0.25, 0.125
   std::vector<int32_t> table(2 * kMaxBlocks);
   for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int32_t>(i % cache_blocks);
   std::vector<float> out(2 * kHeads * kDim, 0.0f);
@@ -296,7 +299,8 @@ TEST_F(IsaTiming, DoublingTheTileEdgeScalesEachGemmTaskByTheModelsOwnRatio) {
 TEST_F(IsaTiming, AKernelWithoutATwinTakesItsHostTimeAndTheRunSaysWhy) {
   pto::RunStats stats;
   const auto tasks = bgemm(1, 2, 64, &stats, /*no_twin=*/1);
-  for (const auto &[id, t] : tasks) EXPECT_EQ(t.source, t.func == 0 ? "isa_model" : "host_time") << "task " << id;
+  for (const auto &[id, t] : tasks)
+    EXPECT_EQ(t.source, t.func == 0 ? "isa_model" : "host_time") << "task " << id;
   EXPECT_EQ(stats.priced_isa_model, 2u);
   EXPECT_EQ(stats.priced_host_time, 2u);
   ASSERT_EQ(stats.kernel_pricing.size(), 2u);

@@ -1,7 +1,9 @@
 // src/platform/sim/files_posix.cpp — pto_platform/files.h on POSIX.
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -10,6 +12,22 @@
 #include "pto_platform/files.h"
 
 namespace pto {
+
+std::string platform_directory_of_this_binary() {
+  static const char anchor = 0;  // in the same binary as this function's caller
+  Dl_info info{};
+  if (dladdr(&anchor, &info) == 0 || info.dli_fname == nullptr) return {};
+  // dli_fname is the path the loader was given: resolve a relative argv[0] or a symlinked
+  // package to the directory that actually holds the files.
+  std::string file = info.dli_fname;
+  if (char *real = realpath(file.c_str(), nullptr)) {
+    file = real;
+    free(real);
+  }
+  const std::string::size_type slash = file.rfind('/');
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? std::string("/") : file.substr(0, slash);
+}
 
 int platform_make_directories(const std::string &path) {
   if (path.empty()) return ENOENT;

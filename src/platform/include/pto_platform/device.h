@@ -85,7 +85,8 @@ struct SimKernelCost {
   // called on the core's thread just before the kernel runs, with the arguments the kernel gets;
   // fills price (source PTO_PRICE_ISA_MODEL, cycles, pipe_ns) and returns the invocation's
   // virtual ns at the clock SimTiming::cycles_per_us (<= 0: the model's own).
-  uint64_t (*model_price)(const void *model, int64_t *args, double cycles_per_us, KernelPrice *price) = nullptr;
+  uint64_t (*model_price)(const void *model, int64_t *args, double cycles_per_us,
+                          KernelPrice *price) = nullptr;
   const void *model = nullptr;
 };
 

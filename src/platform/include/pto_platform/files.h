@@ -17,5 +17,10 @@ int platform_make_directories(const std::string &path);
 // code of the object runs. Returns false for a file that is missing or not a 64-bit ELF.
 bool platform_elf_exports(const std::string &path, const char *symbol);
 
+// The directory, symlinks resolved, of the shared object or executable this code is linked
+// into (each binary linking the platform library has its own copy, found with dladdr); "" when
+// the loader cannot tell. How installed binaries find the files laid out beside them.
+std::string platform_directory_of_this_binary();
+
 }  // namespace pto
 #endif  // PTO_PLATFORM_FILES_H

@@ -225,7 +225,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const Layout &L, co
   PmuRecords pmu(L.pmu ? kept : 0);
   if (!pmu.empty()) runner.device().copy_from_device(pmu.data(), prof + L.pmu, kept * sizeof(PmuTrace));
   PriceRecords price(L.price ? kept : 0);
-  if (!price.empty()) runner.device().copy_from_device(price.data(), prof + L.price, kept * sizeof(KernelPrice));
+  if (!price.empty())
+    runner.device().copy_from_device(price.data(), prof + L.price, kept * sizeof(KernelPrice));
   const uint64_t nedges = hdr->edges_count.load(std::memory_order_relaxed);
   std::vector<EdgeTrace> edges(std::min<uint64_t>(nedges, L.edge_capacity));
   if (!edges.empty())
