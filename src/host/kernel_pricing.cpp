@@ -64,13 +64,11 @@ const IsaModel *load_isa_model(const std::string &path, std::string *error) {
   m->begin = reinterpret_cast<void (*)()>(dlsym(h, "pto_costmodel_begin"));
   m->end = reinterpret_cast<int (*)(PtoCostmodelCycles *, size_t)>(dlsym(h, "pto_costmodel_end"));
   m->entry = reinterpret_cast<void (*)(int64_t *)>(dlsym(h, PTO_ABI_KERNEL_ENTRY_SYMBOL));
-  if (m->entry == nullptr)
-    m->entry = reinterpret_cast<void (*)(int64_t *)>(dlsym(h, PTO_KERNEL_ENTRY_SYMBOL));
   if (m->begin == nullptr || m->end == nullptr || m->entry == nullptr) {
     dlclose(h);
     *error =
         "it is not a cost-model twin (it must export pto_costmodel_begin, pto_costmodel_end and "
-        "the kernel's entry; build it with KernelCompiler::compile_incore_cost_model)";
+        "kernel_entry; build it with KernelCompiler::compile_incore_cost_model)";
     return nullptr;
   }
   PtoCostmodelCycles probe{};

@@ -157,6 +157,20 @@ std::string joined_lines(const std::vector<std::string> &lines) {
   return out;
 }
 
+Error cache_error(const std::string &what, const std::string &path, int err) {
+  return Error(PTO_KERNEL_COMPILE, "cannot " + what + " '" + path + "' in the kernel cache: " +
+                                       strerror(err) + "; set PTO_CACHE_DIR to a writable directory");
+}
+
+std::string joined(const std::vector<std::string> &items, const char *sep) {
+  std::string out;
+  for (const std::string &item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
 std::vector<std::string> split_lines(const std::string &text) {
   std::vector<std::string> lines;
   std::istringstream in(text);

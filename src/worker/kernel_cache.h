@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "pto/error.h"
+
 namespace pto {
 namespace worker {
 
@@ -41,7 +43,12 @@ std::vector<std::string> parse_depfile(const std::string &text);
 std::string digest_of_files(const std::vector<std::string> &files);
 
 std::string joined_lines(const std::vector<std::string> &lines);
+std::string joined(const std::vector<std::string> &items, const char *sep = ", ");
 std::vector<std::string> split_lines(const std::string &text);  // without empty lines
+
+// The error of a file operation `what` ("create directory", ...) on `path` in the cache that
+// failed with errno `err`: KERNEL_COMPILE, pointing at PTO_CACHE_DIR.
+Error cache_error(const std::string &what, const std::string &path, int err);
 
 // Whether `name` is a file the cache writes (clear_cache() removes only these).
 bool is_cache_file(const std::string &name);

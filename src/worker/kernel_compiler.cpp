@@ -9,6 +9,9 @@
 // as they are now and takes the binary only if that name exists, so a changed header (or a
 // header that is gone) misses. A file newly shadowing one in an earlier include directory
 // cannot be seen this way; that is the one change a rebuild does not notice, as with make.
+// (Over 600 lines, as one concept: the flags of each kind of compile and the cache protocol
+// that keys them. The tile toolchain probe, the cache's helpers, child processes, parallel
+// batches and cost-model twins' extras each have a file of their own beside it.)
 // Every file is written as a uniquely named temporary and rename()d into place: a reader sees
 // no file or a complete one, and racing writers of one name write identical content. A
 // .deps replaced by a racing compile is still a true list for that stem, because the list can
@@ -17,7 +20,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -36,6 +38,7 @@
 #include "pto/kernel_list.h"
 #include "pto/runtime_builder.h"
 #include "pto_platform/files.h"
+#include "worker/cost_model_twin.h"
 #include "worker/kernel_cache.h"
 #include "worker/paths.h"
 #include "worker/process.h"
@@ -48,7 +51,9 @@
 namespace pto {
 namespace {
 
+using worker::cache_error;
 using worker::digest_of_files;
+using worker::joined;
 using worker::directory_of;
 using worker::Fnv1a64;
 using worker::is_cache_file;
@@ -66,15 +71,6 @@ using worker::write_file;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
 constexpr const char *kCacheFormat = "pto-kernel-cache-v3";
-
-std::string joined(const std::vector<std::string> &names, const char *sep) {
-  std::string out;
-  for (const std::string &n : names) {
-    if (!out.empty()) out += sep;
-    out += n;
-  }
-  return out;
-}
 
 // `<compiler> --version`, asked once per process per compiler: it costs a process spawn,
 // which would otherwise dominate a cache hit. The mutex is held while the query runs so
@@ -206,11 +202,6 @@ const EntryPoint &orchestration_entry(const std::string &runtime) {
   return *e;
 }
 
-Error cache_error(const std::string &what, const std::string &path, int err) {
-  return Error(PTO_KERNEL_COMPILE, "cannot " + what + " '" + path + "' in the kernel cache: " +
-                                       strerror(err) + "; set PTO_CACHE_DIR to a writable directory");
-}
-
 // What runs the compiler for one kind of compile, before the call's own flags.
 struct Command {
   std::vector<std::string> cxx;    // the compiler command, split into words
@@ -252,79 +243,6 @@ Command scalar_command(const CompileOptions &o, const std::string &include_dir) 
   return c;
 }
 
-// The prefix of the folders in the kernel cache that hold PTO-ISA's generated formula tables.
-constexpr const char *kFormulaDirPrefix = "costmodel-formula-";
-
-// PTO-ISA's formula-table generators, a2a3's and a5's (the cost model's lightweight_costmodel.hpp
-// includes both tables), run with their output redirected from beside the script (OUT_PATH)
-// to the same relative path under argv[2], each through a temporary file and a rename: other
-// processes may generate, or compile against, the same folder at the same time.
-constexpr const char *kFormulaGenerator = R"(import importlib.util, os, pathlib, sys
-isa, out_root = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-for arch in ("a2a3", "a5"):
-    rel = pathlib.Path("pto/costmodel") / arch / "formula_costmodel"
-    script = isa / "include" / rel / "gen_formula_params_header.py"
-    spec = importlib.util.spec_from_file_location("pto_gen_" + arch, script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    out = out_root / rel / "formula_params_generated.hpp"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    module.OUT_PATH = out.with_name(f"{out.name}.{os.getpid()}.tmp")
-    module.main()
-    os.replace(module.OUT_PATH, out)
-)";
-
-// The include directory holding PTO-ISA's generated formula tables for the checkout at `root`
-// (<dir>/pto/costmodel/{a2a3,a5}/formula_costmodel/formula_params_generated.hpp), generated
-// into `cache_dir` unless already there. The folder is named by a digest of the generators and
-// their CSV inputs, so a checkout with other tables gets another folder (and, through the -I,
-// its twins another cache key); a compile's -MMD list covers the generated headers themselves.
-std::string formula_tables(const std::string &root, const std::string &cache_dir) {
-  std::vector<std::string> inputs, outputs;
-  for (const char *arch : {"a2a3", "a5"}) {
-    const std::string rel = std::string("pto/costmodel/") + arch + "/formula_costmodel/";
-    const std::string dir = worker::join_path(root, "include/" + rel);
-    inputs.push_back(dir + "gen_formula_params_header.py");
-    inputs.push_back(dir + "formula_params.csv");
-    outputs.push_back(rel + "formula_params_generated.hpp");
-  }
-  const std::string digest = digest_of_files(inputs);
-  if (digest.empty()) {
-    throw Error(PTO_NOT_SUPPORTED, "the PTO-ISA checkout at " + root +
-                                       " has no cost-model formula tables to generate (looked for " +
-                                       joined(inputs, ", ") +
-                                       "); cost-model twins need a PTO-ISA with its cost model, such as "
-                                       "the pinned commit scripts/fetch_pto_isa.sh gets");
-  }
-  Fnv1a64 key;
-  key.add(root);
-  key.add(digest);
-  const std::string out = worker::join_path(cache_dir, kFormulaDirPrefix + key.hex());
-  auto present = [&] {
-    for (const std::string &rel : outputs) {
-      if (!worker::is_regular_file(worker::join_path(out, rel))) return false;
-    }
-    return true;
-  };
-  // One generator at a time in this process: its temporaries are named by the process id.
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (present()) return out;  // checked on every call: clear_cache() may have removed it
-  if (const int err = platform_make_directories(cache_dir))
-    throw cache_error("create directory", cache_dir, err);
-  const std::vector<std::string> argv = {"python3", "-B", "-c", kFormulaGenerator, root, out};
-  const ProcessResult r = run_process(argv);
-  if (!r.ok() || !present()) {
-    throw Error(PTO_MISSING_DEPENDENCY,
-                "a cost-model twin needs the formula tables PTO-ISA's gen_formula_params_header.py "
-                "writes, and python3 (3.9 or newer) could not run it (" +
-                    r.describe() + ")" + (r.output.empty() ? "" : ":\n" + trimmed_output(r.output)) +
-                    "\ncommand: " + shell_quoted(argv) + "\nInstall python3 or put it on PATH.");
-  }
-  return out;
-}
-
 // Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h). A
 // cost-model twin also gets the cost-model shims and the formula tables ahead of PTO-ISA's
 // headers (the shims #include_next theirs), and the cost-model flags of tile_flags.
@@ -339,7 +257,7 @@ Command tile_command(const CompileOptions &o, const std::string &origin, pto_cor
   c.version = tc.version;
   c.flags.push_back("-std=c++23");
   std::vector<std::string> isa;
-  if (cost_model) isa = {worker::costmodel_shim_dir(include_dir), formula_tables(root, cache_dir)};
+  if (cost_model) isa = {worker::costmodel_shim_dir(include_dir), worker::formula_tables(root, cache_dir)};
   isa.push_back(worker::join_path(root, "include"));
   isa.push_back(worker::join_path(root, "include/pto"));
   common_flags(o, include_dir, isa, &c.flags);
@@ -382,41 +300,6 @@ void check_entry(const std::string &so, const std::string &name, const EntryPoin
       kernel ? std::string("a compute kernel") : std::string("an orchestration for ") + entry.runtime;
   throw Error(PTO_INVALID_ARGUMENT, "'" + name + "' was compiled as " + what + " but does not define " +
                                         entry.macro + " (no exported " + entry.symbol + "): " + hint);
-}
-
-// Throws unless the cost-model twin at `so` exports what its caller uses: the descriptor ABI's
-// kernel_entry and the probe's pto_costmodel_begin/end (names as in pto_costmodel_probe.h).
-void check_cost_model_entries(const std::string &so, const std::string &name) {
-  auto exports = [&](const char *symbol) { return platform_elf_exports(so, symbol); };
-  if (!exports(PTO_ABI_KERNEL_ENTRY_SYMBOL)) {
-    unlink(so.c_str());
-    throw Error(PTO_INVALID_ARGUMENT,
-                "the cost-model twin of '" + name + "' exports no " + PTO_ABI_KERNEL_ENTRY_SYMBOL +
-                    ": a twin is called through the descriptor ABI's extern \"C\" void " +
-                    PTO_ABI_KERNEL_ENTRY_SYMBOL +
-                    "(__gm__ int64_t *args), which the source must define (PTO_KERNEL kernels and "
-                    "kernel programs have no twin)");
-  }
-  for (const char *probe : {"pto_costmodel_begin", "pto_costmodel_end"}) {
-    if (exports(probe)) continue;
-    unlink(so.c_str());
-    throw Error(PTO_INTERNAL, "the cost-model twin of '" + name + "' exports no " + probe +
-                                  ": pto_costmodel_probe.h (include/pto_costmodel_shim/, "
-                                  "force-included) did not define it; is the runtime's include "
-                                  "directory complete?");
-  }
-}
-
-// nftw's callback for removing a formula-table folder: files and then their folders.
-size_t g_removed_formula_files = 0;  // only touched under clear_formula_mutex
-std::mutex clear_formula_mutex;
-int remove_entry(const char *path, const struct stat *, int type, struct FTW *) {
-  if (type == FTW_DP) {
-    rmdir(path);
-  } else if (unlink(path) == 0) {
-    ++g_removed_formula_files;
-  }
-  return 0;  // keep going: another process may be removing (or writing) the same folder
 }
 
 }  // namespace
@@ -499,19 +382,11 @@ size_t KernelCompiler::clear_cache() const {
   std::vector<std::string> names, formula_dirs;
   while (const dirent *e = readdir(d)) {
     if (is_cache_file(e->d_name)) names.emplace_back(e->d_name);
-    if (strncmp(e->d_name, kFormulaDirPrefix, strlen(kFormulaDirPrefix)) == 0)
-      formula_dirs.emplace_back(e->d_name);
+    if (worker::is_formula_tables_dir(e->d_name)) formula_dirs.emplace_back(e->d_name);
   }
   closedir(d);
-  size_t removed = 0;
-  {  // the formula tables of cost-model twins (formula_tables), regenerated when next needed
-    std::lock_guard<std::mutex> lock(clear_formula_mutex);
-    g_removed_formula_files = 0;
-    for (const std::string &name : formula_dirs) {
-      nftw(worker::join_path(dir, name).c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    }
-    removed += g_removed_formula_files;
-  }
+  // The formula tables of cost-model twins, regenerated when next needed.
+  size_t removed = worker::remove_formula_tables(dir, formula_dirs);
   for (const std::string &name : names) {
     const std::string path = worker::join_path(dir, name);
     if (unlink(path.c_str()) == 0) {
@@ -727,7 +602,7 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
                     (r.output.empty() ? std::string("(none)\n") : trimmed_output(r.output)));
   }
   check_entry(so_tmp, name, entry);
-  if (job.cost_model) check_cost_model_entries(so_tmp, name);
+  if (job.cost_model) worker::check_cost_model_entries(so_tmp, name);
   // What the compiler read besides the cache's own copy of the source, which the stem covers.
   std::vector<std::string> deps;
   for (std::string &f : parse_depfile(depfile)) {

@@ -6,6 +6,7 @@
 #include "core/geometry.h"
 #include "pto/backend.h"
 #include "pto/error.h"
+#include "worker/kernel_cache.h"
 #include "worker/paths.h"
 
 #ifndef PTO_BUILD_RUNTIMES_DIR
@@ -20,15 +21,6 @@ namespace {
 constexpr const char *kRuntimes[] = {"host_build_graph", "tensormap_and_ringbuffer"};
 
 constexpr const char *kProgramFiles[] = {"libhost.so", "libaicpu.so", "libaicore.so"};
-
-std::string joined(const std::vector<std::string> &names) {
-  std::string out;
-  for (const std::string &n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
-}
 
 // The lib root and where it came from, so a LOAD_FAILED message can say which rule chose it.
 std::pair<std::string, const char *> find_lib_root() {
@@ -45,7 +37,7 @@ RuntimeBuilder::RuntimeBuilder(std::string platform) : platform_(std::move(platf
   // Fail at construction so a typo in the platform is reported where it was written.
   if (find_geometry(platform_.c_str()) == nullptr) {
     throw Error(PTO_INVALID_ARGUMENT,
-                "unknown platform '" + platform_ + "'; use one of: " + joined(platforms()));
+                "unknown platform '" + platform_ + "'; use one of: " + worker::joined(platforms()));
   }
 }
 
@@ -75,7 +67,7 @@ RuntimeBinaries RuntimeBuilder::get_binaries(const std::string &runtime) const {
   bool runtime_known = false;
   for (const std::string &r : known) runtime_known = runtime_known || r == runtime;
   if (!runtime_known) {
-    throw Error(PTO_INVALID_ARGUMENT, "unknown runtime '" + runtime + "'; use one of: " + joined(known));
+    throw Error(PTO_INVALID_ARGUMENT, "unknown runtime '" + runtime + "'; use one of: " + worker::joined(known));
   }
   // The registry decides where the backend's programs live, or raises NOT_SUPPORTED with the
   // reason it is unavailable here (ascend_npu without CANN).
@@ -91,7 +83,7 @@ RuntimeBinaries RuntimeBuilder::get_binaries(const std::string &runtime) const {
   }
   if (!missing.empty()) {
     throw Error(PTO_LOAD_FAILED, "runtime '" + runtime + "' for platform '" + platform_ +
-                                     "' is not built: " + "missing " + joined(missing) + " (lib root " +
+                                     "' is not built: " + "missing " + worker::joined(missing) + " (lib root " +
                                      root.first + ", " + root.second +
                                      "). Build the project (`pip install .` or the CMake build), " +
                                      "or set PTO_RUNTIME_LIB_DIR to a directory holding " + backend + "/" +
