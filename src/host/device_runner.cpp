@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -67,90 +66,6 @@ bool env_sim_timing(bool *on, std::string *error) {
   }
   *error = std::string("PTO_SIM_TIMING=") + s + " is not 0 or 1 (1: run in virtual time; needs a seeded run)";
   return false;
-}
-
-// One cost of PTO_SIM_KERNEL_COSTS: "ns", "ns+k*aI" or "k*aI" (ns: an integer; k: a
-// non-negative decimal; I: an argument index). False when malformed.
-bool parse_kernel_cost(const std::string &text, SimKernelCost *out) {
-  const auto digits = [](const std::string &t) {
-    return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos;
-  };
-  const size_t star = text.find('*');
-  const size_t plus = text.find('+');
-  std::string base = text, term;
-  if (star != std::string::npos) {
-    if (plus != std::string::npos && plus > star) return false;
-    base = plus == std::string::npos ? "" : text.substr(0, plus);
-    term = text.substr(plus == std::string::npos ? 0 : plus + 1);
-    if (plus != std::string::npos && base.empty()) return false;
-  } else if (plus != std::string::npos) {
-    return false;
-  }
-  if (!base.empty()) {
-    if (!digits(base)) return false;
-    errno = 0;
-    out->base_ns = strtoull(base.c_str(), nullptr, 10);
-    if (errno != 0) return false;
-  }
-  if (!term.empty()) {
-    const size_t at = term.find("*a");
-    if (at == std::string::npos || at == 0) return false;
-    const std::string k = term.substr(0, at), index = term.substr(at + 2);
-    if (k.find_first_not_of("0123456789.") != std::string::npos || !digits(index) || index.size() > 5)
-      return false;
-    char *end = nullptr;
-    out->ns_per_unit = strtod(k.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(out->ns_per_unit)) return false;
-    out->arg = static_cast<int32_t>(std::stol(index));
-  }
-  return true;
-}
-
-// PTO_SIM_KERNEL_COSTS: "func_id=cost[,func_id=cost...]", the virtual time of those kernels in
-// timing mode, keyed by their entry address: cost is "ns", "ns+k*aI" or "k*aI" (plus k ns per
-// unit of the task's argument I, a size the kernel reads). False, with *error, when malformed or
-// naming a func_id the callable lacks.
-bool env_kernel_costs(const std::map<uint32_t, KernelEntry> &kernels, std::vector<SimKernelCost> *out,
-                      std::string *error) {
-  const char *env = getenv("PTO_SIM_KERNEL_COSTS");
-  if (env == nullptr || *env == '\0') return true;
-  const std::string all = env;
-  std::map<uint64_t, std::pair<uint32_t, SimKernelCost>> by_entry;  // entry -> (func_id, cost)
-  for (size_t at = 0; at <= all.size();) {
-    size_t end = all.find(',', at);
-    if (end == std::string::npos) end = all.size();
-    const std::string item = all.substr(at, end - at);
-    at = end + 1;
-    const size_t eq = item.find('=');
-    char *e1 = nullptr;
-    errno = 0;
-    const std::string id_text = item.substr(0, eq == std::string::npos ? 0 : eq);
-    const std::string cost_text = eq == std::string::npos ? "" : item.substr(eq + 1);
-    const unsigned long long id = strtoull(id_text.c_str(), &e1, 10);
-    SimKernelCost cost;
-    if (eq == std::string::npos || id_text.empty() || *e1 != '\0' || errno != 0 || id > UINT32_MAX ||
-        id_text[0] == '-' || cost_text.empty() || !parse_kernel_cost(cost_text, &cost)) {
-      *error = "PTO_SIM_KERNEL_COSTS=" + all + ": '" + item +
-               "' is not func_id=ns, func_id=ns+k*aI or func_id=k*aI (a kernel's func_id and its virtual "
-               "time: ns, plus k ns per unit of its argument I; comma-separated)";
-      return false;
-    }
-    const auto k = kernels.find(static_cast<uint32_t>(id));
-    if (k == kernels.end()) {
-      *error = "PTO_SIM_KERNEL_COSTS=" + all + ": the callable has no kernel with func_id " + id_text;
-      return false;
-    }
-    cost.entry = k->second.loaded.entry_addr;
-    const auto [it, fresh] = by_entry.emplace(cost.entry, std::make_pair(k->first, cost));
-    const SimKernelCost &was = it->second.second;
-    if (!fresh && (was.base_ns != cost.base_ns || was.arg != cost.arg || was.ns_per_unit != cost.ns_per_unit)) {
-      *error = "PTO_SIM_KERNEL_COSTS=" + all + ": func_ids " + std::to_string(it->second.first) + " and " +
-               id_text + " are the same kernel binary; give them the same cost";
-      return false;
-    }
-  }
-  for (const auto &kv : by_entry) out->push_back(kv.second.second);
-  return true;
 }
 
 // Writes "pto_runtime: <line>" to stderr the first time this process sees that line (a note
@@ -494,12 +409,9 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   if (timed) {
     SimTiming &t = run->timing;
     t.kernel_factor = cfg->sim_kernel_time_pct / 100.0;
-    if (std::string why; !env_kernel_costs(in.kernels, &t.kernel_costs, &why))
-      return fail(PTO_INVALID_ARGUMENT, why);
-    if (std::string why; !add_isa_model_costs(*callable, in.kernels, &t, &run->stats, &why))
-      return fail(PTO_LOAD_FAILED, why);
-    SimTimingProfile p;  // PTO_SIM_PROFILE's file or the family's default, read at each run
     std::string why;
+    if ((rc = set_kernel_costs(*callable, in.kernels, &t, &run->stats, &why)) != PTO_OK) return fail(rc, why);
+    SimTimingProfile p;  // PTO_SIM_PROFILE's file or the family's default, read at each run
     if ((rc = load_sim_timing_profile(geometry_->platform, geometry_->arch, &p, &why)) != PTO_OK)
       return fail(rc, why);
     t.dispatch_ns = p.dispatch_ns;

@@ -1,7 +1,7 @@
 // src/host/kernel_pricing.h — what prices each kernel of a timed run (docs/sim_execution.md).
 //
 // Three sources, first match wins, per kernel binary (its entry address):
-//   table      PTO_SIM_KERNEL_COSTS lists its func_id (device_runner.cpp parses it);
+//   table      PTO_SIM_KERNEL_COSTS lists its func_id;
 //   isa_model  the callable gives its PTO-ISA cost-model twin (pto_kernel_desc.cost_model_path):
 //              each invocation runs the twin's kernel_entry on the core's thread between
 //              pto_costmodel_begin/_end (include/pto_costmodel_shim/pto_costmodel_probe.h) and
@@ -21,13 +21,14 @@
 
 namespace pto {
 
-// Adds an isa_model cost to t->kernel_costs for every kernel of `callable` with a twin whose
-// binary the table does not already price, and records in *stats what prices each kernel
-// (kernel_price_func/_source) and, in price_note, every twin given as unusable (its
-// cost_model_note). False, with *error naming the kernel and the file, if a twin cannot be
-// loaded or lacks the probe's exports.
-bool add_isa_model_costs(const pto_callable_desc &callable, const std::map<uint32_t, KernelEntry> &kernels,
-                         SimTiming *t, pto_run_stats *stats, std::string *error);
+// Fills t->kernel_costs for a timed run of `callable`: PTO_SIM_KERNEL_COSTS's table (read at
+// each run), then an isa_model cost for every kernel with a twin whose binary the table does not
+// price. Records in *stats what prices each kernel (kernel_price_func/_source) and, in
+// price_note, every twin given as unusable (its cost_model_note). INVALID_ARGUMENT for a
+// malformed table or one naming a func_id the callable lacks, LOAD_FAILED for a twin that cannot
+// be loaded or lacks the probe's exports; *error names the variable or the kernel and the file.
+pto_status set_kernel_costs(const pto_callable_desc &callable, const std::map<uint32_t, KernelEntry> &kernels,
+                            SimTiming *t, pto_run_stats *stats, std::string *error);
 
 }  // namespace pto
 #endif  // PTO_HOST_KERNEL_PRICING_H
