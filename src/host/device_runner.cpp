@@ -69,9 +69,8 @@ bool env_sim_timing(bool *on, std::string *error) {
 }
 
 // Writes "pto_runtime: <line>" to stderr the first time this process sees that line (a note
-// every run of a loop would repeat otherwise); nothing for a line ending in ": ".
+// every run of a loop would repeat otherwise).
 void say_once(const std::string &line) {
-  if (line.size() >= 2 && line.compare(line.size() - 2, 2, ": ") == 0) return;
   static std::mutex mu;
   static std::set<std::string> said;
   std::lock_guard<std::mutex> lock(mu);
@@ -458,7 +457,7 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   if (run.timed) {
     run.stats.predicted_makespan_ns = device_->virtual_makespan_ns();
     device_->virtual_priced(run.stats.priced);
-    say_once(std::string("sim_timing: ") + run.stats.price_note);
+    if (run.stats.price_note[0]) say_once(std::string("sim_timing: ") + run.stats.price_note);
   }
   run.stats.total_ns = platform_now_ns() - run.t0;
   if (run.stats.pmu_note[0]) say_once(std::string("enable_pmu: ") + run.stats.pmu_note);

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -19,6 +21,23 @@ os.environ.setdefault("PTO_LOG_DIR", str(Path(tempfile.gettempdir()) / "pto_test
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def run_example():
+    """run_example(example, *args, timeout=600): examples/<example>/main.py with ``args`` in a
+    process of its own, the way a user runs it; its CompletedProcess (stdout, stderr as text)."""
+
+    def run(example: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, str(REPO_ROOT / "examples" / example / "main.py"), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=timeout,
+        )
+
+    return run
 
 
 @pytest.fixture(scope="session")

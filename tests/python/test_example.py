@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -17,16 +15,6 @@ SEED_000_OUTPUT = [
     SUCCESS,
     "Formula verified: (a + b + 1)(a + b + 2) = (2+3+1)*(2+3+2) = 42",
 ]
-
-
-def run_example(repo_root, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(repo_root / "examples" / "basic" / "main.py"), *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
 
 
 @pytest.mark.parametrize(
@@ -61,14 +49,14 @@ def run_example(repo_root, *args: str) -> subprocess.CompletedProcess:
         "tmr-a5sim-full-geometry",
     ],
 )
-def test_example_prints_seed_000_output(repo_root, args):
-    result = run_example(repo_root, *args)
+def test_example_prints_seed_000_output(run_example, args):
+    result = run_example("basic", *args)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == SEED_000_OUTPUT
 
 
-def test_example_reports_the_time_of_repeated_runs(repo_root):
-    result = run_example(repo_root, "--runs", "3")
+def test_example_reports_the_time_of_repeated_runs(run_example):
+    result = run_example("basic", "--runs", "3")
     assert result.returncode == 0, result.stdout + result.stderr
     assert SUCCESS in result.stdout
     times = re.findall(r"^Run (\d+): ([0-9.]+) ms$", result.stdout, re.MULTILINE)

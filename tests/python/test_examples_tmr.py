@@ -8,9 +8,6 @@ shows up as a wrong element rather than passing by luck of a serial schedule.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 EXAMPLES = ["vector", "matmul", "softmax", "mix_pipeline"]
@@ -22,19 +19,9 @@ GEOMETRIES = {
 }
 
 
-def run_example(repo_root, example: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(repo_root / "examples" / example / "main.py"), *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
-
-
 @pytest.mark.parametrize("geometry", list(GEOMETRIES))
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_example_matches_numpy(repo_root, example, geometry):
-    result = run_example(repo_root, example, *GEOMETRIES[geometry])
+def test_example_matches_numpy(run_example, example, geometry):
+    result = run_example(example, *GEOMETRIES[geometry])
     assert result.returncode == 0, result.stdout + result.stderr
     assert any(line.startswith("✓ SUCCESS: ") for line in result.stdout.splitlines()), result.stdout

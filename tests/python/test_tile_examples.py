@@ -13,7 +13,6 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -57,16 +56,6 @@ def tile_toolchain():
         pytest.skip(reason)
 
 
-def run_example(repo_root: Path, example: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(repo_root / "examples" / example / "main.py"), *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=600,
-    )
-
-
 def assert_success(result: subprocess.CompletedProcess) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert any(line.startswith("SUCCESS") for line in result.stdout.splitlines()), result.stdout
@@ -75,24 +64,24 @@ def assert_success(result: subprocess.CompletedProcess) -> None:
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("run", list(RUNS))
-def test_tile_example_matches_numpy(repo_root, run, platform, runtime):
+def test_tile_example_matches_numpy(run_example, run, platform, runtime):
     example, extra = RUNS[run]
-    assert_success(run_example(repo_root, example, "-p", platform, "-r", runtime, *extra))
+    assert_success(run_example(example, "-p", platform, "-r", runtime, *extra))
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("example", ["bgemm", "paged_attention"])
-def test_tile_example_on_one_cluster_and_one_aicpu_thread(repo_root, example, runtime):
+def test_tile_example_on_one_cluster_and_one_aicpu_thread(run_example, example, runtime):
     # One AICPU thread: on tensormap_and_ringbuffer the orchestrator schedules between submits.
     one = ["--block-dim", "1", "--aicpu-threads", "1"]
-    assert_success(run_example(repo_root, example, "-r", runtime, *one))
+    assert_success(run_example(example, "-r", runtime, *one))
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_bgemm_through_the_reference_orchestration_api(repo_root, platform):
+def test_bgemm_through_the_reference_orchestration_api(run_example, platform):
     # orchestration_ref.cpp: pto_orchestration_api.h's layer over the tensormap orchestrator.
     extra = "--groups 3 --grid-k 2 --tile-loop 2 --tile 32 --api reference".split()
-    assert_success(run_example(repo_root, "bgemm", "-p", platform, *extra))
+    assert_success(run_example("bgemm", "-p", platform, *extra))
 
 
 @pytest.mark.parametrize(
@@ -104,12 +93,12 @@ def test_bgemm_through_the_reference_orchestration_api(repo_root, platform):
         ("paged_attention", "--case small --dtype float16".split()),
     ],
 )
-def test_native_and_portable_kernels_give_the_same_bits(repo_root, tmp_path, example, extra):
+def test_native_and_portable_kernels_give_the_same_bits(run_example, tmp_path, example, extra):
     # Tile kernels are built for this CPU by default (KernelCompiler native=None); the flags keep
     # out what could change a result, so the outputs must equal the portable build's exactly.
     native, portable = tmp_path / "native.npy", tmp_path / "portable.npy"
-    assert_success(run_example(repo_root, example, *extra, "--save", str(native)))
-    assert_success(run_example(repo_root, example, *extra, "--portable", "--save", str(portable)))
+    assert_success(run_example(example, *extra, "--save", str(native)))
+    assert_success(run_example(example, *extra, "--portable", "--save", str(portable)))
     assert native.read_bytes() == portable.read_bytes()
 
 
@@ -131,29 +120,29 @@ def predicted_makespan(result: subprocess.CompletedProcess) -> float:
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("example", ["bgemm", "paged_attention"])
 def test_tile_example_timing_predicts_and_writes_both_swimlanes(
-    repo_root, tmp_path, example, runtime
+    run_example, tmp_path, example, runtime
 ):
     extra = BGEMM_TIMED if example == "bgemm" else ["--timing"]
-    result = run_example(repo_root, example, "-r", runtime, *extra, "-o", str(tmp_path))
+    result = run_example(example, "-r", runtime, *extra, "-o", str(tmp_path))
     assert predicted_makespan(result) > 0
     assert "host_time 0" in result.stdout, result.stdout  # every kernel priced by the model
     for page in ("measured", "predicted", "compare"):
         assert (tmp_path / f"{example}.{page}.html").stat().st_size > 0
 
 
-def test_bgemm_timing_predicts_longer_for_twice_the_tiles_per_task(repo_root, tmp_path):
+def test_bgemm_timing_predicts_longer_for_twice_the_tiles_per_task(run_example, tmp_path):
     four = predicted_makespan(
-        run_example(repo_root, "bgemm", *BGEMM_TIMED, "--tile-loop", "4", "-o", str(tmp_path))
+        run_example("bgemm", *BGEMM_TIMED, "--tile-loop", "4", "-o", str(tmp_path))
     )
     eight = predicted_makespan(
-        run_example(repo_root, "bgemm", *BGEMM_TIMED, "--tile-loop", "8", "-o", str(tmp_path))
+        run_example("bgemm", *BGEMM_TIMED, "--tile-loop", "8", "-o", str(tmp_path))
     )
     assert eight > four * 1.5, (four, eight)
 
 
-def test_bgemm_timing_is_reproducible_across_processes(repo_root, tmp_path):
+def test_bgemm_timing_is_reproducible_across_processes(run_example, tmp_path):
     runs = [
-        predicted_makespan(run_example(repo_root, "bgemm", *BGEMM_TIMED, "-o", str(tmp_path)))
+        predicted_makespan(run_example("bgemm", *BGEMM_TIMED, "-o", str(tmp_path)))
         for _ in range(2)
     ]
     assert runs[0] == runs[1], runs
