@@ -54,9 +54,10 @@ class CorePool {
   //
   // `mix`: the run's MixSync blocks, one per cluster below block_dim (core/mix_sync.h), for
   // runtimes with MIX tasks; dispatch_mix hands cluster c's block to the task it starts there.
+  // `price` (profiling in sim timing mode): timings carry each kernel's KernelPrice too.
   void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
             Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0,
-            uint64_t pipeline_ticks = 0, MixSync *mix = nullptr) {
+            uint64_t pipeline_ticks = 0, MixSync *mix = nullptr, bool price = false) {
     mix_ = mix;
     count_ = nclusters_ = busy_ = warm_ = 0;
     for (uint64_t &w : busy_mask_) w = 0;
@@ -66,6 +67,7 @@ class CorePool {
     timed_ = 0;
     profiling_ = kProfilingBuilt && (profiling || pmu);
     pmu_ = kProfilingBuilt && pmu;
+    price_ = profiling_ && price;
     idle_by_type_[0] = idle_by_type_[1] = 0;
     rr_[0] = rr_[1] = 0;
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
@@ -143,7 +145,7 @@ class CorePool {
           if (seen < end) seen = platform_ticks();  // never before the kernel's end
           timing = CoreTiming{c.dispatch[e], start, end, seen, static_cast<int32_t>(c.slot)};
           timing.dispatch_tag = c.tag[e];
-          timing.price = r.price;
+          if (price_) timing.price = r.price;
           if (pmu_on()) {
             timing.pmu =
                 PmuTrace{r.pmu_cycles, r.pmu_instructions, r.pmu_cache_misses, r.pmu_valid, r.pmu_error};
@@ -518,6 +520,7 @@ class CorePool {
   uint64_t timed_ = 0;       // kernels that went into it
   bool profiling_ = false;   // profiling or enable_pmu: per-task timings for the trace
   bool pmu_ = false;
+  bool price_ = false;  // profiling a sim timing run: each kernel's KernelPrice for the trace
   bool profiling() const { return kProfilingBuilt && profiling_; }  // false at compile time without
   bool pmu_on() const { return kProfilingBuilt && pmu_; }           // the profiling code
 };

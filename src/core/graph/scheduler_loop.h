@@ -132,7 +132,7 @@ class SchedulerLoop {
         peers_(env.sched, env.sched_threads, idx),
         dispatch_(env.schedule) {
     cores_.init(env.handshakes, env.num_clusters, env.block_dim, idx, count, bell_, env.trace_addr != 0,
-                env.pmu_addr != 0, env.short_task_ticks, env.pipeline_ticks, env.mix);
+                env.pmu_addr != 0, env.short_task_ticks, env.pipeline_ticks, env.mix, env.price_addr != 0);
     counters_.start = platform_clock_pair();
   }
 
