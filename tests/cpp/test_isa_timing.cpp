@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "common/tile_toolchain.h"
+#include "common/trace_json.h"
 #include "pto/chip_worker.h"
 #include "pto/error.h"
 #include "pto/kernel_compiler.h"
@@ -76,44 +77,8 @@ struct Twin {
   }
 };
 
-// One task of a trace: its kernel, virtual duration (ns) and "cost".
-struct TracedTask {
-  int64_t id = -1;
-  uint32_t func = 0;
-  uint64_t start = 0, end = 0;
-  std::string source;
-  uint64_t cycles = 0;
-};
-
-// The number after `"key": ` in `line`, or -1.
-long long number_after(const std::string &line, const std::string &key) {
-  const size_t at = line.find("\"" + key + "\": ");
-  if (at == std::string::npos) return -1;
-  return std::stoll(line.substr(at + key.size() + 4));
-}
-
-// The trace's tasks by id (one task object per line, docs/profiling.md).
-std::map<int64_t, TracedTask> traced_tasks(const std::string &json) {
-  std::map<int64_t, TracedTask> out;
-  const size_t from = json.find("\"tasks\": [");
-  const size_t to = json.find("\"edges\": [");
-  size_t at = from;
-  while ((at = json.find("\n{\"id\": ", at)) != std::string::npos && at < to) {
-    const size_t eol = json.find('\n', at + 1);
-    const std::string line = json.substr(at + 1, eol - at - 1);
-    TracedTask t;
-    t.id = number_after(line, "id");
-    t.func = static_cast<uint32_t>(number_after(line, "func"));
-    t.start = static_cast<uint64_t>(number_after(line, "start"));
-    t.end = static_cast<uint64_t>(number_after(line, "end"));
-    const size_t src = line.find("\"source\": \"");
-    if (src != std::string::npos) t.source = line.substr(src + 11, line.find('"', src + 11) - src - 11);
-    t.cycles = static_cast<uint64_t>(std::max(0LL, number_after(line, "cycles")));
-    out[t.id] = t;
-    at = eol;
-  }
-  return out;
-}
+using pto_test::traced_tasks;
+using pto_test::TracedTask;
 
 class IsaTiming : public ::testing::Test {
  protected:
@@ -210,7 +175,7 @@ TEST_F(IsaTiming, EveryBgemmTaskIsChargedExactlyWhatTheModelAlonePredicts) {
   const uint64_t add = twins_.at(1).cycles({tiles3[0], tiles3[1]});
   ASSERT_EQ(tasks.size(), kGroups * 2u * 2u);
   for (const auto &[id, t] : tasks) {
-    EXPECT_EQ(t.source, "isa_model") << "task " << id;
+    EXPECT_EQ(t.cost_source, "isa_model") << "task " << id;
     EXPECT_EQ(t.cycles, t.func == 0 ? gemm : add) << "task " << id << " (func " << t.func << ")";
     // The virtual duration is those cycles at the a2a3 profile's 1850 MHz (rounded to ns).
     EXPECT_EQ(t.end - t.start, static_cast<uint64_t>(std::llround(t.cycles / 1.85))) << "task " << id;
@@ -272,7 +237,7 @@ TEST_F(IsaTiming, EveryPagedAttentionTaskIsChargedExactlyWhatTheModelAlonePredic
   }
   ASSERT_EQ(tasks.size(), expected.size());
   for (const auto &[id, t] : tasks) {
-    EXPECT_EQ(t.source, "isa_model") << "task " << id;
+    EXPECT_EQ(t.cost_source, "isa_model") << "task " << id;
     EXPECT_EQ(t.cycles, expected[static_cast<size_t>(id)]) << "task " << id << " (func " << t.func << ")";
   }
   EXPECT_EQ(stats.priced_isa_model, expected.size());
@@ -300,7 +265,7 @@ TEST_F(IsaTiming, AKernelWithoutATwinTakesItsHostTimeAndTheRunSaysWhy) {
   pto::RunStats stats;
   const auto tasks = bgemm(1, 2, 64, &stats, /*no_twin=*/1);
   for (const auto &[id, t] : tasks)
-    EXPECT_EQ(t.source, t.func == 0 ? "isa_model" : "host_time") << "task " << id;
+    EXPECT_EQ(t.cost_source, t.func == 0 ? "isa_model" : "host_time") << "task " << id;
   EXPECT_EQ(stats.priced_isa_model, 2u);
   EXPECT_EQ(stats.priced_host_time, 2u);
   ASSERT_EQ(stats.kernel_pricing.size(), 2u);
@@ -315,7 +280,7 @@ TEST_F(IsaTiming, ATableEntryOverridesTheModel) {
   const auto tasks = bgemm(1, 2, 64, &stats);
   unsetenv("PTO_SIM_KERNEL_COSTS");
   for (const auto &[id, t] : tasks) {
-    EXPECT_EQ(t.source, t.func == 0 ? "isa_model" : "table") << "task " << id;
+    EXPECT_EQ(t.cost_source, t.func == 0 ? "isa_model" : "table") << "task " << id;
     if (t.func == 1) {
       EXPECT_EQ(t.end - t.start, 5000u) << "task " << id;
     }

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "common/scoped_env.h"
 #include "common/test_kernels.h"
+#include "common/trace_json.h"
 
 namespace {
 
@@ -312,6 +314,36 @@ TEST_F(MixSync, SyncOutsideAMixTaskFailsTheTask) {
   hw.set_device(1);
   expect_has(run_error([&] { hw.run(hc, args, pto::ChipCallConfig{}); }, PTO_TASK_FAILED),
              {"task 0 (kernel 0, AIC) failed", "not a MIX task"});
+}
+
+TEST_F(MixSync, ATimedProfiledMixTaskTracesOneCostForItsThreeParts) {
+  if (const char *exec = std::getenv("PTO_SIM_EXEC"); exec != nullptr && std::string(exec) == "threads") {
+    GTEST_SKIP() << "timing mode needs seeded runs (the fiber model)";
+  }
+  // Every part takes the table's 3000 ns, the parts run at once: one task of 3000 ns, priced
+  // by the table (core_pool.h merges the parts' prices into the task's).
+  const pto_test::ScopedEnv costs("PTO_SIM_KERNEL_COSTS", "0=3000");
+  auto c = callable(
+      "for (int i = 0; i < 4; ++i) o.submit_task(0, PTO_CORE_MIX, {Arg::inout(o.tensor(0)), Arg::i64(9)});",
+                    kDeadlock, "mix_timed");  // mode 9: no sync, every part returns
+  int32_t out[4] = {};
+  pto::ChipStorageTaskArgs args;
+  args.add_tensor(out, sizeof out, PTO_DTYPE_I32, {4}, PTO_DIR_OUTPUT);
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 2;
+  cfg.aicpu_thread_num = 3;
+  cfg.sim_seed = 3;
+  cfg.sim_timing = 1;
+  cfg.enable_profiling = 1;
+  const pto::RunStats s = w.run(c, args, cfg);
+  EXPECT_EQ(s.mix_tasks, 4u);
+  EXPECT_EQ(s.priced_table, 12u);  // 4 tasks x 3 parts
+  const auto tasks = pto_test::traced_tasks(w.last_trace_json());
+  ASSERT_EQ(tasks.size(), 4u);
+  for (const auto &[id, t] : tasks) {
+    EXPECT_EQ(t.cost_source, "table") << "task " << id;
+    EXPECT_EQ(t.end - t.start, 3000u) << "task " << id;
+  }
 }
 
 }  // namespace
