@@ -63,7 +63,8 @@
   X(bool, sim_timing, false, 0, 1,                                                                         \
     "sim, seeded runs: run in virtual time, predict the device makespan (False: PTO_SIM_TIMING=1 or off)") \
   X(int32_t, sim_kernel_time_pct, 100, 0, 1000000,                                                         \
-    "sim_timing: a kernel without a cost (PTO_SIM_KERNEL_COSTS) takes its host time x this / 100")
+    "sim_timing: a kernel without a cost (PTO_SIM_KERNEL_COSTS, a cost-model twin) takes its host time x " \
+    "this / 100")
 
 namespace pto {
 

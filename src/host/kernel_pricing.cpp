@@ -43,13 +43,13 @@ uint64_t isa_model_price(const void *model, int64_t *args, double cycles_per_us,
   // The platform's clock (its timing profile); else the model's own (PTO-ISA's arch config).
   const double mhz = cycles_per_us > 0 ? cycles_per_us : c.cycles_per_us;
   const double ns_per_cycle = mhz > 0 ? 1e3 / mhz : 1.0;
-  for (uint32_t p = 0; p < kPricePipes && p < PTO_COSTMODEL_PIPE_COUNT; ++p)
+  for (uint32_t p = 0; p < kPricePipes; ++p)  // the same pipes, in the same order (below)
     price->pipe_ns[p] = saturated_ns(static_cast<double>(c.pipe_busy_cycles[p]) * ns_per_cycle);
   return static_cast<uint64_t>(std::llround(static_cast<double>(c.total_cycles) * ns_per_cycle));
 }
-static_assert(kPricePipes == PTO_COSTMODEL_PIPE_COUNT, "KernelPrice carries every pipe the probe reports");
-static_assert(PTO_COSTMODEL_PIPE_MTE2 == 1 && PTO_COSTMODEL_PIPE_MTE3 == 6,
-              "the trace names pipes in this order");
+static_assert(kPricePipes == PTO_COSTMODEL_PIPE_COUNT && PTO_COSTMODEL_PIPE_SCALAR == 0 &&
+                  PTO_COSTMODEL_PIPE_VEC == 5 && PTO_COSTMODEL_PIPE_MTE3 == 6,
+              "KernelPrice::pipe_ns is the probe's pipes in its order (trace_json.cpp names them)");
 
 // The twin at `path`, loaded (and checked with one empty probe call) on first use.
 const IsaModel *load_isa_model(const std::string &path, std::string *error) {
