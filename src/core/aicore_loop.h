@@ -53,8 +53,8 @@ inline void aicore_loop(Handshake &hs) {
       hs.task_status.store(1, std::memory_order_relaxed);
       const bool mix = call->is_mix != 0 && call->mix_sync != 0;
       if (mix) call->mix_ops = reinterpret_cast<uint64_t>(&kMixOps);  // this program's waits (mix_sync.h)
-      // Sim timing mode: its virtual time, and r.price (read only in timed runs, which write it).
-      platform_kernel_begin(p->kernel_addr, call->args, call->num_args, &r.price);
+      // Sim timing mode: its virtual time, and what priced it (read only in timed runs, which write it).
+      platform_kernel_begin(p->kernel_addr, call->args, call->num_args, &hs.price[s % Handshake::kDepth]);
       if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
         run_with_pmu(r, kernel, call->args);
       } else {

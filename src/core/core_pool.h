@@ -145,7 +145,7 @@ class CorePool {
           if (seen < end) seen = platform_ticks();  // never before the kernel's end
           timing = CoreTiming{c.dispatch[e], start, end, seen, static_cast<int32_t>(c.slot)};
           timing.dispatch_tag = c.tag[e];
-          if (price_) timing.price = r.price;
+          if (price_) timing.price = &c.hs->price[e];
           if (pmu_on()) {
             timing.pmu =
                 PmuTrace{r.pmu_cycles, r.pmu_instructions, r.pmu_cache_misses, r.pmu_valid, r.pmu_error};
@@ -356,6 +356,7 @@ class CorePool {
     if (profiling()) {
       cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
       cl.mix_timing.dispatch_tag = tag;
+      cl.mix_price = KernelPrice{};
     }
     for (uint32_t k = 0; k < 3; ++k) push(cl.core[k], task, payloads[k], true, tag);
   }
@@ -416,6 +417,7 @@ class CorePool {
     uint32_t parts_left = 0;  // parts of mix_task still running
     bool reserved = false;    // draining for a MIX task: no new single tasks
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
+    KernelPrice mix_price;    // profiled timed runs: its parts' prices merged (merge_price)
   };
 
   void push(uint32_t i, int64_t task, const DispatchPayload *payload, bool mix, graph::DispatchTag tag) {
@@ -450,11 +452,11 @@ class CorePool {
     m.pmu.cache_misses += timing->pmu.cache_misses;
     m.pmu.valid = m.pmu.valid ? (m.pmu.valid & timing->pmu.valid) : timing->pmu.valid;
     m.pmu.error = m.pmu.error ? m.pmu.error : timing->pmu.error;
-    merge_price(&m.price, timing->price);
+    if (timing->price != nullptr) merge_price(&cl.mix_price, *timing->price);
     CoreTiming whole{
         m.dispatch, m.start, m.end, timing->complete, static_cast<int32_t>(cores_[cl.core[0]].slot), m.pmu};
     whole.dispatch_tag = m.dispatch_tag;
-    whole.price = m.price;
+    if (timing->price != nullptr) whole.price = &cl.mix_price;
     *timing = whole;
   }
 

@@ -47,7 +47,6 @@ struct CoreReport {
   uint64_t pmu_cycles = 0, pmu_instructions = 0, pmu_cache_misses = 0;
   uint32_t pmu_valid = 0;  // kPmu* bits
   int32_t pmu_error = 0;   // errno of a refused counter
-  KernelPrice price;       // sim timing mode: what priced the kernel (stale in other runs: unread)
 };
 
 struct alignas(kCacheLine) Handshake {
@@ -70,6 +69,11 @@ struct alignas(kCacheLine) Handshake {
   // --- Written by the owning scheduler thread with each payload; read only by a crash report
   // (handshake_current), so it stays off the line the core polls. ---
   alignas(kCacheLine) std::atomic<int64_t> task_id[kDepth] = {};  // the task of payload[s % kDepth]
+
+  // --- Sim timing mode: what priced payload s's kernel, by seq % kDepth, written by the core
+  // before done_seq like the report and read with it only by runs that keep prices (profiled
+  // timed runs; stale otherwise). On lines of their own: the untimed path never touches them.
+  alignas(kCacheLine) KernelPrice price[kDepth];
 };
 static_assert(sizeof(Handshake) == 9 * kCacheLine, "scheduler- and core-written parts on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written part starts a line");

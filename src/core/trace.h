@@ -62,7 +62,9 @@ struct CoreTiming {
   uint64_t dispatch = 0, start = 0, end = 0, complete = 0;  // ticks
   int32_t core = -1;
   PmuTrace pmu{};             // enable_pmu only
-  KernelPrice price{};        // sim timing mode, profiling only: what priced the kernel
+  // Profiled sim timing runs: what priced the kernel (valid while the completion is handled);
+  // null otherwise. A pointer: a completion builds one CoreTiming per task.
+  const KernelPrice *price = nullptr;
   uint32_t dispatch_tag = 0;  // dispatch_threshold's decision (graph::DispatchTag), profiling only
 };
 

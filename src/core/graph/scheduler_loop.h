@@ -364,7 +364,9 @@ class SchedulerLoop {
     r.end = timing.end;
     r.complete = timing.complete;
     if (env_.pmu_addr) reinterpret_cast<PmuTrace *>(env_.pmu_addr)[id] = timing.pmu;
-    if (env_.price_addr) reinterpret_cast<KernelPrice *>(env_.price_addr)[id] = timing.price;
+    if (env_.price_addr) {
+      reinterpret_cast<KernelPrice *>(env_.price_addr)[id] = timing.price ? *timing.price : KernelPrice{};
+    }
   }
 
   SchedulerEnv env_;
