@@ -164,7 +164,8 @@ bool env_kernel_costs(const std::map<uint32_t, KernelEntry> &kernels, std::vecto
     cost.entry = k->second.loaded.entry_addr;
     const auto [it, fresh] = by_entry.emplace(cost.entry, std::make_pair(k->first, cost));
     const SimKernelCost &was = it->second.second;
-    if (!fresh && (was.base_ns != cost.base_ns || was.arg != cost.arg || was.ns_per_unit != cost.ns_per_unit)) {
+    if (!fresh &&
+        (was.base_ns != cost.base_ns || was.arg != cost.arg || was.ns_per_unit != cost.ns_per_unit)) {
       *error = "PTO_SIM_KERNEL_COSTS=" + all + ": func_ids " + std::to_string(it->second.first) + " and " +
                id_text + " are the same kernel binary; give them the same cost";
       return false;

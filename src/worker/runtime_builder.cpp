@@ -67,7 +67,8 @@ RuntimeBinaries RuntimeBuilder::get_binaries(const std::string &runtime) const {
   bool runtime_known = false;
   for (const std::string &r : known) runtime_known = runtime_known || r == runtime;
   if (!runtime_known) {
-    throw Error(PTO_INVALID_ARGUMENT, "unknown runtime '" + runtime + "'; use one of: " + worker::joined(known));
+    throw Error(PTO_INVALID_ARGUMENT,
+                "unknown runtime '" + runtime + "'; use one of: " + worker::joined(known));
   }
   // The registry decides where the backend's programs live, or raises NOT_SUPPORTED with the
   // reason it is unavailable here (ascend_npu without CANN).
@@ -83,8 +84,8 @@ RuntimeBinaries RuntimeBuilder::get_binaries(const std::string &runtime) const {
   }
   if (!missing.empty()) {
     throw Error(PTO_LOAD_FAILED, "runtime '" + runtime + "' for platform '" + platform_ +
-                                     "' is not built: " + "missing " + worker::joined(missing) + " (lib root " +
-                                     root.first + ", " + root.second +
+                                     "' is not built: " + "missing " + worker::joined(missing) +
+                                     " (lib root " + root.first + ", " + root.second +
                                      "). Build the project (`pip install .` or the CMake build), " +
                                      "or set PTO_RUNTIME_LIB_DIR to a directory holding " + backend + "/" +
                                      runtime + "/lib{host,aicpu,aicore}.so");
