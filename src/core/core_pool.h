@@ -11,6 +11,8 @@
 #define PTO_CORE_CORE_POOL_H
 
 #include <cstdint>
+#include <new>
+#include <type_traits>
 
 #include "core/graph/dispatch_threshold.h"
 #include "core/graph/ready_queue_set.h"
@@ -71,8 +73,7 @@ class CorePool {
     idle_by_type_[0] = idle_by_type_[1] = 0;
     rr_[0] = rr_[1] = 0;
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
-      Cluster &cl = clusters_[nclusters_];
-      cl = Cluster{};
+      Cluster &cl = *new (&clusters_[nclusters_]) Cluster();
       cl.id = c;
       const uint32_t members[3] = {c, clusters + 2 * c, clusters + 2 * c + 1};
       for (uint32_t k = 0; k < 3; ++k) {
@@ -80,8 +81,7 @@ class CorePool {
         hs.owner_bell.store(reinterpret_cast<uint64_t>(bell), std::memory_order_relaxed);
         hs.pmu.store(pmu_ ? 1 : 0, std::memory_order_relaxed);  // published by the dispatch ring
         cl.core[k] = count_;
-        Core &core = cores_[count_++];
-        core = Core{};
+        Core &core = *new (&cores_[count_++]) Core();
         core.hs = &hs;
         core.slot = members[k];
         core.core_type = hs.core_type;
@@ -505,9 +505,19 @@ class CorePool {
     if (best < nclusters_) clusters_[best].reserved = true;
   }
 
+  // Room for the most a scheduler can own, constructed by init() only as far as it owns: a
+  // scheduler is built at every run, and zeroing all 96 cores and 32 clusters (~21 KB) was
+  // most of its construction.
+  template <typename T, uint32_t N>
+  struct Unbuilt {
+    static_assert(std::is_trivially_destructible<T>::value, "never destroyed");
+    alignas(T) unsigned char bytes[sizeof(T) * N];
+    T &operator[](uint32_t i) { return reinterpret_cast<T *>(bytes)[i]; }
+    const T &operator[](uint32_t i) const { return reinterpret_cast<const T *>(bytes)[i]; }
+  };
   static constexpr uint32_t kMaskWords = (kMaxCores + 63) / 64;
-  Core cores_[kMaxCores];
-  Cluster clusters_[kMaxClusters];
+  Unbuilt<Core, kMaxCores> cores_;           // [0, count_) built by init()
+  Unbuilt<Cluster, kMaxClusters> clusters_;  // [0, nclusters_) built by init()
   uint64_t busy_mask_[kMaskWords] = {};  // bit i: cores_[i] has work in flight (collected != seq)
   MixSync *mix_ = nullptr;               // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;

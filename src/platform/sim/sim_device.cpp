@@ -368,7 +368,10 @@ void SimDevice::launch(const LaunchSpec &spec) {
             device_id());
   }
   if (seeded) det_->hold();  // all AICPU threads runnable before the first pick
-  for (uint32_t i = 0; i < spec.aicpu_threads; ++i) assign(i, spec);
+  // Last thread first: the pool starts fibers in the order they become runnable, and a
+  // runtime with an orchestrating thread gives it the last index (tensormap_and_ringbuffer);
+  // its first tasks are then under way while the schedulers start.
+  for (uint32_t i = spec.aicpu_threads; i-- > 0;) assign(i, spec);
   if (seeded) det_->unhold();
 }
 
