@@ -81,7 +81,11 @@ TEST(TaskWindow, AdvanceMovesOverRetiredTasksInIdOrderOnly) {
   const TaskWindow w(8, 8, WindowOverflow::kStall, &alive);
   bool retired[8] = {};
   int64_t next = 5;
-  auto advance = [&] { return w.advance([&] { return next; }, [&](int64_t t) { return retired[t]; }); };
+  int next_task_reads = 0;
+  auto advance = [&](int64_t published = 0) {
+    return w.advance(
+        published, [&] { ++next_task_reads; return next; }, [&](int64_t t) { return retired[t]; });
+  };
   retired[1] = retired[2] = true;
   EXPECT_EQ(advance(), -1);  // task 0 still runs: nothing moves
   EXPECT_EQ(w.live_from(), 0);
@@ -92,6 +96,32 @@ TEST(TaskWindow, AdvanceMovesOverRetiredTasksInIdOrderOnly) {
   EXPECT_EQ(advance(), -1);
   next = 6;
   EXPECT_EQ(advance(), 6);
+  // Below `published` nothing reads next_task; the bound moves up with each read.
+  retired[6] = true;
+  next = 8;
+  next_task_reads = 0;
+  int64_t published = 7;
+  EXPECT_EQ(w.advance(published, [&] { ++next_task_reads; return next; }, [&](int64_t t) { return retired[t]; }),
+            7);
+  EXPECT_EQ(next_task_reads, 1);  // at 7 (not retired): one read, which moved the bound
+  EXPECT_EQ(published, 8);
+}
+
+// A slot past next_task may still say "retired" from an earlier run: it is not trusted.
+TEST(TaskWindow, AdvanceNeverTrustsASlotPastNextTask) {
+  std::atomic<int64_t> alive{2};
+  const TaskWindow w(8, 8, WindowOverflow::kStall, &alive);
+  int64_t published = 2;
+  int reads_of_slot_2 = 0;
+  EXPECT_EQ(w.advance(
+                published, [] { return int64_t{2}; },
+                [&](int64_t t) {
+                  reads_of_slot_2 += t == 2;
+                  return true;  // every slot says "retired" (an earlier run's state)
+                }),
+            -1);
+  EXPECT_EQ(reads_of_slot_2, 0);
+  EXPECT_EQ(w.live_from(), 2);
 }
 
 // Threads retire tasks out of order (each its own residue class) and advance at once: the
@@ -109,7 +139,8 @@ TEST(TaskWindow, ConcurrentRetirersAlwaysReachTheEnd) {
       for (int64_t t = k; t < kTasks; t += kThreads) {
         while (t - w.live_from() >= 1024) std::this_thread::yield();  // the slot is still held
         retired_id[w.slot(t)].store(t, std::memory_order_seq_cst);
-        w.advance([] { return kTasks; }, [&](int64_t x) { return retired_id[w.slot(x)].load() == x; });
+        int64_t published = t + 1;
+        w.advance(published, [] { return kTasks; }, [&](int64_t x) { return retired_id[w.slot(x)].load() == x; });
       }
     });
   }

@@ -34,6 +34,7 @@
 //   bool retire(int64_t id)                      count it finished, free its slot; true when
 //                                                it was the run's last: every peer is woken
 //   bool done()                                  every task of the run has finished
+//   void end()                                   the loop is over (per-thread counts go out)
 //   void mix_parts(id, const DispatchPayload *[3])  MIX tasks' three parts (kHasMix only)
 //   static constexpr bool kHasMix                the runtime has MIX tasks
 //   static constexpr bool kZeroSubmit            the scheduler writes the trace's submit field
@@ -168,6 +169,7 @@ class SchedulerLoop {
       }
     }
     counters_.end = platform_clock_pair();
+    policy_.end();
     if (env_.abort->load(std::memory_order_relaxed) != 0)
       DEV_WARN(env_.log, "scheduler %u: run aborted by the host", idx_);
     DEV_DEBUG(env_.log, "scheduler %u: done on %u core(s), parked %llu of %llu ticks", idx_, cores_.size(),

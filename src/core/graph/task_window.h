@@ -58,15 +58,19 @@ class TaskWindow {
 
   // The oldest task not yet retired (last_task_alive), acquire.
   int64_t live_from() const { return last_alive_->load(std::memory_order_acquire); }
-  // Task id's slot is free: every task that held it has retired.
-  bool has_room(int64_t id) const { return static_cast<uint64_t>(id - live_from()) < size_; }
+  // Task id's slot is free: every task that held it has retired. `live`: a live_from() read
+  // by the caller (one that is older than the truth only makes the answer more cautious).
+  bool has_room(int64_t id, int64_t live) const { return static_cast<uint64_t>(id - live) < size_; }
+  bool has_room(int64_t id) const { return has_room(id, live_from()); }
   // Slots in use once task id is admitted (the window's high-water mark).
-  uint64_t held_with(int64_t id) const { return static_cast<uint64_t>(id - live_from()) + 1; }
+  uint64_t held_with(int64_t id, int64_t live) const { return static_cast<uint64_t>(id - live) + 1; }
+  uint64_t held_with(int64_t id) const { return held_with(id, live_from()); }
 
   // May task id take its slot now? The next id to submit only (ids are admitted in order).
-  Admission admit(int64_t id) const {
+  Admission admit(int64_t id) const { return admit(id, live_from()); }
+  Admission admit(int64_t id, int64_t live) const {
     if (overflow_ == WindowOverflow::kError && static_cast<uint64_t>(id) >= limit_) return {Verdict::kReject, 0};
-    if (has_room(id)) return {Verdict::kFits, 0};
+    if (has_room(id, live)) return {Verdict::kFits, 0};
     const int64_t batch =
         overflow_ == WindowOverflow::kEvictCompleted ? 1 : static_cast<int64_t>(size_ / 4 > 0 ? size_ / 4 : 1);
     return {Verdict::kWait, id - static_cast<int64_t>(size_) + batch};
@@ -79,12 +83,20 @@ class TaskWindow {
   // the other's; with acquire/release alone both could miss (store buffering) and retirement
   // would stop at t forever. In a single total order at least one of them sees both. The caller
   // follows a move with a seq_cst load of what the orchestrator waits for (wake_at).
+  //
+  // `published`: ids below it are known to be published (a bound the caller keeps: next_task()
+  // only grows), so next_task() — whose cache line the orchestrator writes at every submit — is
+  // read only for a task at or past it; a read moves the bound up. A slot past next_task() may
+  // still say "retired" from an earlier run, so it is never read before the bound passes it.
   template <typename NextTask, typename Retired>
-  int64_t advance(NextTask &&next_task, Retired &&retired) const {
+  int64_t advance(int64_t &published, NextTask &&next_task, Retired &&retired) const {
     int64_t moved_to = -1;
     for (;;) {
       int64_t t = last_alive_->load(std::memory_order_seq_cst);
-      if (t >= next_task()) break;
+      if (t >= published) {
+        published = next_task();
+        if (t >= published) break;
+      }
       if (!retired(t)) break;
       if (last_alive_->compare_exchange_weak(t, t + 1, std::memory_order_seq_cst)) moved_to = t + 1;
     }

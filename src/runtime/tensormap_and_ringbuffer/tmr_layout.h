@@ -128,7 +128,6 @@ struct alignas(kCacheLine) Header {
   alignas(kCacheLine) std::atomic<int64_t> next_task;  // published tasks (release)
   std::atomic<uint64_t> heap_top;                      // bytes ever allocated from the heap ring
   std::atomic<uint64_t> heap_tail;                     // bytes ever reclaimed (derived from last_task_alive)
-  std::atomic<uint32_t> orch_done;      // release: next_task is final, orch_status/message valid
   std::atomic<int32_t> orch_status;     // pto_status of the orchestration
   std::atomic<uint32_t> orch_stopped;   // it stopped submitting because a task had failed
   std::atomic<uint64_t> stalls[5];      // window, heap, dependency pool, TensorMap, tensor data (Stall)
@@ -142,10 +141,17 @@ struct alignas(kCacheLine) Header {
   std::atomic<uint64_t> batch_stats[3];
   char orch_message[480];
 
-  // --- Scheduler-written. ---
+  // --- Written once, at the end of the orchestration; read by every scheduler after each pass
+  //     (done()): a line of its own, so those reads hit while next_task's line moves. ---
+  alignas(kCacheLine) std::atomic<uint32_t> orch_done;  // next_task is final, orch_status/message valid
+
+  // --- Scheduler-written at each retirement (both on the line one retirement moves anyway);
+  //     the orchestrator reads last_task_alive once per submit. ---
   alignas(kCacheLine) std::atomic<int64_t> last_task_alive;  // oldest unfinished task (CAS)
   std::atomic<int64_t> finished;                             // tasks done, failed or skipped
-  std::atomic<int64_t> failed_task;                          // first failed task, -1 if none (CAS)
+  // --- Scheduler-written on a failure (read by the orchestrator at every submit: it stays
+  //     shared while nothing fails) and when a scheduler ends (its counts of tasks run). ---
+  alignas(kCacheLine) std::atomic<int64_t> failed_task;  // first failed task, -1 if none (CAS)
   std::atomic<int32_t> failed_status;
   std::atomic<uint32_t> failed_func;
   std::atomic<uint64_t> run_by_type[PTO_TASK_SHAPE_COUNT];  // tasks actually run: AIC, AIV, MIX

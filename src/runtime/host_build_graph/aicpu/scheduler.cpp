@@ -38,6 +38,7 @@ class HbgPolicy {
       h_->failed_status.store(status, std::memory_order_relaxed);
   }
   void on_ran(int64_t) const {}
+  void end() const {}
   // acq_rel: the thread that counts the last task sees every other's results before it wakes
   // the rest to stop.
   bool retire(int64_t) const {

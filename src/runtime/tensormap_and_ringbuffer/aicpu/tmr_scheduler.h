@@ -58,11 +58,16 @@ class TmrPolicy {
     }
   }
 
-  void on_ran(int64_t id) const {
-    h_->run_by_type[slot_of(h_, id).core_type].fetch_add(1, std::memory_order_relaxed);
+  // Counted here and added to the header once, when the loop ends (end()): a shared counter
+  // per task would move a cache line between the schedulers' CPUs at every task.
+  void on_ran(int64_t id) { ++ran_[slot_of(h_, id).core_type]; }
+  void end() const {
+    for (uint32_t t = 0; t < PTO_TASK_SHAPE_COUNT; ++t) {
+      if (ran_[t] != 0) h_->run_by_type[t].fetch_add(ran_[t], std::memory_order_relaxed);
+    }
   }
 
-  bool retire(int64_t id) const;
+  bool retire(int64_t id);
   bool done() const;
 
   void mix_parts(int64_t id, const DispatchPayload *parts[3]) const {
@@ -73,9 +78,11 @@ class TmrPolicy {
   }
 
  private:
-  void try_retire() const;
+  void try_retire(int64_t id);
 
   Header *h_;
+  uint64_t ran_[PTO_TASK_SHAPE_COUNT] = {};  // tasks this scheduler ran, by shape (on_ran)
+  int64_t published_ = 0;                    // tasks below it are published (try_retire)
 };
 
 class Scheduler {
