@@ -25,9 +25,14 @@ inline const char *stall_name(Stall what) {
 
 // Re-checks `ready` each time the schedulers retire something (or, when this thread schedules
 // too, after each scheduling pass). Gives up only when the run is aborted. The fast path (ready
-// at once) costs one call of ready().
+// at once) costs one call of ready() and one read of last_task_alive: live_from() is refreshed
+// before every call of ready(), which may depend on it.
 template <typename Ready>
-bool DeviceOrchestrator::wait_until(Stall what, Ready ready, int64_t wake_at) {
+bool DeviceOrchestrator::wait_until(Stall what, Ready ready_now, int64_t wake_at) {
+  auto ready = [&] {
+    refresh_live();
+    return ready_now();
+  };
   if (ready()) return true;
   // batch_deps: a batch never spans a wait — its accesses are filed before ring space is
   // awaited (a TensorMap that must make room then sees them, and no batch entry outlives a

@@ -187,7 +187,7 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
 // Inlined into find_producers (its one call per submit; the others are rare): callgrind counted
 // the call and its prologue on every submit otherwise.
 [[gnu::always_inline]] inline void DeviceOrchestrator::distinct_live_producers(int64_t id) {
-  const int64_t la = live_from();
+  const int64_t la = refresh_live();  // the one fresh read of a submit (orchestrator.h, live_from)
   uint32_t kept = 0;
   for (uint32_t i = 0; i < producers_kept_; ++i) {
     if (producers_[i] >= la) producers_[kept++] = producers_[i];

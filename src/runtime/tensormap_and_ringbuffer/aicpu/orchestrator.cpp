@@ -95,18 +95,19 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   const int64_t id = next_id_;
   // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
-  const graph::TaskWindow::Admission a = window_.admit(id);
+  graph::TaskWindow::Admission a = window_.admit(id, live_);
+  if (a.verdict == graph::TaskWindow::Verdict::kWait) a = window_.admit(id, refresh_live());
   if (a.verdict == graph::TaskWindow::Verdict::kReject) {
     error(PTO_CAPACITY_EXCEEDED, window_overflow_message("tensormap_and_ringbuffer", id, window_.limit()));
     return TaskHandle{};
   }
   if (a.verdict == graph::TaskWindow::Verdict::kWait &&
       !wait_until(
-          kStallWindow, [&] { return window_.has_room(id); }, a.wake_at)) {
+          kStallWindow, [&] { return window_.has_room(id, live_); }, a.wake_at)) {
     return {};
   }
 
-  note_use(kStallWindow, window_.held_with(id));
+  note_use(kStallWindow, window_.held_with(id, live_));
 
   // Fill the slot, every field: the host neither zeroes nor initialises slots, and a slot may
   // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here
@@ -169,9 +170,22 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
     return TaskHandle{};
   }
   // Publish: count the task first, so it cannot finish before it is counted; then drop the guard.
+  // next_task is a release store: whoever takes the task (through fanin or the ready queue) sees
+  // it counted, and done() reads it only after orch_done, which is stored after the last one.
+  // The guard: when fanin is down to it (no producer wired, or all of them finished already:
+  // none will touch it again), nobody else writes fanin and the acquire load sees what they
+  // wrote (poisoned), so the locked decrement — a full barrier that waits for every store of
+  // the submit — is needed only while producers are still running.
   ++next_id_;
-  h_->next_task.store(next_id_, std::memory_order_seq_cst);
-  if (t.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  h_->next_task.store(next_id_, std::memory_order_release);
+  bool ready_now;
+  if (t.fanin_remaining.load(std::memory_order_acquire) == 1) {
+    t.fanin_remaining.store(0, std::memory_order_relaxed);
+    ready_now = true;
+  } else {
+    ready_now = t.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  }
+  if (ready_now) {
     Scheduler::make_ready(h_, id);
     if (!poller_) waker_.wake_one();  // with one AICPU thread, the poll below dispatches it
   }

@@ -81,7 +81,14 @@ class DeviceOrchestrator final : public Orchestrator {
     return "task " + std::to_string(id) + " (kernel " + std::to_string(func_id) + ")";
   }
   void error(pto_status code, std::string message) { err_.set(code, std::move(message)); }
-  int64_t live_from() const { return window_.live_from(); }
+  // last_task_alive as last read: the schedulers write that cache line at every retirement, so
+  // a submit reads it once — just before it decides which producers are still running, where
+  // a stale value costs most (each finished producer taken for a running one costs a failed
+  // push onto its closed fanout list) — and a wait reads it before each check. An older value
+  // is safe everywhere else it is used (a slot, a TensorMap entry or dependency entries are
+  // then kept a little longer).
+  int64_t live_from() const { return live_; }
+  int64_t refresh_live() { return live_ = window_.live_from(); }
   // back_pressure.h: waits until ready(); asks to be woken once last_task_alive reaches
   // wake_at (default: on any retirement).
   template <typename Ready>
@@ -137,6 +144,7 @@ class DeviceOrchestrator final : public Orchestrator {
   FirstError err_;        // the orchestration's first error
   bool stopped_ = false;  // a task failed: submit nothing more (not an orchestration error)
   int64_t next_id_ = 0;
+  int64_t live_ = 0;  // live_from(): last_task_alive at the last refresh_live()
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what the next tasks carry
   graph::TaskWindow window_;
   graph::TensorMap tmap_;
