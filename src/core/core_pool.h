@@ -63,6 +63,8 @@ class CorePool {
     mix_ = mix;
     count_ = nclusters_ = busy_ = warm_ = 0;
     for (uint64_t &w : busy_mask_) w = 0;
+    for (auto &type : idle_mask_)
+      for (uint64_t &w : type) w = 0;
     short_ticks_ = static_cast<int64_t>(short_task_ticks);
     pipe_ticks_ = static_cast<int64_t>(pipeline_ticks);
     task_ticks_ = 0;
@@ -89,6 +91,7 @@ class CorePool {
         core.pool_index = k == 0 ? c : 2 * c + (k - 1);  // AIC cores by cluster, AIV cores two a cluster
         core.seq = core.collected = hs.dispatch.seq.load(std::memory_order_relaxed);
         ++idle_by_type_[hs.core_type & 1];
+        set_idle(count_ - 1, true);
       }
       ++nclusters_;
     }
@@ -128,7 +131,10 @@ class CorePool {
         const uint32_t e = ++c.collected % kDepth;
         const int64_t t = c.task[e];
         --busy_;
-        if (c.collected == c.seq) ++idle_by_type_[c.core_type & 1];
+        if (c.collected == c.seq) {
+          ++idle_by_type_[c.core_type & 1];
+          set_idle(i, true);
+        }
         warm_ = i;
         Cluster &cl = clusters_[c.cluster];
         --cl.busy;
@@ -182,19 +188,22 @@ class CorePool {
   int32_t core_for(uint32_t core_type) const {
     if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
     if (idle_by_type_[core_type] != 0 && !at_cap()) {
-      for (uint32_t k = 0; k < count_; ++k) {
-        const uint32_t i = (warm_ + k) % count_;
-        const Core &c = cores_[i];
-        if (c.core_type == core_type && c.collected == c.seq && !clusters_[c.cluster].reserved)
-          return static_cast<int32_t>(i);
-      }
+      int32_t found = -1;
+      for_idle_from(1u << core_type, warm_, [&](uint32_t i) {
+        if (clusters_[cores_[i].cluster].reserved) return true;
+        found = static_cast<int32_t>(i);
+        return false;
+      });
+      if (found >= 0) return found;
     }
     if (!pipelining()) return -1;
-    for (uint32_t k = 0; k < count_; ++k) {
-      const uint32_t i = (warm_ + k) % count_;
-      if (cores_[i].core_type == core_type && can_queue(cores_[i])) return static_cast<int32_t>(i);
-    }
-    return -1;
+    int32_t found = -1;
+    for_busy_from(warm_, [&](uint32_t i) {
+      if (cores_[i].core_type != core_type || !can_queue(cores_[i])) return true;
+      found = static_cast<int32_t>(i);
+      return false;
+    });
+    return found;
   }
 
   // dispatch_threshold's core_for: the same places, among the pool's first `active` cores only,
@@ -313,30 +322,88 @@ class CorePool {
       for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
     }
     if (ready.probably_empty(graph::kSingleCorePools)) return progress;
-    for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
-      const uint32_t i = (warm_ + k) % count_;
-      if (cores_[i].collected != cores_[i].seq || clusters_[cores_[i].cluster].reserved) continue;
-      const uint32_t mask = pool_bit(cores_[i].core_type) | pool_bit(graph::kPoolAny);
-      uint64_t t;
-      while (ready.try_pop_any(mask, &t)) {
-        progress = true;
-        if (take(static_cast<int64_t>(t), i)) break;
-      }
+    // Once a core of one type finds its pools empty, no other core of that type tries them
+    // again in this pass: each failed pop reads the queues' shared lines, and a pass used to
+    // make one per idle core (23 of 24 with one task queued).
+    // Idle cores are found through their bits (idle_mask_), from the warm core on: a pass
+    // used to read every core's state (24 of them, three lines each at full a2a3 geometry).
+    uint32_t drained = 0;  // bit t: the pools cores of type t take from came up empty
+    if (!at_cap()) {
+      for_idle_from(3, warm_, [&](uint32_t i) {
+        const uint32_t type_bit = 1u << (cores_[i].core_type & 1);
+        if ((drained & type_bit) != 0 || clusters_[cores_[i].cluster].reserved) return true;
+        if (!pop_into(ready, i, take, &progress)) drained |= type_bit;
+        return !at_cap() && drained != 3;
+      });
     }
     if (pipelining()) {
-      for (uint32_t k = 0; k < count_; ++k) {
-        const uint32_t i = (warm_ + k) % count_;
-        const uint32_t mask = pool_bit(cores_[i].core_type) | pool_bit(graph::kPoolAny);
-        uint64_t t;
-        while (can_queue(cores_[i]) && ready.try_pop_any(mask, &t)) {
-          progress = true;
-          take(static_cast<int64_t>(t), i);
+      drained = 0;
+      for_busy_from(warm_, [&](uint32_t i) {
+        const uint32_t type_bit = 1u << (cores_[i].core_type & 1);
+        while ((drained & type_bit) == 0 && can_queue(cores_[i])) {
+          if (!pop_into(ready, i, take, &progress)) drained |= type_bit;
         }
-      }
+        return drained != 3;
+      });
     }
     return progress;
   }
 
+  // feed(): pops tasks for core i (its own pool, then `any`) until one is taken (true) or the
+  // pools are empty (false).
+ private:
+  void set_idle(uint32_t i, bool idle) {
+    const uint64_t bit = uint64_t{1} << (i % 64);
+    uint64_t &w = idle_mask_[cores_[i].core_type & 1][i / 64];
+    w = idle ? (w | bit) : (w & ~bit);
+  }
+  // Calls fn(i) for each bit i set in the mask word(w) returns for w in [0, kMaskWords), in
+  // index order from bit `from` on, wrapping around, until fn returns false.
+  template <typename Word, typename Fn>
+  static void for_bits_from(Word &&word, uint32_t from, Fn &&fn) {
+    for (uint32_t pass = 0; pass < 2; ++pass) {
+      for (uint32_t w = 0; w < kMaskWords; ++w) {
+        uint64_t bits = word(w);
+        const uint32_t base = w * 64;
+        if (pass == 0) {  // bits >= from
+          if (base + 64 <= from) continue;
+          if (from > base) bits &= ~uint64_t{0} << (from - base);
+        } else {  // bits < from
+          if (base >= from) break;
+          if (from < base + 64) bits &= (uint64_t{1} << (from - base)) - 1;
+        }
+        for (; bits != 0; bits &= bits - 1) {
+          if (!fn(base + static_cast<uint32_t>(__builtin_ctzll(bits)))) return;
+        }
+      }
+    }
+  }
+  // The idle cores of the types in `types` (bit t: type t).
+  template <typename Fn>
+  void for_idle_from(uint32_t types, uint32_t from, Fn &&fn) const {
+    for_bits_from(
+        [&](uint32_t w) {
+          return ((types & 1) ? idle_mask_[0][w] : 0) | ((types & 2) ? idle_mask_[1][w] : 0);
+        },
+        from, fn);
+  }
+  // The cores with work in flight (the only ones can_queue may accept).
+  template <typename Fn>
+  void for_busy_from(uint32_t from, Fn &&fn) const {
+    for_bits_from([&](uint32_t w) { return busy_mask_[w]; }, from, fn);
+  }
+  template <typename Take>
+  bool pop_into(graph::ReadyQueueSet &ready, uint32_t i, Take &take, bool *progress) {
+    const uint32_t mask = graph::pool_bit(cores_[i].core_type) | graph::pool_bit(graph::kPoolAny);
+    uint64_t t;
+    while (ready.try_pop_any(mask, &t)) {
+      *progress = true;
+      if (take(static_cast<int64_t>(t), i)) return true;
+    }
+    return false;
+  }
+
+ public:
   // Starts a MIX task on all three cores of idle cluster c: payloads[0] to the AIC core,
   // payloads[1] and [2] to the AIV cores. collect reports it once all three finished. The
   // cluster's MixSync block, reset, becomes the task's (the parts' call blocks point at it);
@@ -426,6 +493,7 @@ class CorePool {
     if (c.collected == c.seq) {
       --idle_by_type_[c.core_type & 1];
       busy_mask_[i / 64] |= uint64_t{1} << (i % 64);
+      set_idle(i, false);
     }
     c.task[e] = task;
     c.mix_part[e] = mix;
@@ -487,10 +555,12 @@ class CorePool {
   }
   bool room_for(uint32_t core_type) const {
     if (!pipelining()) return false;
-    for (uint32_t i = 0; i < count_; ++i) {
-      if (cores_[i].core_type == core_type && can_queue(cores_[i])) return true;
-    }
-    return false;
+    bool room = false;
+    for_busy_from(0, [&](uint32_t i) {
+      room = cores_[i].core_type == core_type && can_queue(cores_[i]);
+      return !room;
+    });
+    return room;
   }
 
   // `active`: only clusters whose chip index is below it (dispatch_threshold's active set).
@@ -519,6 +589,8 @@ class CorePool {
   Unbuilt<Core, kMaxCores> cores_;           // [0, count_) built by init()
   Unbuilt<Cluster, kMaxClusters> clusters_;  // [0, nclusters_) built by init()
   uint64_t busy_mask_[kMaskWords] = {};  // bit i: cores_[i] has work in flight (collected != seq)
+  // [type][word], bit i: cores_[i], of that type, is idle (collected == seq)
+  uint64_t idle_mask_[PTO_CORE_TYPE_COUNT][kMaskWords] = {};
   MixSync *mix_ = nullptr;               // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;
   uint32_t busy_ = 0;

@@ -93,6 +93,30 @@ void time_one_kernel(Fixture &f) {
   f.mark();
 }
 
+// Idle cores are found by their bits from the warm core (the last to report) on, wrapping
+// around; what no idle core takes stays queued.
+TEST(CorePool, IdleCoresAreServedFromTheWarmCoreOnWrappingAround) {
+  Fixture f(0, 0);
+  f.pool.dispatch(4, 100, &f.payload);  // core 4 is cluster 1's first AIV core (slot 4)
+  f.finish_one(4, 10);
+  EXPECT_EQ(f.collect(), std::vector<int64_t>{100});
+  f.push(PTO_CORE_AIV, 0, 5);
+  const auto got = f.feed();
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0], std::make_pair(int64_t{0}, 4u));  // the warm core first
+  EXPECT_EQ(got[1], std::make_pair(int64_t{1}, 5u));
+  EXPECT_EQ(got[2], std::make_pair(int64_t{2}, 2u));  // then from the first core on
+  EXPECT_EQ(got[3], std::make_pair(int64_t{3}, 3u));
+  uint64_t t = 0;
+  ASSERT_TRUE(f.queues.try_pop(PTO_CORE_AIV, &t));
+  EXPECT_EQ(t, 4u);
+  // A core that reports becomes idle again and takes the next task.
+  f.push(PTO_CORE_AIV, 5, 1);
+  f.finish_one(3, 10);
+  EXPECT_EQ(f.collect(), std::vector<int64_t>{3});
+  EXPECT_EQ(f.feed(), (std::vector<std::pair<int64_t, uint32_t>>{{5, 3u}}));
+}
+
 TEST(CorePool, NoQueueingBeforeAKernelWasTimed) {
   Fixture f(0, 1000);
   f.push(PTO_CORE_AIV, 0, 20);
