@@ -59,6 +59,37 @@ class MpmcQueue {
     }
   }
 
+  // Pushes values[0..n) in order with one CAS on the tail (n <= capacity); false, and nothing
+  // pushed, when fewer than n cells are free. For a producer that has several items at once:
+  // the tail's line and the cells' lines move once per batch instead of once per item.
+  bool try_push_many(const uint64_t *values, uint64_t n) {
+    if (n == 0) return true;
+    uint64_t pos = tail_.load(std::memory_order_relaxed);
+    for (;;) {
+      // Every cell of [pos, pos + n) must be free for this lap: the last one freed is enough
+      // only if all before it are too, so each is checked (n is small).
+      int64_t dif = 0;
+      for (uint64_t k = 0; k < n && dif == 0; ++k) {
+        const uint64_t seq = cells_[(pos + k) & mask_].seq.load(std::memory_order_acquire);
+        dif = static_cast<int64_t>(seq) - static_cast<int64_t>(pos + k);
+      }
+      if (dif == 0) {
+        if (tail_.compare_exchange_weak(pos, pos + n, std::memory_order_relaxed)) {
+          for (uint64_t k = 0; k < n; ++k) {
+            MpmcCell &c = cells_[(pos + k) & mask_];
+            c.value = values[k];
+            c.seq.store(pos + k + 1, std::memory_order_release);  // publishes value k
+          }
+          return true;
+        }
+      } else if (dif < 0) {
+        return false;  // not enough free cells
+      } else {
+        pos = tail_.load(std::memory_order_relaxed);
+      }
+    }
+  }
+
   bool try_pop(uint64_t *value) {
     uint64_t pos = head_.load(std::memory_order_relaxed);
     for (;;) {

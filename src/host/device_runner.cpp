@@ -402,6 +402,9 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.short_task_ticks = static_cast<uint64_t>(device_->short_task_ns() / in.ns_per_tick);
   // Seeded: no decision may depend on measured time, and queueing behind short kernels does.
   in.pipeline_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
+  // The tensormap orchestrator hands tasks ready at submit to the schedulers in batches held at
+  // most this long (docs/tensormap_runtime.md); seeded runs hand each over at once.
+  in.ready_hold_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(graph::kReadyHoldNs / in.ns_per_tick);
   in.num_clusters = geometry_->num_clusters;
   in.timed = timed;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;

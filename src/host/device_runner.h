@@ -38,6 +38,7 @@ struct RunInputs {
   uint64_t short_task_ticks = 0;             // Device::short_task_ns() in ticks (core/core_pool.h)
   double ns_per_tick = 1.0;                  // Device::ns_per_tick() (core/tick_clock.h)
   uint64_t pipeline_ticks = 0;               // CorePool's queueing threshold (core/core_pool.h)
+  uint64_t ready_hold_ticks = 0;             // tensormap: longest hold of a ready batch (0 = none)
   int32_t num_clusters = 0;                  // of the chip (the block's layout)
   bool timed = false;                        // sim timing mode (kernels report KernelPrice)
 };

@@ -1,9 +1,11 @@
 // tests/cpp/core_mpmc_queue.cpp — white-box test of the bounded MPMC ready queue.
 //
 // Contract: with P producers and C consumers, every pushed value is popped exactly once;
-// push fails only when full and pop only when empty.
+// push fails only when full and pop only when empty; a bulk push (try_push_many) puts all its
+// values in, in order, or none.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -29,6 +31,32 @@ TEST(MpmcQueue, FormatPrefillsInOrderAndReportsFullAndEmpty) {
   EXPECT_FALSE(q.try_pop(&v));
 }
 
+TEST(MpmcQueue, PushManyIsAllOrNothingInOrderAndWrapsAround) {
+  std::vector<pto::MpmcCell> cells(4);
+  pto::MpmcQueue::format(cells.data(), 4, nullptr, 0);
+  pto::MpmcQueue q;
+  q.attach(cells.data(), 4, 0);
+  const uint64_t a[] = {1, 2, 3}, b[] = {4, 5};
+  EXPECT_TRUE(q.try_push(0));
+  EXPECT_TRUE(q.try_push_many(a, 3));
+  EXPECT_FALSE(q.try_push_many(b, 1));  // full
+  uint64_t v;
+  for (uint64_t want : {0, 1}) {
+    ASSERT_TRUE(q.try_pop(&v));
+    EXPECT_EQ(v, want);
+  }
+  EXPECT_FALSE(q.try_push_many(b, 2) && q.try_push_many(b, 1));  // room for two, not three
+  for (uint64_t want : {2, 3, 4, 5}) {  // across the wrap
+    ASSERT_TRUE(q.try_pop(&v));
+    EXPECT_EQ(v, want);
+  }
+  EXPECT_FALSE(q.try_pop(&v));
+  const uint64_t c[] = {6, 7, 8, 9, 10};
+  EXPECT_FALSE(q.try_push_many(c, 5));  // more than the capacity: nothing goes in
+  EXPECT_FALSE(q.try_pop(&v));
+  EXPECT_TRUE(q.try_push_many(c, 0));
+}
+
 class MpmcStress : public ::testing::TestWithParam<int> {};
 
 TEST_P(MpmcStress, EveryValuePoppedExactlyOnce) {
@@ -43,8 +71,13 @@ TEST_P(MpmcStress, EveryValuePoppedExactlyOnce) {
   std::vector<std::thread> ts;
   for (int p = 0; p < threads; ++p) {
     ts.emplace_back([&, p] {
-      for (uint64_t i = 0; i < per_producer; ++i) {
-        while (!q.try_push(p * per_producer + i)) std::this_thread::yield();
+      // Odd producers push in batches of 1..7 (try_push_many), the others one at a time.
+      for (uint64_t i = 0; i < per_producer;) {
+        uint64_t batch[7];
+        const uint64_t n = p % 2 == 0 ? 1 : std::min<uint64_t>(i % 7 + 1, per_producer - i);
+        for (uint64_t k = 0; k < n; ++k) batch[k] = p * per_producer + i + k;
+        while (!(n == 1 ? q.try_push(batch[0]) : q.try_push_many(batch, n))) std::this_thread::yield();
+        i += n;
       }
     });
     ts.emplace_back([&] {

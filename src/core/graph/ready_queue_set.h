@@ -25,6 +25,10 @@ namespace graph {
 
 // Execution pools. The first three equal pto_core_type (AIC, AIV, MIX), so a task's core type
 // is its pool.
+// How long a producer that submits in bulk (the tensormap orchestrator) may hold ready tasks
+// to push them as one batch (push_many) and wake a scheduler once for all of them.
+constexpr uint32_t kReadyHoldNs = 1000;
+
 enum Pool : uint32_t {
   kPoolCube = PTO_CORE_AIC,
   kPoolVector = PTO_CORE_AIV,
@@ -51,6 +55,11 @@ class ReadyQueueSet {
   // False when the pool is full or not attached (runtimes size their queues so that a push
   // never fails: capacity >= the tasks that can be ready at once).
   bool push(uint32_t pool, uint64_t id) { return pool < kPoolCount && has(pool) && q_[pool].try_push(id); }
+
+  // ids[0..n) into pool `pool` in order, with one CAS (MpmcQueue::try_push_many).
+  bool push_many(uint32_t pool, const uint64_t *ids, uint64_t n) {
+    return pool < kPoolCount && has(pool) && q_[pool].try_push_many(ids, n);
+  }
 
   bool try_pop(uint32_t pool, uint64_t *id) { return has(pool) && q_[pool].try_pop(id); }
 

@@ -103,6 +103,7 @@ struct alignas(kCacheLine) Header {
   uint32_t block_dim, num_clusters, aicpu_threads, sched_threads;  // num_clusters: of the chip
   uint64_t short_task_ticks;  // Device::short_task_ns() in ticks (core/core_pool.h)
   uint64_t pipeline_ticks;    // queue behind running kernels shorter than this (core/core_pool.h)
+  uint64_t ready_hold_ticks;  // the orchestrator holds ready tasks at most this long (0: never)
   uint32_t max_args, dep_capacity, tensormap_entries, num_kernels, num_tensors, num_scalars;
   uint64_t call_stride;  // bytes per kernel-call block (room for a descriptor block when a kernel
                          // of the callable uses the descriptor ABI: core/descriptor_call.h)

@@ -34,6 +34,7 @@ bool DeviceOrchestrator::wait_until(Stall what, Ready ready_now, int64_t wake_at
     return ready_now();
   };
   if (ready()) return true;
+  flush_ready();  // the held ready tasks may be what it waits for
   // batch_deps: a batch never spans a wait — its accesses are filed before ring space is
   // awaited (a TensorMap that must make room then sees them, and no batch entry outlives a
   // long wait). flush_batch's own waits (for TensorMap room) do not flush again.

@@ -41,7 +41,8 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
       tmap_(h->tensormap_entries),
       run_buffers_(tensors_of(h), h->num_tensors),
       full_validation_(full_validation_requested()),
-      heap_(h->heap_bytes) {
+      heap_(h->heap_bytes),
+      hold_ticks_(h->ready_hold_ticks) {
   // Sizes in 64 bits, capped: a TensorMap that large could not be allocated in the first place.
   auto capped = [](uint64_t n) { return static_cast<uint32_t>(n < UINT32_MAX ? n : UINT32_MAX); };
   // batch_deps: a batch scan lists at most every entry of the batch before the list is compacted.
@@ -186,11 +187,42 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
     ready_now = t.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
   if (ready_now) {
-    Scheduler::make_ready(h_, id);
-    if (!poller_) waker_.wake_one();  // with one AICPU thread, the poll below dispatches it
+    if (poller_) {
+      Scheduler::make_ready(h_, id);  // with one AICPU thread, the poll below dispatches it
+    } else {
+      hold_ready(t, id);
+    }
   }
   if (poller_) poller_->poll();
   return TaskHandle{id};
+}
+
+// Tasks ready at submit go to the schedulers in batches: one CAS on a queue's tail and one
+// wake-up for up to kReadyBatch tasks, instead of one of each per task (each moves a cache line
+// the schedulers use to the orchestrator's CPU and back). A batch goes out when it is full, when
+// its oldest task has waited kReadyHoldTicks (checked at each submit), before the orchestrator
+// waits for anything, and when the orchestration returns.
+inline void DeviceOrchestrator::hold_ready(TaskSlot &t, int64_t id) {
+  t.state.store(kReady, std::memory_order_relaxed);
+  const uint32_t pool = t.core_type;
+  const uint64_t now = platform_ticks();
+  if (held_total_ == 0) held_since_ = now;
+  held_[pool][held_n_[pool]++] = static_cast<uint64_t>(id);
+  ++held_total_;
+  if (held_n_[pool] == kReadyBatch || now - held_since_ >= hold_ticks_) flush_ready();
+}
+
+void DeviceOrchestrator::flush_ready() {
+  if (held_total_ == 0) return;
+  for (uint32_t pool = 0; pool < PTO_TASK_SHAPE_COUNT; ++pool) {
+    if (held_n_[pool] == 0) continue;
+    // Never full: the queue holds a window of tasks, and these are in the window.
+    const bool pushed = h_->ready.push_many(pool, held_[pool], held_n_[pool]);
+    PTO_CHECK(pushed, "ready queue full");
+    held_n_[pool] = 0;
+  }
+  held_total_ = 0;
+  waker_.wake_one();
 }
 
 // No earlier error, and the run not aborted (which is recorded as the error).
@@ -294,6 +326,7 @@ void DeviceOrchestrator::run() {
   using Entry = void (*)(Orchestrator &);
   const uint64_t t0 = platform_now_ns();
   reinterpret_cast<Entry>(h_->orch_entry)(*this);
+  flush_ready();
   h_->orch_ns.store(platform_now_ns() - t0, std::memory_order_relaxed);
   if (err_.ok() && scopes_.size() != 1) {
     error(PTO_INVALID_ARGUMENT,

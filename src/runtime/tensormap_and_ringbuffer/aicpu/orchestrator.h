@@ -136,6 +136,9 @@ class DeviceOrchestrator final : public Orchestrator {
   void reclaim_heap();
   void record_trace(int64_t id, uint32_t func_id, pto_core_type core_type);
   void note_use(Stall ring, uint64_t used);
+  // Tasks ready at submit, held for the schedulers in batches (orchestrator.cpp).
+  void hold_ready(TaskSlot &t, int64_t id);
+  void flush_ready();
 
   Header *h_;
   Scheduler *poller_;
@@ -177,6 +180,14 @@ class DeviceOrchestrator final : public Orchestrator {
   bool flushing_ = false;          // flush_batch is filing (its own waits do not flush again)
   uint64_t batch_flushes_ = 0;     // RunStats.batch_flushes
   uint64_t batch_local_hits_ = 0;  // RunStats.batch_local_hits
+  // Ready tasks not yet handed to the schedulers, by pool (hold_ready): at most kReadyBatch per
+  // pool, for at most hold_ticks_ (~1 us) after the first.
+  static constexpr uint32_t kReadyBatch = 8;
+  uint64_t held_[PTO_TASK_SHAPE_COUNT][kReadyBatch];
+  uint32_t held_n_[PTO_TASK_SHAPE_COUNT] = {};
+  uint32_t held_total_ = 0;
+  uint64_t held_since_ = 0;  // platform_ticks() when the oldest held task was made ready
+  uint64_t hold_ticks_;
   std::vector<ScopeRec> scopes_;
   uint64_t high_water_[4] = {};  // per Stall ring
 };

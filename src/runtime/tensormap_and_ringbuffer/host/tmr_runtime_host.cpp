@@ -98,6 +98,7 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   h->num_clusters = static_cast<uint32_t>(in.num_clusters);
   h->short_task_ticks = in.short_task_ticks;
   h->pipeline_ticks = in.pipeline_ticks;
+  h->ready_hold_ticks = in.ready_hold_ticks;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   h->sched_threads = L.sched_threads;
   h->max_args = in.cfg.max_args_per_task;
