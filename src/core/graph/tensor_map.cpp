@@ -20,7 +20,8 @@ TensorMap::TensorMap(uint32_t capacity) : capacity_(capacity ? capacity : 1) {
   entries_ = arena_.at<Entry>(e);
   regions_ = arena_.at<RegionSlot>(r);
   buckets_ = arena_.at<uint32_t>(b);
-  for (uint32_t i = 0; i < nb; ++i) buckets_[i] = kNone;
+  static_assert(kNone == 0xFFFFFFFFu, "an empty bucket is all ones");
+  memset(buckets_, 0xFF, nb * sizeof(uint32_t));  // 8k buckets by default: a loop was ~3 us per run
   bucket_mask_ = nb - 1;
 }
 

@@ -59,10 +59,8 @@ DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
   seen_ = arena_.at<int64_t>(s);
   dep_end_ = arena_.at<uint64_t>(d);
   edge_kinds_ = graph::EdgeKindList(arena_.at<graph::EdgeKind>(e), edges);
-  for (uint32_t i = 0; i < h->window; ++i) {
-    seen_[i] = -1;
-    dep_end_[i] = 0;
-  }
+  memset(seen_, 0xFF, h->window * sizeof(int64_t));  // -1: no consumer listed the slot yet
+  memset(dep_end_, 0, h->window * sizeof(uint64_t));
   if (h->sched.batch_deps != 0) batch_ = std::make_unique<DepBatch>(static_cast<uint32_t>(batch_entries));
 }
 
