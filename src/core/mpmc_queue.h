@@ -39,6 +39,18 @@ class MpmcQueue {
     tail_.store(n, std::memory_order_relaxed);
   }
 
+  // Points the queue at cells left empty at position `pos` by an earlier user of the same
+  // cells (head == tail == pos when it stopped): nothing to lay out again.
+  void attach_at(MpmcCell *cells, uint64_t capacity, uint64_t pos) {
+    cells_ = cells;
+    mask_ = capacity - 1;
+    head_.store(pos, std::memory_order_relaxed);
+    tail_.store(pos, std::memory_order_relaxed);
+  }
+  // Where the queue stands (read when nobody pushes or pops any more).
+  uint64_t head() const { return head_.load(std::memory_order_relaxed); }
+  uint64_t tail() const { return tail_.load(std::memory_order_relaxed); }
+
   bool try_push(uint64_t value) {
     uint64_t pos = tail_.load(std::memory_order_relaxed);
     for (;;) {

@@ -198,6 +198,22 @@ void DeviceRunner::free_device_blocks(Device &device) {
   if (handshakes_) device.free(handshakes_);
   if (scheduler_bells_) device.free(scheduler_bells_);
   handshakes_ = scheduler_bells_ = nullptr;
+  for (auto &kv : kept_) device.free(kv.second.ptr);
+  kept_.clear();
+}
+
+DeviceRunner::KeptBlock *DeviceRunner::kept_block(const std::string &key, uint64_t bytes) {
+  KeptBlock &k = kept_[key];
+  if (k.ptr != nullptr && k.bytes == bytes) return &k;
+  if (k.ptr != nullptr) device_->free(k.ptr);
+  k = KeptBlock{};
+  k.ptr = device_->malloc(bytes);
+  if (k.ptr == nullptr) {
+    kept_.erase(key);
+    return nullptr;
+  }
+  k.bytes = bytes;
+  return &k;
 }
 
 pto_status DeviceRunner::check_config(const pto_call_config &cfg) {
@@ -548,6 +564,7 @@ pto_status DeviceRunner::finalize() {
     // would corrupt it. Keep both on purpose; the process can go on with other contexts.
     abandon(AbandonedContext{std::move(memory_), std::move(device_), handshakes_, scheduler_bells_});
     handshakes_ = scheduler_bells_ = nullptr;
+    kept_.clear();  // left with the device: its threads may still use them
   }
   if (memory_) memory_->free_all();
   memory_.reset();

@@ -96,6 +96,17 @@ class DeviceRunner {
   MemoryAllocator &memory() { return *memory_; }
   // A run whose kernels did not return on time leaves the context unusable.
   void mark_broken(std::string why) { broken_ = std::move(why); }
+
+  // Device memory a runtime keeps from one run to the next, under `key`: its contents and
+  // `state` are the runtime's (fresh: zero state, valid false). A different size replaces the
+  // block. Freed with the device. Null when the device is out of memory.
+  struct KeptBlock {
+    void *ptr = nullptr;
+    uint64_t bytes = 0;
+    bool valid = false;      // the runtime's word: the contents are as it left them
+    uint64_t state[4] = {};  // the runtime's words
+  };
+  KeptBlock *kept_block(const std::string &key, uint64_t bytes);
   // dlopen's a host-side library once (orchestrations) and returns `symbol` from it.
   pto_status load_host_symbol(const std::string &path, const char *symbol, void **out, std::string *error);
 
@@ -123,6 +134,7 @@ class DeviceRunner {
   void *scheduler_bells_ = nullptr;
   std::unique_ptr<MemoryAllocator> memory_;
   std::map<std::string, void *> host_libs_;
+  std::map<std::string, KeptBlock> kept_;  // kept_block()
   std::string broken_;
   struct InFlight;  // a started run (device_runner.cpp)
   std::unique_ptr<InFlight> in_flight_;

@@ -49,6 +49,17 @@ class ReadyQueueSet {
     q_[pool].attach(cells, capacity, n);
     attached_ |= pool_bit(pool);
   }
+  // Host, before launch: pool `pool` uses cells an earlier run left empty at position `pos`
+  // (MpmcQueue::attach_at).
+  void attach_at(uint32_t pool, MpmcCell *cells, uint64_t capacity, uint64_t pos) {
+    q_[pool].attach_at(cells, capacity, pos);
+    attached_ |= pool_bit(pool);
+  }
+  // Host, after the run: pool `pool` is empty, at *pos (false: it still holds tasks).
+  bool empty_at(uint32_t pool, uint64_t *pos) const {
+    *pos = q_[pool].tail();
+    return q_[pool].head() == *pos;
+  }
   uint32_t attached() const { return attached_; }  // bit p: pool p has cells
   bool has(uint32_t pool) const { return (attached_ & pool_bit(pool)) != 0; }
 

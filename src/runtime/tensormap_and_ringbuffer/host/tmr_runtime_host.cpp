@@ -26,8 +26,7 @@ namespace {
 using tmr::Header;
 
 struct Layout {
-  uint64_t window, call_stride, slots, calls, deps, mix, kernels, tensors, scalars,
-      queue[PTO_TASK_SHAPE_COUNT], counters,
+  uint64_t window, call_stride, slots, calls, deps, mix, kernels, tensors, scalars, counters,
       dump = 0, gates = 0,
       image,  // bytes the host builds and copies in; the kernel-call blocks and the dependency pool follow
       total;
@@ -63,7 +62,6 @@ struct Layout {
     kernels = take(uint64_t{num_kernels} * sizeof(tmr::KernelSlot));
     tensors = take(in.tensors.size() * sizeof(TensorView));
     scalars = take(in.scalars.size() * sizeof(int64_t));
-    for (auto &q : queue) q = take(window * sizeof(MpmcCell));
     counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
     if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
     if (const uint64_t bytes = pipeline_gates_bytes(c)) gates = take(bytes);
@@ -90,8 +88,28 @@ struct Layout {
   }
 };
 
+// The ready queues' cells are kept from run to run (DeviceRunner::kept_block): 3 x window
+// cells, 48 KB at the default window, that the host would otherwise zero, lay out and copy in
+// at every run. A run that ends normally leaves every queue empty (head == tail), and the next
+// one attaches them where they stopped; after any other end they are laid out again.
+constexpr const char *kReadyCellsKey = "tensormap_and_ringbuffer/ready queues";
+
+DeviceRunner::KeptBlock *ready_cells(DeviceRunner &runner, uint64_t window) {
+  DeviceRunner::KeptBlock *k =
+      runner.kept_block(kReadyCellsKey, PTO_TASK_SHAPE_COUNT * window * sizeof(MpmcCell));
+  if (k == nullptr || k->valid) return k;
+  HostImage cells(k->bytes);
+  for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) {
+    MpmcQueue::format(reinterpret_cast<MpmcCell *>(cells.data()) + q * window, window, nullptr, 0);
+    k->state[q] = 0;
+  }
+  runner.device().copy_to_device(k->ptr, cells.data(), k->bytes);
+  k->valid = true;
+  return k;
+}
+
 void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint64_t orch_entry, uint64_t prof,
-                 const RunInputs &in) {
+                 const DeviceRunner::KeptBlock &cells, const RunInputs &in) {
   auto *h = new (base) Header();
   h->window = static_cast<uint32_t>(L.window);
   h->block_dim = static_cast<uint32_t>(in.cfg.block_dim);
@@ -162,10 +180,8 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
     }
   }
   if (!in.scalars.empty()) memcpy(base + L.scalars, in.scalars.data(), in.scalars.size() * sizeof(int64_t));
-  for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) {
-    MpmcQueue::format(reinterpret_cast<MpmcCell *>(base + L.queue[q]), L.window, nullptr, 0);
-    h->ready.attach(q, reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.window, 0);
-  }
+  for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q)
+    h->ready.attach_at(q, static_cast<MpmcCell *>(cells.ptr) + q * L.window, L.window, cells.state[q]);
 }
 
 const char *state_name(uint32_t s) {
@@ -259,6 +275,12 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   HostImage back(sizeof(Header));
   device.copy_from_device(back.data(), dev_ptr, sizeof(Header));
   const auto *hdr = reinterpret_cast<const Header *>(back.data());
+  if (DeviceRunner::KeptBlock *cells = runner.kept_block(kReadyCellsKey, PTO_TASK_SHAPE_COUNT * L.window *
+                                                                             sizeof(MpmcCell))) {
+    bool empty = true;  // then the next run attaches the queues where they stopped
+    for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) empty = hdr->ready.empty_at(q, &cells->state[q]) && empty;
+    cells->valid = empty;
+  }
   stats->orchestration_ns = hdr->orch_ns.load(std::memory_order_relaxed);
   const uint64_t capacity[4] = {L.window, in.cfg.heap_bytes, in.cfg.dep_pool_entries,
                                 in.cfg.tensormap_entries};
@@ -336,12 +358,19 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
              " device bytes for the runtime and its heap ring (lower task_window or heap_bytes)";
     return PTO_OUT_OF_MEMORY;
   }
+  DeviceRunner::KeptBlock *cells = ready_cells(runner, L.window);
+  if (cells == nullptr) {
+    *error = "cannot allocate " + std::to_string(PTO_TASK_SHAPE_COUNT * L.window * sizeof(MpmcCell)) +
+             " device bytes for the ready queues (lower task_window)";
+    return PTO_OUT_OF_MEMORY;
+  }
   {
     HostImage img(L.image);
     build_image(img.data(), L, reinterpret_cast<uint64_t>(dev_ptr), reinterpret_cast<uint64_t>(heap_ptr),
-                orch_entry, reinterpret_cast<uint64_t>(prof_ptr), in);
+                orch_entry, reinterpret_cast<uint64_t>(prof_ptr), *cells, in);
     device.copy_to_device(dev_ptr, img.data(), L.image);
   }
+  cells->valid = false;  // in use: only a run that ends normally gives them back as they are
   auto *h = static_cast<Header *>(dev_ptr);
   run->spec.runtime = dev_ptr;
   run->spec.aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
