@@ -128,6 +128,7 @@ struct RunInfo {
   double device_us = -1;
   int64_t tasks_run = -1;
   double predicted_us = -1;  // timing mode (sim_timing): the predicted device makespan
+  double load_us = -1;       // of the run: opening programs on their first use (RunStats.load_us)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -183,13 +184,17 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
   static bool first_point_in_process = true;  // its rep 0 is the first run of a fresh worker
   const bool first_in_process = first_point_in_process;
   first_point_in_process = false;
-  double first_us = 0;  // rep 0, warm-up or not
+  double first_us = 0;        // rep 0, warm-up or not
+  double first_load_us = -1;  // of it: loading programs (PTO: RunStats.load_us)
   for (int r = 0; r < o.warmup + o.reps; ++r) {
     reset();
     const Clock::time_point t0 = Clock::now();
     const RunInfo info = run();
     const double us = us_since(t0);
-    if (r == 0) first_us = us;
+    if (r == 0) {
+      first_us = us;
+      first_load_us = info.load_us;
+    }
     if (info.tasks_run >= 0 && info.tasks_run != p.tasks && problem.empty()) {
       problem = "ran " + std::to_string(info.tasks_run) + " tasks, expected " + std::to_string(p.tasks);
     }
@@ -251,6 +256,10 @@ inline void run_point(const Options &o, Point p, const std::function<void()> &re
   std::snprintf(buf, sizeof buf, ", \"first_us\": %.3f%s", first_us,
                 first_in_process ? ", \"first_in_process\": true" : "");
   line += buf;
+  if (first_load_us >= 0) {
+    std::snprintf(buf, sizeof buf, ", \"first_load_us\": %.3f", first_load_us);
+    line += buf;
+  }
   line += extra;
   if (o.profiling) line += ", \"profiling\": true";
   line += ", \"check\": \"" + json_escaped(check) + "\"}";

@@ -135,6 +135,7 @@ class PtoBench {
     info.device_us = s.device_us;
     info.tasks_run = static_cast<int64_t>(s.tasks_run);
     if (s.predicted_makespan_us > 0) info.predicted_us = s.predicted_makespan_us;
+    info.load_us = s.load_us;
     return info;
   }
 

@@ -21,8 +21,9 @@ extern "C" {
  * pipeline_scope; pto_run_stats ends with batch_flushes, batch_local_hits, batch_unfiled, then
  * dispatch_tasks[3], dispatch_switches.
  * 6: pto_kernel_desc ends with cost_model_path, cost_model_note; pto_run_stats ends with
- * priced[4] .. price_note. */
-#define PTO_C_API_VERSION 6
+ * priced[4] .. price_note.
+ * 7: pto_run_stats ends with load_ns. */
+#define PTO_C_API_VERSION 7
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -141,6 +142,9 @@ typedef struct pto_run_stats {
   uint32_t kernel_price_func[PTO_STATS_MAX_KERNELS];
   uint32_t kernel_price_source[PTO_STATS_MAX_KERNELS]; /* pto_price_source */
   char price_note[512];
+  /* Of total_ns: opening programs (kernel binaries, the orchestration) on their first use in
+   * this context; 0 once they are loaded. */
+  uint64_t load_ns;
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

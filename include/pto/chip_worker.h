@@ -107,6 +107,7 @@ struct RunStats {
   double orchestration_us = 0;
   double device_us = 0;  // launch to completion
   double total_us = 0;
+  double load_us = 0;  // of total_us: opening programs on their first use in this worker
   uint32_t cores_used = 0;
   uint32_t aicpu_threads_used = 0;
   // tensormap_and_ringbuffer: occupancy and back-pressure of each ring

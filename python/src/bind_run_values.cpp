@@ -221,6 +221,8 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("orchestration_us", &RunStats::orchestration_us, "building the graph, in us")
       .def_ro("device_us", &RunStats::device_us, "launch to completion, in us")
       .def_ro("total_us", &RunStats::total_us, "the whole run call, in us")
+      .def_ro("load_us", &RunStats::load_us,
+              "of total_us: opening programs (kernels, orchestration) on their first use in this worker")
       .def_ro("cores_used", &RunStats::cores_used, "compute cores the run used (3 per cluster)")
       .def_ro("aicpu_threads_used", &RunStats::aicpu_threads_used, "AICPU threads of the run")
       .def_ro("window", &RunStats::window, "tensormap runtime: the task window (slots)")

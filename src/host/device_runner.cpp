@@ -405,6 +405,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   }
   auto run = std::make_unique<InFlight>(memory_.get());
   run->t0 = t0;
+  const uint64_t opened0 = device_->opened_ns() + host_opened_ns_;
   run->timed = timed;
   RunInputs &in = run->in;
   in.cfg = *cfg;
@@ -442,6 +443,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   std::string err;
   rc = runtime_prepare(*this, in, &run->stats, &err, &run->launched);
   if (rc != PTO_OK) return fail(rc, err);
+  run->stats.load_ns = device_->opened_ns() + host_opened_ns_ - opened0;
   run->launched.spec.seed = seed;
   run->launched.spec.timing = timed ? &run->timing : nullptr;
   launch_run(*this, &run->launched);
@@ -517,7 +519,9 @@ pto_status DeviceRunner::load_host_symbol(const std::string &path, const char *s
   if (it != host_libs_.end()) {
     lib = it->second;
   } else {
+    const uint64_t t0 = platform_now_ns();
     lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    host_opened_ns_ += platform_now_ns() - t0;
     if (!lib) {
       const char *e = dlerror();
       *error = "cannot load " + path + ": " + (e ? e : "unknown error");

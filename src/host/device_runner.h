@@ -134,6 +134,7 @@ class DeviceRunner {
   void *scheduler_bells_ = nullptr;
   std::unique_ptr<MemoryAllocator> memory_;
   std::map<std::string, void *> host_libs_;
+  uint64_t host_opened_ns_ = 0;  // time spent opening host_libs_ (load_host_symbol)
   std::map<std::string, KeptBlock> kept_;  // kept_block()
   std::string broken_;
   struct InFlight;  // a started run (device_runner.cpp)

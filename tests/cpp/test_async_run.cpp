@@ -155,6 +155,19 @@ TEST_P(AsyncRun, WaitEndsAtTheRunsTimeLimitAndPollReportsIt) {
 }
 
 // 400 tasks of 10 ms on the 2 AIV cores of one cluster: 2 s of work, stopped early.
+// A fresh worker opens the orchestration and the kernels on its first run and says how long
+// that took (RunStats.load_us); later runs of the same callable open nothing.
+TEST_P(AsyncRun, TheFirstRunReportsLoadingProgramsAndLaterRunsDoNot) {
+  pto::ChipStorageTaskArgs none;
+  const pto::ChipCallable c = callable(0, false, 3);
+  const pto::RunStats first = w.run(c, none);
+  EXPECT_GT(first.load_us, 0.0);
+  EXPECT_LE(first.load_us, first.total_us);
+  const pto::RunStats second = w.run(c, none);
+  EXPECT_EQ(second.load_us, 0.0);
+  EXPECT_EQ(second.tasks_run, 3u);
+}
+
 TEST_P(AsyncRun, AbortStopsTheRunBetweenTasksAndTheWorkerRunsAgain) {
   pto::ChipStorageTaskArgs none;
   EXPECT_THROW(w.abort(), pto::Error);  // nothing started

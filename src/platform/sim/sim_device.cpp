@@ -115,6 +115,7 @@ class SimDevice final : public Device {
   int launch_status() const override { return status_.load(std::memory_order_acquire); }
   // With fewer CPUs than device threads: kernels shorter than PTO_SIM_SHORT_TASK_NS (default
   // kShortTaskNs; 0 turns the policy off) stay on one warm core per scheduler.
+  uint64_t opened_ns() const override { return opened_ns_.load(std::memory_order_relaxed); }
   uint32_t short_task_ns() const override {
     static const uint32_t ns = [] {
       const char *s = getenv("PTO_SIM_SHORT_TASK_NS");
@@ -183,6 +184,7 @@ class SimDevice final : public Device {
   void *library(const std::string &path, std::string *error);  // dlopen once per path (libs_mu_ held)
   std::mutex libs_mu_;
   std::map<std::string, void *> libs_;  // kernels and device orchestrations
+  std::atomic<uint64_t> opened_ns_{0};  // time spent in library()'s dlopen calls
 };
 
 pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::string &aicore_path,
@@ -269,7 +271,9 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
 void *SimDevice::library(const std::string &path, std::string *error) {
   auto it = libs_.find(path);
   if (it != libs_.end()) return it->second;
+  const uint64_t t0 = platform_now_ns();
   void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  opened_ns_.fetch_add(platform_now_ns() - t0, std::memory_order_relaxed);
   if (!lib) {
     *error = "cannot load " + path + ": " + dl_error();
     return nullptr;

@@ -168,6 +168,8 @@ class Device {
   // Non-zero when the device's threads outnumber the CPUs that run them (the sim on a small
   // host): schedulers keep one core busy while kernels are shorter than this (core/core_pool.h).
   virtual uint32_t short_task_ns() const { return 0; }
+  // Time spent so far opening programs for load_kernel / load_symbol (their first use), in ns.
+  virtual uint64_t opened_ns() const { return 0; }
 
   // Whether launch honours LaunchSpec::seed (the sim with fibers; not its thread-per-core model,
   // not a real device, whose cores the host does not schedule).
