@@ -160,28 +160,38 @@ int region_meets_bytes(const Region &s, int64_t lo, int64_t hi) {
   return s.empty() || s.hi <= lo || hi <= s.lo ? 0 : meets_bytes(s, lo, hi);
 }
 
-Region make_region(uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim, const int64_t *shape,
-                   const int64_t *elem_strides) {
-  Region r;
+void fill_region(Region *out, uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim,
+                 const int64_t *shape, const int64_t *elem_strides) {
+  Region &r = *out;
   r.buffer = buffer;
   r.esize = esize;
   r.ndim = ndim > static_cast<uint32_t>(Region::kMaxDims) ? Region::kMaxDims : ndim;
   r.base = elem_offset * static_cast<int64_t>(esize);
-  int64_t last = 0, n = 1;
-  for (uint32_t d = 0; d < r.ndim; ++d) {
-    r.shape[d] = shape[d];
-    r.stride[d] = elem_strides[d] * static_cast<int64_t>(esize);
-    n *= shape[d];
-    if (shape[d] > 0) last += (shape[d] - 1) * r.stride[d];
-  }
-  if (n == 0) {
-    r.lo = r.hi = r.base;
-    r.contiguous = true;
-    return r;
+  // Innermost first: the span from the first element's first byte to the last one's last, and
+  // (touches_every_byte) whether the strides that matter ascend and each starts within the span
+  // of the inner dimensions. (Locals: the stores into *out might alias shape and strides.)
+  int64_t span = esize, prev = 0;
+  bool empty = false, dense = true, ascending = true;
+  for (uint32_t d = r.ndim; d-- > 0;) {
+    const int64_t n = shape[d], stride = elem_strides[d] * static_cast<int64_t>(esize);
+    r.shape[d] = n;
+    r.stride[d] = stride;
+    empty |= n == 0;
+    if (n <= 1 || stride == 0) continue;
+    ascending &= stride >= prev;
+    dense &= stride <= span;
+    span += (n - 1) * stride;
+    prev = stride;
   }
   r.lo = r.base;
-  r.hi = r.base + last + esize;
-  r.contiguous = touches_every_byte(esize, r.ndim, r.shape, r.stride);
+  r.hi = empty ? r.base : r.base + span;
+  r.contiguous = empty || ascending ? empty || dense : touches_every_byte(esize, r.ndim, r.shape, r.stride);
+}
+
+Region make_region(uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim, const int64_t *shape,
+                   const int64_t *elem_strides) {
+  Region r;
+  fill_region(&r, buffer, elem_offset, esize, ndim, shape, elem_strides);
   return r;
 }
 
@@ -201,12 +211,19 @@ bool touches_every_byte(uint32_t esize, uint32_t ndim, const int64_t *shape, con
     prev = stride[d];
   }
   if (ascending) return dense;
-  Region r;  // out of order (a transposed view): sort the dimensions first
-  r.ndim = ndim;
-  for (uint32_t d = 0; d < ndim; ++d) r.shape[d] = shape[d], r.stride[d] = stride[d];
-  const Dims s = touching_dims(r);
+  Dims s;  // out of order (a transposed view): sort the dimensions first, ascending strides
+  for (uint32_t d = 0; d < ndim; ++d) {
+    if (shape[d] <= 1 || stride[d] == 0) continue;
+    int i = s.n++;
+    for (; i > 0 && s.stride[i - 1] > stride[d]; --i) {
+      s.stride[i] = s.stride[i - 1];
+      s.shape[i] = s.shape[i - 1];
+    }
+    s.stride[i] = stride[d];
+    s.shape[i] = shape[d];
+  }
   span = esize;
-  for (int i = s.n; i-- > 0;) {
+  for (int i = 0; i < s.n; ++i) {
     if (s.stride[i] > span) return false;
     span += (s.shape[i] - 1) * s.stride[i];
   }
