@@ -26,9 +26,13 @@ inline int64_t call_arg(const TensorView &v) {
   return static_cast<int64_t>(v.buffer + static_cast<uint64_t>(v.offset) * elem_bytes(v.dtype));
 }
 
+// One object returned on every path, so it is built in the caller's (no copy of ~180 bytes).
 inline Region region_of(const TensorView &v) {
-  if (v.ndim != 1) return make_region(v.buffer, v.offset, elem_bytes(v.dtype), v.ndim, v.shape, v.strides);
   Region r;
+  if (v.ndim != 1) {
+    fill_region(&r, v.buffer, v.offset, elem_bytes(v.dtype), v.ndim, v.shape, v.strides);
+    return r;
+  }
   r.buffer = v.buffer;
   r.esize = elem_bytes(v.dtype);
   r.ndim = 1;
