@@ -31,6 +31,25 @@ Dims canonical(const Region &r) {
   return d;
 }
 
+// The dimensions that shape the touched bytes, sorted by stride, outermost first: those of
+// extent 1 (one index) and of stride 0 (the same elements again) are left out.
+Dims touching_dims(const Region &r) {
+  Dims d;
+  for (uint32_t i = 0; i < r.ndim; ++i) {
+    if (r.shape[i] <= 1 || r.stride[i] == 0) continue;
+    d.shape[d.n] = r.shape[i];
+    d.stride[d.n] = r.stride[i];
+    ++d.n;
+  }
+  for (int i = 1; i < d.n; ++i) {
+    for (int j = i; j > 0 && d.stride[j - 1] < d.stride[j]; --j) {
+      std::swap(d.stride[j - 1], d.stride[j]);
+      std::swap(d.shape[j - 1], d.shape[j]);
+    }
+  }
+  return d;
+}
+
 int64_t numel(const Region &r) {
   int64_t n = 1;
   for (uint32_t i = 0; i < r.ndim; ++i) n *= r.shape[i];
@@ -82,6 +101,25 @@ int same_layout_overlap(const Region &a, const Region &b) {
   return (oa < ob + static_cast<int64_t>(b.esize) && ob < oa + static_cast<int64_t>(a.esize)) ? 1 : 0;
 }
 
+// Does some element of the strided region s have a byte in [lo, hi)? -1 when s is not nested.
+// Nested, element offsets in increasing order are the mixed-radix numbers in increasing order,
+// so the largest offset <= hi - 1 is found digit by digit, outermost first (each digit as large
+// as it can be); s meets [lo, hi) iff that element's last byte reaches lo.
+int meets_bytes(const Region &s, int64_t lo, int64_t hi) {
+  const Dims d = touching_dims(s);
+  if (!nested(d, s.esize)) return -1;
+  int64_t rest = hi - 1 - s.base;  // room left below hi for the inner digits
+  if (rest < 0) return 0;
+  int64_t at = s.base;
+  for (int i = 0; i < d.n; ++i) {
+    int64_t k = rest / d.stride[i];
+    if (k > d.shape[i] - 1) k = d.shape[i] - 1;
+    at += k * d.stride[i];
+    rest -= k * d.stride[i];
+  }
+  return at + static_cast<int64_t>(s.esize) > lo ? 1 : 0;
+}
+
 void element_offsets(const Region &r, std::vector<int64_t> *out) {
   out->clear();
   int64_t idx[Region::kMaxDims] = {};
@@ -118,35 +156,88 @@ bool enumerate_overlap(const Region &a, const Region &b) {
 
 }  // namespace
 
-Region make_region(uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim, const int64_t *shape,
-                   const int64_t *elem_strides) {
-  Region r;
+int region_meets_bytes(const Region &s, int64_t lo, int64_t hi) {
+  return s.empty() || s.hi <= lo || hi <= s.lo ? 0 : meets_bytes(s, lo, hi);
+}
+
+void fill_region(Region *out, uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim,
+                 const int64_t *shape, const int64_t *elem_strides) {
+  Region &r = *out;
   r.buffer = buffer;
   r.esize = esize;
   r.ndim = ndim > static_cast<uint32_t>(Region::kMaxDims) ? Region::kMaxDims : ndim;
   r.base = elem_offset * static_cast<int64_t>(esize);
-  int64_t last = 0, n = 1;
-  for (uint32_t d = 0; d < r.ndim; ++d) {
-    r.shape[d] = shape[d];
-    r.stride[d] = elem_strides[d] * static_cast<int64_t>(esize);
-    n *= shape[d];
-    if (shape[d] > 0) last += (shape[d] - 1) * r.stride[d];
-  }
-  if (n == 0) {
-    r.lo = r.hi = r.base;
-    r.contiguous = true;
-    return r;
+  // Innermost first: the span from the first element's first byte to the last one's last, and
+  // (touches_every_byte) whether the strides that matter ascend and each starts within the span
+  // of the inner dimensions. (Locals: the stores into *out might alias shape and strides.)
+  int64_t span = esize, prev = 0;
+  bool empty = false, dense = true, ascending = true;
+  for (uint32_t d = r.ndim; d-- > 0;) {
+    const int64_t n = shape[d], stride = elem_strides[d] * static_cast<int64_t>(esize);
+    r.shape[d] = n;
+    r.stride[d] = stride;
+    empty |= n == 0;
+    if (n <= 1 || stride == 0) continue;
+    ascending &= stride >= prev;
+    dense &= stride <= span;
+    span += (n - 1) * stride;
+    prev = stride;
   }
   r.lo = r.base;
-  r.hi = r.base + last + esize;
-  r.contiguous = (r.hi - r.lo) == n * static_cast<int64_t>(esize);
+  r.hi = empty ? r.base : r.base + span;
+  r.contiguous = empty || ascending ? empty || dense : touches_every_byte(esize, r.ndim, r.shape, r.stride);
+}
+
+Region make_region(uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim, const int64_t *shape,
+                   const int64_t *elem_strides) {
+  Region r;
+  fill_region(&r, buffer, elem_offset, esize, ndim, shape, elem_strides);
   return r;
+}
+
+// Innermost dimension first, the strides of the dimensions that matter (extent > 1, stride > 0)
+// usually ascend (row-major): then one pass decides. Sorted ascending, the bytes touched by the
+// dimensions so far are [0, span) exactly while each next stride is at most span (its copies of
+// that interval then leave no gap); a larger stride leaves the gap [span, stride), which no
+// outer dimension fills (its copies start at multiples of a stride at least as large).
+bool touches_every_byte(uint32_t esize, uint32_t ndim, const int64_t *shape, const int64_t *stride) {
+  int64_t span = esize, prev = 0;
+  bool dense = true, ascending = true;
+  for (uint32_t d = ndim; d-- > 0;) {
+    if (shape[d] <= 1 || stride[d] == 0) continue;
+    ascending &= stride[d] >= prev;
+    dense &= stride[d] <= span;
+    span += (shape[d] - 1) * stride[d];
+    prev = stride[d];
+  }
+  if (ascending) return dense;
+  Dims s;  // out of order (a transposed view): sort the dimensions first, ascending strides
+  for (uint32_t d = 0; d < ndim; ++d) {
+    if (shape[d] <= 1 || stride[d] == 0) continue;
+    int i = s.n++;
+    for (; i > 0 && s.stride[i - 1] > stride[d]; --i) {
+      s.stride[i] = s.stride[i - 1];
+      s.shape[i] = s.shape[i - 1];
+    }
+    s.stride[i] = stride[d];
+    s.shape[i] = shape[d];
+  }
+  span = esize;
+  for (int i = 0; i < s.n; ++i) {
+    if (s.stride[i] > span) return false;
+    span += (s.shape[i] - 1) * s.stride[i];
+  }
+  return true;
 }
 
 bool regions_overlap(const Region &a, const Region &b) {
   if (a.buffer != b.buffer || a.empty() || b.empty()) return false;
   if (a.hi <= b.lo || b.hi <= a.lo) return false;
   if (a.contiguous && b.contiguous) return true;
+  if (a.contiguous || b.contiguous) {  // does the strided one have an element in the other's bytes?
+    const int meets = a.contiguous ? meets_bytes(b, a.lo, a.hi) : meets_bytes(a, b.lo, b.hi);
+    if (meets >= 0) return meets == 1;
+  }
   const int same = same_layout_overlap(a, b);
   if (same >= 0) return same == 1;
   if (numel(a) <= kEnumerateLimit && numel(b) <= kEnumerateLimit) return enumerate_overlap(a, b);

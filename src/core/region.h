@@ -3,8 +3,10 @@
 // Used by the TensorMap to decide which earlier tasks a new task must wait for. The test is
 // exact where that is cheap and conservative (reports an overlap) where it is not:
 //   1. disjoint byte ranges          -> no overlap (exact)
-//   2. either view contiguous        -> overlap iff byte ranges meet... and the other one
-//                                       has an element inside it (checked by 3 or 4)
+//   2. both contiguous               -> overlap (exact)
+//      one contiguous                -> overlap iff the other (nested, see 3) has an element
+//                                       in its bytes: the largest element below its end,
+//                                       digit by digit (exact); not nested: 3 to 5
 //   3. same element size and strides, both "nested" (each stride holds the extent of the
 //      dimensions inside it): decompose offsets into coordinates, overlap iff every
 //      dimension's index intervals meet (exact)
@@ -28,7 +30,7 @@ struct Region {
   // costs nothing to create.
   int64_t shape[kMaxDims];
   int64_t stride[kMaxDims];  // in bytes, all >= 0
-  bool contiguous = false;   // the touched bytes are exactly [lo, hi)
+  bool contiguous = false;   // the touched bytes are exactly [lo, hi) (exact: touches_every_byte)
 
   bool empty() const { return lo == hi; }
 };
@@ -36,8 +38,21 @@ struct Region {
 constexpr int64_t kEnumerateLimit = 4096;
 
 // Builds a region; element strides are converted to bytes. Shapes and strides must be >= 0.
+// fill_region writes it into *out (the caller's own object: no copy of ~180 bytes).
+void fill_region(Region *out, uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim,
+                 const int64_t *shape, const int64_t *elem_strides);
 Region make_region(uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim, const int64_t *shape,
                    const int64_t *elem_strides);
+
+// Do the elements (esize bytes each, strides in bytes, shapes >= 0) touch every byte from the
+// first to the last? Exact: dimensions of extent 1 or stride 0 are ignored (they add no byte),
+// the others sorted by stride must each start within the bytes the inner ones span. One pass
+// for strides that ascend from the innermost dimension (row-major views), a sort otherwise.
+bool touches_every_byte(uint32_t esize, uint32_t ndim, const int64_t *shape, const int64_t *stride);
+
+// Does some element of the strided region s have a byte in [lo, hi)? 1 or 0 (exact), or -1 when
+// that is not cheap to tell (s's dimensions are not nested; regions_overlap then decides).
+int region_meets_bytes(const Region &s, int64_t lo, int64_t hi);
 
 // May report true for views that do not share a byte (see the header comment), never false for
 // views that do.

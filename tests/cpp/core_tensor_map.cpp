@@ -275,9 +275,11 @@ bool share_a_byte(const std::vector<bool> &a, const std::vector<bool> &b) {
   return false;
 }
 
-// A random view of 1-3 dimensions with strides that never make it touch an element twice
-// (else "contiguous" is ambiguous, see the report), inside a 4 KiB buffer.
-Region random_view(std::mt19937 &rng, uint64_t buf, std::vector<bool> *bytes) {
+// A random view of 1-3 dimensions inside a 4 KiB buffer: dense, gapped, matrix strides, and (with
+// `any_strides`) broadcasts (stride 0), extent-1 dimensions with any stride and dimensions in
+// any order (transposed), whose elements may repeat. `contiguous` is exact for all of them
+// (core/region.h), so the map must be too.
+Region random_view(std::mt19937 &rng, uint64_t buf, std::vector<bool> *bytes, bool any_strides = false) {
   auto rnd = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % (hi - lo + 1)); };
   for (;;) {
     const uint32_t esize = rng() % 4 == 0 ? 2 : 4;
@@ -290,7 +292,13 @@ Region random_view(std::mt19937 &rng, uint64_t buf, std::vector<bool> *bytes) {
       const int kind = static_cast<int>(rng() % 4);
       // dense inside, a gap, or a fixed matrix stride (tiles of a 32-wide matrix)
       strides[d] = kind == 0 ? span : kind == 1 ? span + rnd(1, 8) : kind == 2 ? rnd(1, 4) : 32 * rnd(1, 2);
+      if (any_strides && rng() % 4 == 0) strides[d] = rng() % 2 ? 0 : rnd(0, 40);  // broadcast or any
+      if (any_strides && rng() % 4 == 0) shape[d] = 1;
       span += (shape[d] - 1) * strides[d];
+    }
+    if (any_strides && ndim > 1 && rng() % 3 == 0) {  // transposed: the dimensions in another order
+      std::swap(shape[0], shape[ndim - 1]);
+      std::swap(strides[0], strides[ndim - 1]);
     }
     if (span > elems) continue;
     const int64_t offset = rnd(0, elems - span);
@@ -300,13 +308,13 @@ Region random_view(std::mt19937 &rng, uint64_t buf, std::vector<bool> *bytes) {
     for (bool x : *bytes) count += x;
     int64_t n = 1;
     for (uint32_t d = 0; d < ndim; ++d) n *= shape[d];
-    if (count != n * esize) continue;  // an element touched twice
+    if (!any_strides && count != n * esize) continue;  // an element touched twice
     return r;
   }
 }
 
-TEST(TensorMap, MatchesBruteForceOnRandomStridedViews) {
-  std::mt19937 rng(20261124);
+void matches_brute_force(uint32_t seed, bool any_strides) {
+  std::mt19937 rng(seed);
   const uint64_t bufs[2] = {0x100000, 0x200000};
   for (int round = 0; round < 40; ++round) {
     const uint32_t cap = 8 + rng() % 56;  // small pools: full often
@@ -323,7 +331,7 @@ TEST(TensorMap, MatchesBruteForceOnRandomStridedViews) {
       for (int a = 0; a < accesses; ++a) {
         const uint64_t buf = bufs[rng() % 2];
         std::vector<bool> bytes;
-        const Region r = random_view(rng, buf, &bytes);
+        const Region r = random_view(rng, buf, &bytes, any_strides);
         const bool write = rng() % 2 == 0;
         // The reference: every live entry of another task that conflicts and shares a byte.
         std::set<int64_t> want;
@@ -367,6 +375,39 @@ TEST(TensorMap, MatchesBruteForceOnRandomStridedViews) {
     }
     EXPECT_GT(fulls, 0) << "round " << round << ": the pool never filled";
   }
+}
+
+TEST(TensorMap, MatchesBruteForceOnRandomStridedViews) { matches_brute_force(20261124, false); }
+
+// Broadcasts, extent-1 dimensions and transposed views: more of them are contiguous now that the
+// test is exact, and a contiguous entry keeps no shape (region_meets_bytes decides against it).
+TEST(TensorMap, MatchesBruteForceOnBroadcastAndTransposedViews) { matches_brute_force(977, true); }
+
+// Entries that keep no copy of their region: a contiguous one (its bytes) and a one-dimensional
+// strided one (a column: stride and element size in its filter) are compared with strided and
+// contiguous views exactly; a column with a stride of 4 GiB or more has no filter and is copied.
+TEST(TensorMap, EntriesWithoutACopyOfTheirRegionAreComparedExactly) {
+  Map m(64);
+  EXPECT_EQ(m.write(flat(64 + 8, 8), 0), V{});  // row 1, columns 8..15: contiguous
+  const int64_t col_shape[1] = {64}, col_stride[1] = {64};
+  const Region column3 = pto::make_region(kBuf, 3, 4, 1, col_shape, col_stride);
+  EXPECT_FALSE(column3.contiguous);
+  EXPECT_EQ(m.write(column3, 1), V{});  // column 3: one strided dimension
+  EXPECT_EQ(m.read(tile(0, 0, 2, 8), 2), V{1});       // rows 0..1, columns 0..7: the column only
+  EXPECT_EQ(m.read(tile(0, 8, 4, 4), 3), V{0});       // the contiguous write's row, not the column
+  EXPECT_EQ(m.read(tile(2, 4, 8, 8), 4), V{});        // between them, strided
+  EXPECT_EQ(m.read(flat(2 * 64 + 4, 64), 5), V{1});   // row 2 from column 4 to row 3's column 3
+  EXPECT_EQ(m.read(flat(2 * 64 + 4, 63), 6), V{});    // ... one short of it
+  EXPECT_EQ(m.read(tile(0, 2, 64, 1, 1, 1), 7), V{});  // column 2
+  EXPECT_EQ(m.read(tile(5, 3, 1, 1), 8), V{1});
+  // A 1-D view whose elements are 4 GiB apart (a made-up huge buffer): no filter, copied whole.
+  const int64_t far_shape[1] = {2}, far_stride[1] = {int64_t{1} << 31};
+  const Region far = pto::make_region(kOther, 0, 4, 1, far_shape, far_stride);
+  EXPECT_EQ(m.write(far, 9), V{});
+  const int64_t one[1] = {1}, unit[1] = {1};
+  EXPECT_EQ(m.read(pto::make_region(kOther, int64_t{1} << 31, 4, 1, one, unit), 10), V{9});
+  EXPECT_EQ(m.read(pto::make_region(kOther, 1, 4, 1, one, unit), 11), V{});
+  m.m.check_invariants();
 }
 
 TEST(TensorMapDeathTest, ABrokenCheckNamesItselfAndAborts) {

@@ -25,7 +25,7 @@ TEST(ViewRegion, OneDimensionalViewEqualsMakeRegion) {
     v.ndim = 1;
     v.offset = rng() % 100;
     v.shape[0] = rng() % 5 == 0 ? 0 : 1 + rng() % 40;
-    v.strides[0] = rng() % 4;
+    v.strides[0] = rng() % 4;  // 0 and 1 (bytes: 0 and esize) are contiguous
     const Region a = pto::tmr::region_of(v);
     const Region b = pto::make_region(v.buffer, v.offset, v.elem_size(), 1, v.shape, v.strides);
     ASSERT_EQ(a.buffer, b.buffer);
@@ -37,6 +37,19 @@ TEST(ViewRegion, OneDimensionalViewEqualsMakeRegion) {
     ASSERT_EQ(a.shape[0], b.shape[0]);
     ASSERT_EQ(a.stride[0], b.stride[0]);
     ASSERT_EQ(a.contiguous, b.contiguous) << i;
+  }
+}
+
+// The table the submit path uses for element sizes is pto_dtype_size, and call_arg is addr().
+TEST(ViewRegion, ElementSizeTableAndCallArgumentMatchTheApi) {
+  for (int t = 0; t <= 15; ++t) {  // every value the enum can hold, past PTO_DTYPE_COUNT too
+    const auto dtype = static_cast<pto_dtype>(t);
+    ASSERT_EQ(pto::tmr::elem_bytes(dtype), pto_dtype_size(dtype)) << "dtype " << t;
+    pto::TensorView v;
+    v.buffer = kBuf;
+    v.dtype = dtype;
+    v.offset = 37;
+    ASSERT_EQ(static_cast<uint64_t>(pto::tmr::call_arg(v)), v.addr()) << "dtype " << t;
   }
 }
 

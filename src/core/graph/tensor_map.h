@@ -23,9 +23,12 @@
 // is O(1) wherever it sits.
 //
 // A chain walk reads only a compact entry (64 bytes, one cache line, aligned: buffer, byte
-// range, task, links, and a "period filter" for strided views, below); an entry's full region
-// (~180 bytes: shape and strides) sits in a parallel array and is read only when the byte ranges
-// meet, the views are not both contiguous and the filter cannot tell them apart. A submit looks
+// range, task, links, and a "period filter" for strided views, below). The entry describes a
+// contiguous region (its bytes and element size) and a one-dimensional strided one (the filter
+// holds its stride and element size) by itself; only other regions (several strided
+// dimensions: tiles) are copied whole (~180 bytes: shape and strides) into a parallel array,
+// read only when the byte ranges meet and the filter cannot tell the two apart. A contiguous
+// entry against a strided view needs no shape of its own (region_meets_bytes). A submit looks
 // up and records each access in one walk (access()).
 //
 // Period filter (strided tiles of one buffer): a region whose largest stride S (over dimensions
@@ -82,7 +85,7 @@ class TensorMap {
   // Files the access as a new entry, with no walk at all: what access or insert do last, and
   // their retry once a full pool has room. False when the pool is full. Tasks must be filed in
   // non-decreasing order (the orchestrator's ids are) for reclaim to free them promptly.
-  bool add(const Region &r, bool write, int64_t task) { return file(r, write, task, period_of(r)); }
+  bool add(const Region &r, bool write, int64_t task);
   // Frees the entries of tasks below live_from from the head of the age list (O(freed));
   // returns how many were freed.
   uint32_t reclaim(int64_t live_from);
@@ -100,11 +103,20 @@ class TensorMap {
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   // The period filter of a region (see the header comment): touched bytes b have b mod period in
   // [col, col + width); period 0 = no filter (contiguous, the interval would wrap, or a period of
-  // 4 GiB or more).
+  // 4 GiB or more). A contiguous region's filter is {0, 0, esize}: an entry keeps its element
+  // size there. A filter whose width is the element size describes a one-dimensional region
+  // (every other dimension has extent 1 or stride 0): its elements start at base + i * period.
   struct Period {  // trivial, so a new pool of entries is not written (see the constructor)
     uint32_t period, col, width;
   };
-  static Period period_of(const Region &r);
+  static Period period_of(const Region &r) {
+    return r.contiguous || r.empty() ? Period{0, 0, r.esize} : strided_period(r);
+  }
+  static Period strided_period(const Region &r);
+  // Does the entry need the full region (regions_), or do its bytes and filter describe it?
+  static bool needs_copy(const Region &r, const Period &rp) {
+    return !r.contiguous && !(rp.period != 0 && rp.width == r.esize);
+  }
   // Do the two filters prove the regions disjoint? (Same period, intervals that do not meet.)
   static bool period_disjoint(const Period &a, const Period &b) {
     return a.period != 0 && a.period == b.period && (a.col + a.width <= b.col || b.col + b.width <= a.col);
@@ -114,13 +126,17 @@ class TensorMap {
     int64_t lo, hi;  // the region's touched bytes
     int64_t task;    // -1 while the entry is free
     Period filter;
-    uint32_t next, prev;      // bucket chain (prev kNone: first in its bucket); next: free list too
+    // Bucket chain; next: the free list too. The first entry of a chain has prev = ~bucket (no
+    // entry index reaches that far: checked at construction), so release() needs no hash.
+    uint32_t next, prev;
     uint32_t younger, older;  // age list
     uint8_t level;
     bool write;
-    bool contiguous;  // the region touches exactly [lo, hi): no need for regions_[e]
-    bool straddles;   // its bytes span two granules of its level (not one)
+    bool contiguous;  // the region touches exactly [lo, hi)
+    uint8_t flags;    // kStraddles, kCopied
   };
+  static constexpr uint8_t kStraddles = 1;  // its bytes span two granules of its level (not one)
+  static constexpr uint8_t kCopied = 2;     // regions_[e] holds its region (needs_copy)
   static_assert(sizeof(Entry) == 64, "one cache line: a chain walk reads one line per entry");
   static_assert(std::is_trivially_default_constructible<Entry>::value, "a new pool is not written");
   static constexpr int kLevels = 5;
@@ -143,28 +159,41 @@ class TensorMap {
         (buffer >> 6) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k) * 0xC2B2AE3D27D4EB4Full;
     return static_cast<uint32_t>(h >> 32) & bucket_mask_;
   }
+  // Where an entry for r is filed: its level, the granule of its first byte there (0 for the
+  // large level) and that chain's bucket. Computed once per access, for the look-up and the filing.
+  struct Place {
+    int level;
+    int64_t granule;
+    uint32_t bucket;
+  };
+  Place place_of(const Region &r) const {
+    const int l = level_of(r);
+    const int64_t g = l == kLarge ? 0 : r.lo >> kShift[l];
+    return Place{l, g, bucket(r.buffer, l == kLarge ? -1 : key(l, g))};
+  }
   // Calls fn(entry) for every live entry that may overlap r, each at most once; fn may release
   // the entry (the walk has already read its link). Retired entries met in chains are freed.
   template <typename Fn>
-  void for_candidates(const Region &r, int64_t live_from, Fn &&fn);
+  void for_candidates(const Region &r, const Place &at, int64_t live_from, Fn &&fn);
   void release(uint32_t e);            // unlinks e from its chain and the age list, and frees it
   uint32_t retire(int64_t live_from);  // reclaim() without its debug-build invariant walk
-  bool file(const Region &r, bool write, int64_t task, const Period &rp);  // add(), r's filter known
-  // `rp`: r's period filter (period_of(r), computed once per look-up).
+  // add(), with r's filter and place known. `rp`: period_of(r), computed once per look-up.
+  bool file(const Region &r, bool write, int64_t task, const Period &rp, const Place &at);
   bool overlaps(uint32_t e, const Region &r, const Period &rp) const {
     const Entry &x = entries_[e];
     if (x.hi <= r.lo || r.hi <= x.lo) return false;  // buffer checked by the walk
     if (x.contiguous && r.contiguous) return true;
     if (period_disjoint(x.filter, rp)) return false;
-    return regions_overlap(region(e), r);
+    return shapes_overlap(e, r);
   }
-  // Entry e's full region (copied in by file() when e was filed).
-  const Region &region(uint32_t e) const {
-    return *std::launder(reinterpret_cast<const Region *>(&regions_[e]));
-  }
+  // The byte ranges meet, the two are not both contiguous and the filters cannot tell: compare
+  // their elements (regions_overlap; a contiguous entry needs only its bytes).
+  bool shapes_overlap(uint32_t e, const Region &r) const;
+  // Entry e's region: the copy in regions_, or (not kCopied) rebuilt from the entry into *scratch.
+  const Region &region(uint32_t e, Region *scratch) const;
 
-  // Full regions, by entry: raw storage, constructed one by one as entries are filed, so a
-  // new map (one per run) does not write 16k default regions (~3 MB).
+  // Full regions, by entry (kCopied entries only): raw storage, constructed one by one as entries
+  // are filed, so a new map (one per run) does not write 16k default regions (~3 MB).
   struct RegionSlot {
     alignas(Region) unsigned char bytes[sizeof(Region)];
   };

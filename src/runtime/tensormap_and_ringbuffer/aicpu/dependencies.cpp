@@ -52,11 +52,18 @@ void DeviceOrchestrator::wire(TaskSlot &task, int64_t id) {
 // them): the trace then holds every inferred edge whatever the timing, not only those the task
 // had to wait for; submit_task drops retired producers from producers_ before wiring. Retired
 // entries still go when the pool is full (reclaim), so only a long-past producer can miss.
-bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing) {
+// `call_args` (not null): the call block's arguments are written in the same pass.
+bool DeviceOrchestrator::record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing,
+                                         int64_t *call_args) {
   const int64_t seen_from = tracing ? 0 : live_from();
   for (uint32_t i = 0; i < n; ++i) {
-    if (args[i].kind != PTO_ARG_TENSOR || args[i].access == Access::NO_DEP) continue;
+    if (args[i].kind != PTO_ARG_TENSOR) {
+      if (call_args) call_args[i] = args[i].scalar;
+      continue;
+    }
     const TensorView &v = args[i].view;
+    if (call_args) call_args[i] = call_arg(v);
+    if (args[i].access == Access::NO_DEP) continue;
     const Region r = region_of(v);
     const bool write = args[i].access != Access::INPUT;
     // Room for what one look-up can return (TensorMap::access): rarely short, then compacted.
@@ -145,9 +152,14 @@ bool DeviceOrchestrator::flush_batch() {
   return filed;
 }
 
+void DeviceOrchestrator::fill_call_args(int64_t *call_args, const Arg *args, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    call_args[i] = args[i].kind == PTO_ARG_TENSOR ? call_arg(args[i].view) : args[i].scalar;
+}
+
 bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskHandle *after,
                                         uint32_t num_after, int64_t id, uint32_t func_id,
-                                        pto_core_type core_type) {
+                                        pto_core_type core_type, int64_t *call_args) {
   // Inferred (unless a manual scope is open; the accesses are recorded either way) plus the
   // explicit ones.
   const bool manual = scopes_.back().manual;
@@ -157,11 +169,12 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
   edge_kinds_.clear();
   const bool batching = batch_ != nullptr && !manual;  // batch_deps; no batch in a manual scope
   if (batching) {
+    if (call_args) fill_call_args(call_args, args, n);
     if (batch_tasks_ != 0 && func_id != batch_func_ && !flush_batch()) return false;  // kernel change
     batch_func_ = func_id;
     if (!record_batched(args, n, id, tracing)) return false;
     if (++batch_tasks_ >= h_->sched.batch_deps && !flush_batch()) return false;
-  } else if (!record_accesses(args, n, id, manual, tracing)) {
+  } else if (!record_accesses(args, n, id, manual, tracing, call_args)) {
     return false;
   }
   for (uint32_t i = 0; i < num_after; ++i) {

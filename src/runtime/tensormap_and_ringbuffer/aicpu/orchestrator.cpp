@@ -141,6 +141,9 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   t.target = target_;
   t.next_deferred = -1;
   if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
+  // The usual task (one core, argument-array ABI) has its call block's arguments written by the
+  // look-up pass (find_producers): one pass over the arguments, not two.
+  int64_t *walk_fills = parts == 1 && descriptor_parts == 0 ? call_of(h_, id, 0)->args : nullptr;
   for (uint32_t p = 0; p < parts; ++p) {
     pto_kernel_call *call = call_of(h_, id, p);
     call->status = 0;
@@ -149,15 +152,13 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
     call->is_mix = parts == 3;
     call->log = h_->log_addr;
     call->mix_sync = call->mix_ops = 0;          // MIX: the scheduler and the core fill them at dispatch
-    if (descriptor_parts & (1u << p)) continue;  // written below (core/descriptor_call.h)
-    for (uint32_t i = 0; i < num_args; ++i) {
-      call->args[i] =
-          args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].view.addr()) : args[i].scalar;
-    }
+    if ((descriptor_parts & (1u << p)) || walk_fills) continue;  // written below
+    fill_call_args(call->args, args, num_args);
   }
   if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
 
-  if (!find_producers(args, num_args, after, num_after, id, func_id, core_type)) return TaskHandle{};
+  if (!find_producers(args, num_args, after, num_after, id, func_id, core_type, walk_fills))
+    return TaskHandle{};
   if (!wire_producers(t, id, func_id)) return TaskHandle{};
 
   // A task already failed: its dependents must not run, and whether this task is one of them

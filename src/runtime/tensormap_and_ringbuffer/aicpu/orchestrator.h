@@ -111,11 +111,15 @@ class DeviceOrchestrator final : public Orchestrator {
                                                    const TaskHandle *after, uint32_t num_after);
   bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
   bool buffer_known(const TensorView &v);
+  [[gnu::noinline]] bool buffer_looked_up(const TensorView &v);  // buffer_known past the last run tensor
   void check_by_scan(const TensorView &v, bool known) const;
   // dependencies.cpp: the task's producers (looked up and recorded, plus the explicit ones),
   // live and distinct, into producers_; then room in the dependency pool and the wiring.
+  // `call_args` (null: already written): the call block's argument array, filled by the same pass.
   bool find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after, int64_t id,
-                      uint32_t func_id, pto_core_type core_type);
+                      uint32_t func_id, pto_core_type core_type, int64_t *call_args);
+  // A kernel call's arguments: a tensor's device address (view_region.h: call_arg), a scalar as is.
+  static void fill_call_args(int64_t *call_args, const Arg *args, uint32_t n);
   bool wire_producers(TaskSlot &task, int64_t id, uint32_t func_id);
   // Keeps producers_[from, size) that are live and not listed yet (stamping seen_), drops the rest.
   void distinct_live_producers(int64_t id);
@@ -127,7 +131,8 @@ class DeviceOrchestrator final : public Orchestrator {
   // enable_dump_tensor: picks the task for dumping (per the run's selection) and describes its
   // tensors: inputs copied before it runs, outputs after.
   void select_for_dump(TaskSlot &task, int64_t id, uint32_t func_id, const Arg *args, uint32_t n);
-  bool record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing);
+  bool record_accesses(const Arg *args, uint32_t n, int64_t id, bool manual, bool tracing,
+                       int64_t *call_args);
   // batch_deps (dependencies.cpp): the accesses looked up in the batch first, then (unless a
   // batch write covers them) in the TensorMap; flush_batch files the deferred ones.
   bool record_batched(const Arg *args, uint32_t n, int64_t id, bool tracing);

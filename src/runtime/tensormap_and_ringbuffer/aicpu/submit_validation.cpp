@@ -27,9 +27,18 @@ void DeviceOrchestrator::check_by_scan(const TensorView &v, bool known) const {
   PTO_CHECK(scanned == known, "orchestrator: the buffer index disagrees with the full scan");
 }
 
-inline bool DeviceOrchestrator::buffer_known(const TensorView &v) {
-  // Run tensors live for the whole run, so the last one found answers again without a search
-  // (consecutive arguments usually view one buffer); heap buffers come and go: never cached.
+// Run tensors live for the whole run, so the last one found answers again without a search
+// (consecutive arguments usually view one buffer): that compare is inlined, the rest is not.
+[[gnu::always_inline]] inline bool DeviceOrchestrator::buffer_known(const TensorView &v) {
+  if (__builtin_expect(have_last_run_buffer_ && v.buffer == last_run_buffer_.first &&
+                           v.buffer_bytes == last_run_buffer_.second && !full_validation_,
+                       1))
+    return true;
+  return buffer_looked_up(v);
+}
+
+// Heap buffers come and go: never cached.
+bool DeviceOrchestrator::buffer_looked_up(const TensorView &v) {
   bool known = have_last_run_buffer_ && v.buffer == last_run_buffer_.first &&
                v.buffer_bytes == last_run_buffer_.second;
   if (!known && run_buffers_.contains(v.buffer, v.buffer_bytes)) {
@@ -44,7 +53,7 @@ inline bool DeviceOrchestrator::buffer_known(const TensorView &v) {
 
 // Runs for every tensor argument of every submit: one pass of compares, no message in sight.
 inline bool DeviceOrchestrator::view_ok(const TensorView &v) {
-  const uint32_t esize = pto_dtype_size(v.dtype);
+  const uint32_t esize = elem_bytes(v.dtype);
   bool bad = esize == 0 || v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims);
   int64_t last = 0;
   bool empty = false;
