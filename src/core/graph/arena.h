@@ -37,8 +37,10 @@ class ArenaCache {
   static constexpr int kBlocks = 16;
   static constexpr size_t kMaxBytes = size_t{256} << 20;
 
+  // One per program that includes this (the AICPU program, a test): destroyed, with the blocks
+  // it keeps, when that program is unloaded or exits, after its last arena is gone.
   static ArenaCache &instance() {
-    static ArenaCache cache;  // never destroyed: arenas may be freed during static destruction
+    static ArenaCache cache;
     return cache;
   }
 
@@ -74,7 +76,11 @@ class ArenaCache {
 
  private:
   ArenaCache() = default;
-  ~ArenaCache() = default;
+  ~ArenaCache() {
+    for (Block &b : blocks_) {
+      if (b.ptr != nullptr) ::operator delete(b.ptr, std::align_val_t{kAlign});
+    }
+  }
   void lock() {
     while (busy_.exchange(true, std::memory_order_acquire)) {
     }
