@@ -14,14 +14,16 @@ struct Dims {
   int64_t stride[Region::kMaxDims];
 };
 
-Dims canonical(const Region &r) {
+// r's dimensions (all, or only those that shape the touched bytes: `touching`), sorted by
+// descending stride, outermost first (insertion sort: ndim <= 8).
+Dims sorted_dims(const Region &r, bool touching) {
   Dims d;
   for (uint32_t i = 0; i < r.ndim; ++i) {
+    if (touching && (r.shape[i] <= 1 || r.stride[i] == 0)) continue;
     d.shape[d.n] = r.shape[i];
     d.stride[d.n] = r.stride[i];
     ++d.n;
   }
-  // insertion sort by descending stride (ndim <= 8)
   for (int i = 1; i < d.n; ++i) {
     for (int j = i; j > 0 && d.stride[j - 1] < d.stride[j]; --j) {
       std::swap(d.stride[j - 1], d.stride[j]);
@@ -31,23 +33,14 @@ Dims canonical(const Region &r) {
   return d;
 }
 
+Dims canonical(const Region &r) {
+  return sorted_dims(r, false);
+}
+
 // The dimensions that shape the touched bytes, sorted by stride, outermost first: those of
 // extent 1 (one index) and of stride 0 (the same elements again) are left out.
 Dims touching_dims(const Region &r) {
-  Dims d;
-  for (uint32_t i = 0; i < r.ndim; ++i) {
-    if (r.shape[i] <= 1 || r.stride[i] == 0) continue;
-    d.shape[d.n] = r.shape[i];
-    d.stride[d.n] = r.stride[i];
-    ++d.n;
-  }
-  for (int i = 1; i < d.n; ++i) {
-    for (int j = i; j > 0 && d.stride[j - 1] < d.stride[j]; --j) {
-      std::swap(d.stride[j - 1], d.stride[j]);
-      std::swap(d.shape[j - 1], d.shape[j]);
-    }
-  }
-  return d;
+  return sorted_dims(r, true);
 }
 
 int64_t numel(const Region &r) {
