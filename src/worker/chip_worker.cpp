@@ -90,10 +90,14 @@ std::string RunStats::table() const {
   t += buf;
   std::snprintf(
       buf, sizeof buf,
-      "orchestration    %.1f us\ndevice           %.1f us (launch to done)\ntotal            %.1f us"
-      " (%.1f us of it loading programs)\n",
-      orchestration_us, device_us, total_us, load_us);
+      "orchestration    %.1f us\ndevice           %.1f us (launch to done)\ntotal            %.1f us",
+      orchestration_us, device_us, total_us);
   t += buf;
+  if (load_us > 0) {
+    std::snprintf(buf, sizeof buf, " (%.1f us of it loading programs)", load_us);
+    t += buf;
+  }
+  t += "\n";
   std::snprintf(buf, sizeof buf, "cores / AICPU    %u / %u\n", cores_used, aicpu_threads_used);
   t += buf;
   std::snprintf(buf, sizeof buf,
