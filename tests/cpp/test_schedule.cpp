@@ -230,7 +230,13 @@ TEST_P(Schedule, PipelineDepthOneGlobalSerialisesIndependentTasks) {
 }
 
 TEST_P(Schedule, PipelineDepthPerPoolBoundsTheVectorPool) {
-  run(Program{}, config(3, pto::PipelineScope::kPerPool));
+  // Every task held behind the first, as in the tests above: the released tasks then reach the
+  // bound from one scheduler's pass. Without it the three in flight depended on all three
+  // schedulers dispatching within the first kernels' 2 ms, which a loaded sanitizer run (two
+  // sleeping kernels holding both pool workers) once missed.
+  Program p;
+  p.hold_first_us = 20000;
+  run(p, config(3, pto::PipelineScope::kPerPool));
   const auto most = max_in_flight(w.last_trace_json(),
                                   [](const std::string &t, size_t at) { return json_field(t, at, "shape"); });
   EXPECT_EQ(most.at("\"AIV\""), 3);
