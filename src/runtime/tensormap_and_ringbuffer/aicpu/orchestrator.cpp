@@ -199,7 +199,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
 // Tasks ready at submit go to the schedulers in batches: one CAS on a queue's tail and one
 // wake-up for up to kReadyBatch tasks, instead of one of each per task (each moves a cache line
 // the schedulers use to the orchestrator's CPU and back). A batch goes out when it is full, when
-// its oldest task has waited kReadyHoldTicks (checked at each submit), before the orchestrator
+// its oldest task has waited hold_ticks_ (graph::kReadyHoldNs; checked at each submit), before the orchestrator
 // waits for anything, and when the orchestration returns.
 inline void DeviceOrchestrator::hold_ready(TaskSlot &t, int64_t id) {
   t.state.store(kReady, std::memory_order_relaxed);
