@@ -14,6 +14,7 @@
 #include <new>
 #include <type_traits>
 
+#include "core/bit_walk.h"
 #include "core/graph/dispatch_threshold.h"
 #include "core/graph/ready_queue_set.h"
 #include "core/handshake.h"
@@ -322,11 +323,9 @@ class CorePool {
       for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
     }
     if (ready.probably_empty(graph::kSingleCorePools)) return progress;
-    // Once a core of one type finds its pools empty, no other core of that type tries them
-    // again in this pass: each failed pop reads the queues' shared lines, and a pass used to
-    // make one per idle core (23 of 24 with one task queued).
-    // Idle cores are found through their bits (idle_mask_), from the warm core on: a pass
-    // used to read every core's state (24 of them, three lines each at full a2a3 geometry).
+    // Idle cores are found through their bits (idle_mask_), from the warm core on, and once a
+    // core of one type finds its pools empty no other core of that type tries them again in
+    // this pass (each failed pop reads the queues' shared lines).
     uint32_t drained = 0;  // bit t: the pools cores of type t take from came up empty
     if (!at_cap()) {
       for_idle_from(3, warm_, [&](uint32_t i) {
@@ -349,39 +348,16 @@ class CorePool {
     return progress;
   }
 
-  // feed(): pops tasks for core i (its own pool, then `any`) until one is taken (true) or the
-  // pools are empty (false).
  private:
   void set_idle(uint32_t i, bool idle) {
     const uint64_t bit = uint64_t{1} << (i % 64);
     uint64_t &w = idle_mask_[cores_[i].core_type & 1][i / 64];
     w = idle ? (w | bit) : (w & ~bit);
   }
-  // Calls fn(i) for each bit i set in the mask word(w) returns for w in [0, kMaskWords), in
-  // index order from bit `from` on, wrapping around, until fn returns false.
-  template <typename Word, typename Fn>
-  static void for_bits_from(Word &&word, uint32_t from, Fn &&fn) {
-    for (uint32_t pass = 0; pass < 2; ++pass) {
-      for (uint32_t w = 0; w < kMaskWords; ++w) {
-        uint64_t bits = word(w);
-        const uint32_t base = w * 64;
-        if (pass == 0) {  // bits >= from
-          if (base + 64 <= from) continue;
-          if (from > base) bits &= ~uint64_t{0} << (from - base);
-        } else {  // bits < from
-          if (base >= from) break;
-          if (from < base + 64) bits &= (uint64_t{1} << (from - base)) - 1;
-        }
-        for (; bits != 0; bits &= bits - 1) {
-          if (!fn(base + static_cast<uint32_t>(__builtin_ctzll(bits)))) return;
-        }
-      }
-    }
-  }
   // The idle cores of the types in `types` (bit t: type t).
   template <typename Fn>
   void for_idle_from(uint32_t types, uint32_t from, Fn &&fn) const {
-    for_bits_from(
+    for_bits_from<kMaskWords>(
         [&](uint32_t w) {
           return ((types & 1) ? idle_mask_[0][w] : 0) | ((types & 2) ? idle_mask_[1][w] : 0);
         },
@@ -390,8 +366,10 @@ class CorePool {
   // The cores with work in flight (the only ones can_queue may accept).
   template <typename Fn>
   void for_busy_from(uint32_t from, Fn &&fn) const {
-    for_bits_from([&](uint32_t w) { return busy_mask_[w]; }, from, fn);
+    for_bits_from<kMaskWords>([&](uint32_t w) { return busy_mask_[w]; }, from, fn);
   }
+  // feed(): pops tasks for core i (its own pool, then `any`) until one is taken (true) or the
+  // pools are empty (false).
   template <typename Take>
   bool pop_into(graph::ReadyQueueSet &ready, uint32_t i, Take &take, bool *progress) {
     const uint32_t mask = graph::pool_bit(cores_[i].core_type) | graph::pool_bit(graph::kPoolAny);
