@@ -103,7 +103,7 @@ class SubContext {
   uint64_t task_id() const;
   const std::string &name() const;
   const std::vector<pto_arg_desc> &args() const;  // as passed to submit_sub
-  int sub_worker() const;                         // which SUB worker runs the body
+  int sub_worker() const;  // which SUB worker runs the body; -1 for an inline body
   // For a task submitted with always_run: why a task it depends on failed or was not run (the
   // root cause's message), or "" when every predecessor succeeded. Always "" otherwise.
   const std::string &upstream_error() const;
@@ -149,9 +149,15 @@ class HostOrchestrator {
   // task runs even if a task it depends on failed or was not run (it still waits for them all;
   // SubContext::upstream_error() says why), like a `finally` block; L4 uses it for the sends
   // that must tell another host about a failure. A cancelled run still skips it.
+  // `inline_body`: the body runs, with no hand-off to a SUB worker, on the runtime thread that
+  // releases the task (the SUB worker that completed its last predecessor, the thread settling
+  // that predecessor's last Event, or the scheduler); for bodies that only hand work to another
+  // thread (typically deferring an Event) and return within microseconds, as L4's transfer
+  // posts do. Such a body must not block: it holds up the thread that released it.
   uint64_t submit_sub(SubFn fn, const ChipStorageTaskArgs &args = ChipStorageTaskArgs{},
                       const std::string &name = "", const std::vector<uint64_t> &after = {},
-                      std::shared_ptr<void> keepalive = nullptr, bool always_run = false);
+                      std::shared_ptr<void> keepalive = nullptr, bool always_run = false,
+                      bool inline_body = false);
 
   // Scopes bound the lifetime of alloc()ed buffers: a buffer is freed once its scope has ended
   // and every task using it has finished. The run itself is the outermost scope.

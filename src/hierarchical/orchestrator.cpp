@@ -205,7 +205,7 @@ uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
 
 uint64_t HostOrchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args, const std::string &name,
                                       const std::vector<uint64_t> &after, std::shared_ptr<void> keepalive,
-                                      bool always_run) {
+                                      bool always_run, bool inline_body) {
   check_active();
   if (core_->num_subs() == 0) {
     throw Error(PTO_INVALID_ARGUMENT,
@@ -217,6 +217,7 @@ uint64_t HostOrchestrator::submit_sub(SubFn fn, const ChipStorageTaskArgs &args,
   t->name = name;
   t->fn = std::move(fn);
   t->always_run = always_run;
+  t->inline_body = inline_body;
   t->sub_args = args;
   t->keepalive = std::move(keepalive);
   std::vector<DepTracker::Access> acc;

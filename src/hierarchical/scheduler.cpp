@@ -1,13 +1,13 @@
 // src/hierarchical/scheduler.cpp — the L3 scheduler: one polling service thread (seed 003's TACL).
 //
-// Each pass: drain the inbox (SUB completions, fulfilled events), poll the chips with a run in
-// flight, then under `mu` retire what finished (release or poison successors), and pick work
-// for idle chips and SUB workers; the hand-offs (ChipEndpoint::start, SUB slot) happen after
-// `mu` is dropped so the orchestrating thread is never held up by a launch. With nothing to do
-// it waits on its bell: spin briefly, then park. Only THREAD-mode chips with a run in flight
-// need waking up to be polled (backoff 20 us .. 1 ms); in PROCESS mode the chip processes and
-// the zygote ring the bell, and the 100 ms time-out only bounds how late a stuck chip start is
-// noticed.
+// Each pass: poll the chips with a run in flight, then under `mu` retire the chip tasks that
+// finished (release or poison successors) and pick work for idle chips; the hand-offs
+// (ChipEndpoint::start, inline SUB bodies) happen after `mu` is dropped so the orchestrating
+// thread is never held up by a launch. SUB tasks are not the scheduler's: their threads retire
+// them (sub_workers.cpp). With nothing to do it waits on its bell: spin briefly, then park. Only
+// THREAD-mode chips with a run in flight need waking up to be polled (backoff 20 us .. 1 ms);
+// in PROCESS mode the chip processes and the zygote ring the bell, and the 100 ms time-out only
+// bounds how late a stuck chip start is noticed.
 #include <time.h>
 
 #include <algorithm>
@@ -61,18 +61,24 @@ void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *
   }
   t->state = TaskState::kReady;
   t->t_ready_ns = platform_now_ns();
-  if (t->kind == TaskKind::kSub) {
+  if (t->kind == TaskKind::kSub && t->inline_body) {
+    inline_ready.push_back(t);  // run by the releasing thread once it drops mu, else by the scheduler
+    bell->ring();
+  } else if (t->kind == TaskKind::kSub) {
     {
       std::lock_guard<std::mutex> lock(sub_queue.mu);
       sub_queue.tasks.push_back(t);
     }
     sub_queue.bell.ring();
-  } else if (t->group) {
-    group_ready.push_back(t);
-  } else if (t->part_chips[0] == kAnyChip) {
-    any_ready.push_back(t);
   } else {
-    pinned_ready[static_cast<size_t>(t->part_chips[0])].push_back(t);
+    if (t->group) {
+      group_ready.push_back(t);
+    } else if (t->part_chips[0] == kAnyChip) {
+      any_ready.push_back(t);
+    } else {
+      pinned_ready[static_cast<size_t>(t->part_chips[0])].push_back(t);
+    }
+    bell->ring();  // released by a SUB worker or an Event: the scheduler dispatches chip tasks
   }
 }
 
@@ -153,6 +159,7 @@ void WorkerCore::cancel_run_locked(RunState *r, std::vector<std::shared_ptr<void
   auto drop = [&](std::deque<Task *> &q) { q.erase(std::remove_if(q.begin(), q.end(), of_run), q.end()); };
   drop(any_ready);
   drop(group_ready);
+  drop(inline_ready);
   for (auto &q : pinned_ready) drop(q);
   {
     std::lock_guard<std::mutex> lock(sub_queue.mu);
@@ -162,7 +169,7 @@ void WorkerCore::cancel_run_locked(RunState *r, std::vector<std::shared_ptr<void
   const std::vector<std::shared_ptr<Task>> tasks = r->tasks;
   for (const auto &t : tasks) {
     if (t->is_finished_state()) continue;
-    const bool sub_running = t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0;
+    const bool sub_running = t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) != -1;
     if (t->state == TaskState::kPending) {
       if (t->poisoned_by.empty()) t->poisoned_by = "the run's cancellation";  // skipped once released
     } else if ((t->state == TaskState::kReady && !sub_running) || t->state == TaskState::kDeferred) {
@@ -194,17 +201,15 @@ void WorkerCore::complete_run_locked(RunState *r) {
 }
 
 void WorkerCore::scheduler_main() {
-  std::vector<Notice> notices;
   std::vector<ChipDone> chip_done;
   std::vector<Launch> launches;
   std::vector<std::shared_ptr<void>> graveyard;
   std::vector<char> reserved(chips.size(), 0);
   std::vector<int> aborts;  // chips whose task's run was cancelled, told to abort after mu
+  std::vector<std::shared_ptr<Task>> bodies;  // inline SUB bodies, run after mu
   uint64_t backoff_ns = 20000;
   for (;;) {
     const uint32_t seen = bell->prepare();
-    notices.clear();
-    inbox->drain(&notices);
     bool must_poll = false;
     for (size_t c = 0; c < chips.size(); ++c) {
       if (chip_slots[c].task == nullptr) continue;  // written only by this thread
@@ -215,35 +220,11 @@ void WorkerCore::scheduler_main() {
         must_poll = true;
       }
     }
-    bool progress = !notices.empty() || !chip_done.empty();
+    bool progress = !chip_done.empty();
     bool exit_now = false;
     launches.clear();
     {
       std::lock_guard<std::mutex> lock(mu);
-      for (const Notice &n : notices) {
-        Task *t = n.task;
-        if (n.sub_worker >= 0) {
-          if (!t->is_finished_state()) {
-            t->run->stats.tasks_per_sub_worker[static_cast<size_t>(n.sub_worker)] += 1;
-            if (!n.complete) t->state = TaskState::kDeferred;
-          }
-        }
-        if (n.complete && !t->is_finished_state()) {
-          std::string event_error;
-          if (!t->body_failed) {
-            std::lock_guard<std::mutex> events_lock(t->events_mu);  // after mu: the documented order
-            event_error = t->event_error;
-          }
-          if (t->body_failed) {
-            finish_locked(t, TaskState::kFailed, PTO_TASK_FAILED, t->body_error, &graveyard);
-          } else if (!event_error.empty()) {
-            finish_locked(t, TaskState::kFailed, PTO_TASK_FAILED, t->label() + " (SUB) failed: " + event_error,
-                          &graveyard);
-          } else {
-            finish_locked(t, TaskState::kDone, PTO_OK, "", &graveyard);
-          }
-        }
-      }
       for (ChipDone &d : chip_done) {
         ChipSlot &slot = chip_slots[static_cast<size_t>(d.chip)];
         Task *t = slot.task;
@@ -279,6 +260,7 @@ void WorkerCore::scheduler_main() {
       if (stopping) {
         exit_now = true;
       } else {
+        take_inline_locked(&bodies);
         // --- dispatch: groups first; the head group reserves the chips it waits for ---
         std::fill(reserved.begin(), reserved.end(), 0);
         const uint64_t now = platform_now_ns();
@@ -372,7 +354,8 @@ void WorkerCore::scheduler_main() {
     }
     graveyard.clear();  // outside mu
     for (int c : aborts) chips[static_cast<size_t>(c)]->abort();
-    progress = progress || !launches.empty() || !aborts.empty();
+    progress = progress || !launches.empty() || !aborts.empty() || !bodies.empty();
+    run_inline(&bodies);
     for (const Launch &l : launches) {
       try {
         chips[static_cast<size_t>(l.chip)]->start(*l.task->callable,
@@ -430,6 +413,9 @@ std::string WorkerCore::describe_task_locked(const Task *t) const {
     case TaskState::kReady:
       if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0) {
         s += "body running on SUB worker " + std::to_string(t->sub_worker.load(std::memory_order_relaxed));
+      } else if (t->kind == TaskKind::kSub && t->inline_body) {
+        s += t->sub_worker.load(std::memory_order_relaxed) == kInlineBody ? "inline body running"
+                                                                          : "ready; its inline body runs next";
       } else if (t->kind == TaskKind::kSub) {
         s += "ready; queued for a SUB worker (all " + std::to_string(num_subs()) + " busy)";
       } else if (t->group) {

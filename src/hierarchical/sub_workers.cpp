@@ -1,52 +1,94 @@
-// src/hierarchical/sub_workers.cpp — SUB worker threads and OmpSs-2-style deferred completion.
+// src/hierarchical/sub_workers.cpp — SUB worker threads, OmpSs-2-style deferred completion, and retiring
+// SUB tasks on the thread that completes them.
 //
-// A SUB worker takes the next task from the shared SUB ready queue (rung when one is pushed),
-// runs the body, and posts one notice: "body returned" plus, when no event is pending, "task
-// complete". A body that deferred events posts "body returned" first and the completion is
-// posted by whoever brings the event counter to zero (the worker or an Event::fulfill on any
-// thread): posting "body returned" first keeps the notice for a task that may finish in
-// between from ever naming freed memory.
+// A SUB worker takes the next task from the shared SUB ready queue (rung when one is pushed) and
+// runs the body. When the body returns it retires the task itself, under mu: the task is done
+// unless the body deferred events, and its dependents are released on this thread, so the next
+// SUB task of a chain is usually taken by this same worker with no wake-up in between. A task
+// whose body deferred events is completed by whoever settles the last one (Event::settle, any
+// thread), the same way. The event counter is decremented for the body under mu, so the body's
+// statistics are recorded before any settle can finish the task.
 #include "hierarchical/worker_core.h"
 
 namespace pto {
 namespace l3 {
 
-void WorkerCore::post_complete(Task *t, int sub_worker) {
-  if (t->completion_posted.exchange(true, std::memory_order_acq_rel)) {
-    if (sub_worker >= 0) inbox->post(Notice{t, sub_worker, false});
-    return;
+void WorkerCore::take_inline_locked(std::vector<std::shared_ptr<Task>> *out) {
+  for (Task *t : inline_ready) {
+    t->sub_worker.store(kInlineBody, std::memory_order_relaxed);  // stays kReady, as SUB tasks do
+    out->push_back(t->shared_from_this());
   }
-  inbox->post(Notice{t, sub_worker, true});
+  inline_ready.clear();
 }
 
-void WorkerCore::run_sub(int w, Task *t) {
+void WorkerCore::run_inline(std::vector<std::shared_ptr<Task>> *bodies) {
+  // A worklist, not recursion: retiring an inline body may release more of them.
+  while (!bodies->empty()) {
+    std::shared_ptr<Task> t = std::move(bodies->back());
+    bodies->pop_back();
+    run_sub(kInlineBody, t.get(), bodies);
+  }
+}
+
+void WorkerCore::retire_sub(Task *t, int w, bool complete, std::vector<std::shared_ptr<Task>> *inline_out) {
+  std::vector<std::shared_ptr<void>> graveyard;
+  std::vector<std::shared_ptr<Task>> own;
+  std::vector<std::shared_ptr<Task>> &bodies = inline_out ? *inline_out : own;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (w != -1) {  // the body returned
+      if (!t->is_finished_state() && w >= 0)
+        t->run->stats.tasks_per_sub_worker[static_cast<size_t>(w)] += 1;
+      // The body's own count, under mu: a settle that brings the counter to 0 after this must
+      // take mu, so it finds the statistics recorded and the task deferred.
+      if (!t->body_failed && t->events.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        complete = !t->completion_posted.exchange(true, std::memory_order_acq_rel);
+    }
+    if (!t->is_finished_state()) {
+      if (!complete) {
+        t->state = TaskState::kDeferred;
+      } else if (t->body_failed) {
+        finish_locked(t, TaskState::kFailed, PTO_TASK_FAILED, t->body_error, &graveyard);
+      } else {
+        std::string event_error;
+        {
+          std::lock_guard<std::mutex> events_lock(t->events_mu);  // after mu: the documented order
+          event_error = t->event_error;
+        }
+        if (!event_error.empty()) {
+          finish_locked(t, TaskState::kFailed, PTO_TASK_FAILED, t->label() + " (SUB) failed: " + event_error,
+                        &graveyard);
+        } else {
+          finish_locked(t, TaskState::kDone, PTO_OK, "", &graveyard);
+        }
+      }
+    }
+    if (!stopping) take_inline_locked(&bodies);
+  }
+  graveyard.clear();  // outside mu: a body's captures may be anything
+  if (!inline_out) run_inline(&own);
+}
+
+void WorkerCore::run_sub(int w, Task *t, std::vector<std::shared_ptr<Task>> *inline_out) {
   SubContext ctx(t->shared_from_this(), this, w);
+  auto on = [w] { return w >= 0 ? "SUB worker " + std::to_string(w) : std::string("the thread releasing it"); };
   try {
     t->fn(ctx);
   } catch (const Error &e) {
     t->body_failed = true;
-    t->body_error = t->label() + " (SUB) failed on SUB worker " + std::to_string(w) + ": " + e.what();
+    t->body_error = t->label() + " (SUB) failed on " + on() + ": " + e.what();
   } catch (const std::exception &e) {
     t->body_failed = true;
-    t->body_error = t->label() + " (SUB) failed on SUB worker " + std::to_string(w) + ": " + e.what();
+    t->body_error = t->label() + " (SUB) failed on " + on() + ": " + e.what();
   } catch (...) {
     t->body_failed = true;
-    t->body_error = t->label() + " (SUB) failed on SUB worker " + std::to_string(w) + ": unknown exception";
+    t->body_error = t->label() + " (SUB) failed on " + on() + ": unknown exception";
   }
   ctx.active_ = false;
   t->fn = nullptr;  // the body's captures die here, on this thread
-  if (t->body_failed) {
-    post_complete(t, w);  // a failure completes at once; later fulfills are ignored
-    return;
-  }
-  // Fast path: nothing deferred (only this thread could have added events, while the body ran).
-  if (t->events.load(std::memory_order_acquire) == 1) {
-    t->events.store(0, std::memory_order_relaxed);
-    post_complete(t, w);
-    return;
-  }
-  inbox->post(Notice{t, w, false});
-  if (t->events.fetch_sub(1, std::memory_order_acq_rel) == 1) post_complete(t, -1);
+  // A failure completes at once (later settles are ignored); otherwise retire_sub drops the
+  // body's count and completes the task if no event is left.
+  retire_sub(t, w, t->body_failed && !t->completion_posted.exchange(true, std::memory_order_acq_rel), inline_out);
 }
 
 void WorkerCore::sub_main(int w) {

@@ -23,6 +23,9 @@ namespace l3 {
 
 enum class TaskKind : uint8_t { kChip, kSub };
 
+// Task::sub_worker of an inline_body SUB task: its body runs on the thread that released it.
+constexpr int kInlineBody = -2;
+
 enum class TaskState : uint8_t {
   kPending,   // waits for predecessors
   kReady,     // in a ready queue
@@ -51,6 +54,7 @@ struct Task : std::enable_shared_from_this<Task> {
   // SUB tasks
   SubFn fn;  // reset by the SUB worker after the body ran
   bool always_run = false;  // runs even if a predecessor failed or was skipped (not if cancelled)
+  bool inline_body = false;  // the body runs on the thread that releases the task (submit_sub)
   ChipStorageTaskArgs sub_args;
   std::shared_ptr<void> keepalive;
   std::vector<HostHeap::Block *> heap_refs;  // host-heap blocks this task is a user of
@@ -69,29 +73,32 @@ struct Task : std::enable_shared_from_this<Task> {
   pto_status error_code = PTO_OK;
   uint32_t parts_left = 0;      // chip parts not yet finished
   std::vector<int> running_on;  // chip index per part once dispatched
-  // SUB worker running the body; written by that worker under SubQueue::mu when it takes the
-  // task, read by reports and close() (under SubQueue::mu, or relaxed for a report).
+  // SUB worker running the body (kInlineBody for an inline body, -1 before); written by that
+  // worker under SubQueue::mu when it takes the task (under WorkerCore::mu for an inline body),
+  // read by reports and close() (under those mutexes, or relaxed for a report).
   std::atomic<int> sub_worker{-1};
   uint64_t t_ready_ns = 0, t_start_ns = 0;
 
   // --- cross-thread ---
-  // Writers: the scheduler (finish, release ordering: `state` is final before it is set);
+  // Writers: whoever finishes the task under WorkerCore::mu (release ordering: `state` is final
+  // before it is set);
   // readers: the dependency tracker (acquire), which then reads `state` without the lock.
   std::atomic<bool> finished{false};
   // OmpSs-2 external-event counter: 1 for the body plus one per deferred Event. Writers: the
-  // SUB worker (body return, -1), SubContext::defer (+1, while the body runs), Event::fulfill
-  // (-1, any thread). Whoever brings it to 0 posts the completion.
+  // thread that ran the body (body return, -1, under WorkerCore::mu), SubContext::defer (+1,
+  // while the body runs), Event::fulfill (-1, any thread). Whoever brings it to 0 completes the
+  // task (retire_sub).
   std::atomic<int32_t> events{1};
   // Which deferred events are still unfulfilled (index = order of the SubContext::defer calls),
   // for reports. Writers: defer (push_back), Event::fulfill (clear); readers: reports.
   mutable std::mutex events_mu;
   std::vector<bool> event_pending;  // guarded by events_mu (taken after WorkerCore::mu, or alone)
   std::string event_error;          // first Event::fail message; guarded by events_mu
-  // Set once by whoever posts the completion (exchange): a failed body and a late fulfill
-  // cannot both complete the task.
+  // Set once by whoever completes the task (exchange): a failed body and a late fulfill cannot
+  // both complete it.
   std::atomic<bool> completion_posted{false};
-  // Failure reported by the SUB worker (written before posting, read by the scheduler after
-  // taking the inbox lock).
+  // Failure reported by the thread that ran the body (written before it takes WorkerCore::mu to
+  // retire the task, read under mu).
   bool body_failed = false;
   std::string body_error;
 

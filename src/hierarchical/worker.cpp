@@ -48,7 +48,7 @@ double process_cpu_us() {
 
 struct EventState {
   std::shared_ptr<Task> task;
-  std::shared_ptr<Inbox> inbox;
+  std::weak_ptr<WorkerCore> core;  // a settle after the worker is gone changes nothing
   uint32_t index = 0;                  // position in task->event_pending
   std::atomic<bool> fulfilled{false};  // writer: the first fulfill() (exchange)
 };
@@ -134,7 +134,6 @@ WorkerCore::WorkerCore(const WorkerOptions &o) : opt(o) {
           std::make_unique<ThreadChip>(static_cast<int>(c), o.device_ids[c], o.platform, o.runtime));
     }
   }
-  inbox = std::make_shared<Inbox>(bell);
   pinned_ready.resize(n);
   chip_slots.resize(n);
 }
@@ -178,7 +177,7 @@ void WorkerCore::close(uint32_t timeout_ms) {
         if (num_failed++ < 16) failed += "\n  " + what;
         const std::string err = t->label() + " did not finish before the worker was closed (" + waited +
                                 "): " + what.substr(what.find("): ", t->label().size()) + 3);
-        if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) >= 0 &&
+        if (t->kind == TaskKind::kSub && t->sub_worker.load(std::memory_order_relaxed) != -1 &&
             t->state != TaskState::kDeferred) {
           // The body is still running on its SUB worker: it owns fn until it returns.
           SubFn keep = std::move(t->fn);
@@ -200,7 +199,6 @@ void WorkerCore::close(uint32_t timeout_ms) {
     if (t.joinable()) t.join();
   for (auto &c : chips) c->shutdown();
   if (procs) procs->shutdown();
-  inbox->close();
   if (num_failed) {
     throw Error(PTO_RUN_TIMEOUT, "Worker.close: waited " + fmt_seconds_ms(timeout_ms) + " for " +
                                      std::to_string(num_failed) +
@@ -269,8 +267,10 @@ void Event::settle(const char *call, const std::string *failure) {
     }
   }
   if (t->events.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    if (!t->completion_posted.exchange(true, std::memory_order_acq_rel))
-      state_->inbox->post(l3::Notice{t, -1, true});
+    if (!t->completion_posted.exchange(true, std::memory_order_acq_rel)) {
+      // Retired here, on the settling thread: the dependents are released at once.
+      if (std::shared_ptr<l3::WorkerCore> core = state_->core.lock()) core->retire_sub(t, -1, true);
+    }
   }
 }
 
@@ -296,7 +296,7 @@ const std::vector<pto_arg_desc> &SubContext::args() const {
   return task_->sub_args.descs();
 }
 int SubContext::sub_worker() const {
-  return worker_;
+  return worker_ >= 0 ? worker_ : -1;
 }
 const std::string &SubContext::upstream_error() const {
   return task_->upstream_error;
@@ -319,7 +319,7 @@ Event SubContext::defer() {
   Event e;
   e.state_ = std::make_shared<l3::EventState>();
   e.state_->task = task_;
-  e.state_->inbox = core_->inbox;
+  e.state_->core = core_->weak_from_this();
   {
     std::lock_guard<std::mutex> lock(task_->events_mu);
     e.state_->index = static_cast<uint32_t>(task_->event_pending.size());

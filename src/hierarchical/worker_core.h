@@ -1,11 +1,13 @@
 // src/hierarchical/worker_core.h — what a pto::Worker is made of: scheduler, SUB workers, chips, heap.
 //
 // Threads: the orchestrating thread (the caller of Worker::submit), ONE scheduler thread (the
-// polling service of seed 003: it notices every completion, releases dependents and
-// dispatches), and num_sub_workers SUB threads. Chips never have a host thread of their own
-// waiting on them: THREAD mode polls ChipWorker::poll, PROCESS mode is rung by the chip
-// process. Locks: `mu` guards the task graph, ready queues, chip/SUB slots and runs; the heap
-// and the inbox have their own (always taken after mu, or alone). No Python object is ever
+// polling service of seed 003: it notices chip completions, releases their dependents and
+// dispatches chip tasks), and num_sub_workers SUB threads. A SUB task is retired by the thread
+// that completes it (its SUB worker, or whoever settles its last Event), which releases its
+// dependents at once. Chips never have a host thread of their own waiting on them: THREAD mode
+// polls ChipWorker::poll, PROCESS mode is rung by the chip process. Locks: `mu` guards the task
+// graph, ready queues, chip/SUB slots and runs; the heap, the SUB queue and each task's
+// events_mu have their own (always taken after mu, or alone). No Python object is ever
 // referenced here: bindings keep those alive on the Python side.
 #ifndef PTO_HIERARCHICAL_WORKER_CORE_H
 #define PTO_HIERARCHICAL_WORKER_CORE_H
@@ -33,42 +35,11 @@
 namespace pto {
 namespace l3 {
 
-// Completions posted to the scheduler by other threads (SUB workers, Event::fulfill).
-struct Notice {
-  Task *task = nullptr;
-  int sub_worker = -1;    // >= 0: this SUB worker's body returned; the worker is idle again
-  bool complete = false;  // the task is complete (body returned and every event fulfilled)
-};
-
-class Inbox {
- public:
-  explicit Inbox(ShmBell *bell) : bell_(bell) {}
-  void post(const Notice &n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return;
-    items_.push_back(n);
-    bell_->ring();  // under the lock: close() may unmap the bell right after
-  }
-  void drain(std::vector<Notice> *out) {
-    std::lock_guard<std::mutex> lock(mu_);
-    out->swap(items_);
-  }
-  void close() {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<Notice> items_;  // writers: posters; drained by the scheduler
-  bool closed_ = false;
-  ShmBell *bell_;
-};
-
 // The ready queue SUB workers pull from. Idle SUB workers take the next task themselves, so
 // a stream of SUB tasks costs no scheduler round trip per task (measured: 13-16 us per no-op
 // task with a per-worker hand-off slot, ~1-2 us with the shared queue; bench/l3). Completion
-// still goes through the scheduler's inbox, which releases the dependents.
+// is the completing thread's too: it retires the task under mu (sub_workers.cpp), so a chain of
+// SUB tasks needs no thread hand-off at all.
 struct alignas(64) SubQueue {
   std::mutex mu;
   std::deque<Task *> tasks;  // writers: whoever makes a SUB task ready (holding WorkerCore::mu)
@@ -82,7 +53,7 @@ struct ChipSlot {  // guarded by mu; written by the scheduler thread only
   bool abort_sent = false;  // the task's run was cancelled and the chip was told to abort
 };
 
-struct WorkerCore {
+struct WorkerCore : std::enable_shared_from_this<WorkerCore> {
   explicit WorkerCore(const WorkerOptions &o);
   ~WorkerCore();
   void start_threads();
@@ -99,13 +70,15 @@ struct WorkerCore {
   ShmBell own_bell;                       // thread mode: the scheduler's bell
   ShmBell *bell = nullptr;                // the scheduler's bell (in shared memory in process mode)
   std::vector<std::unique_ptr<ChipEndpoint>> chips;
-  std::shared_ptr<Inbox> inbox;
   SubQueue sub_queue;
   std::vector<std::thread> sub_threads;
   // --- graph, queues, slots, runs: guarded by mu ---
   std::mutex mu;
   std::condition_variable run_cv;  // a run finished
   std::deque<Task *> any_ready, group_ready;
+  // inline_body SUB tasks made ready, run by the thread that released them once it dropped mu
+  // (or by the scheduler's next pass).
+  std::deque<Task *> inline_ready;
   std::vector<std::deque<Task *>> pinned_ready;
   std::vector<ChipSlot> chip_slots;
   std::vector<std::shared_ptr<RunState>> live_runs;
@@ -150,8 +123,18 @@ struct WorkerCore {
   // --- SUB workers (sub_workers.cpp) ---
   int num_subs() const { return opt.num_sub_workers; }
   void sub_main(int w);
-  void run_sub(int w, Task *t);
-  void post_complete(Task *t, int sub_worker);
+  // Runs the body of `t` on this thread (w: the SUB worker, or kInlineBody) and retires it.
+  // inline_out: where inline bodies it releases go (null: run them here, now).
+  void run_sub(int w, Task *t, std::vector<std::shared_ptr<Task>> *inline_out = nullptr);
+  // A SUB task's body returned (w: the SUB worker or kInlineBody; the body's event count is
+  // dropped here, under mu) or, w = -1, its last Event was settled: records it and, when the task
+  // is complete, finishes it and releases its dependents, all on the calling thread. `complete`:
+  // completed already (a failed body, or the last settle). Inline bodies that became ready go to
+  // inline_out, or run here once mu is dropped.
+  void retire_sub(Task *t, int w, bool complete, std::vector<std::shared_ptr<Task>> *inline_out = nullptr);
+  // Under mu: moves the ready inline bodies to `out`, marked as running (sub_worker = kInlineBody).
+  void take_inline_locked(std::vector<std::shared_ptr<Task>> *out);
+  void run_inline(std::vector<std::shared_ptr<Task>> *bodies);
 };
 
 double process_cpu_us();
