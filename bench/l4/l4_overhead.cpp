@@ -1,6 +1,6 @@
 // bench/l4/l4_overhead.cpp — per-task cost of cross-rank dependencies with the C++ L4 worker (the twin of l4_overhead.py).
 //
-// Usage: mpirun -n R [--oversubscribe] l4_overhead_cpp [tasks=200] [reps=5] [poll_max_us=1000]
+// Usage: mpirun -n R [--oversubscribe] l4_overhead_cpp [tasks=200] [reps=5] [poll_max_us=1000] [spin_us]
 // The workloads of l4_overhead.py, no-op SUB tasks on 8-byte arrays, each run `reps` times after
 // one warm-up, every run closed by an MPI_Barrier (so the time is that of the slowest rank):
 //   chain_cross  task i on rank i % R reads what task i-1 wrote: every edge crosses ranks
@@ -53,8 +53,10 @@ int main(int argc, char **argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 200;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   const uint32_t poll_max_us = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 1000;
+  const uint32_t spin_us =
+      argc > 4 ? static_cast<uint32_t>(std::atoi(argv[4])) : pto::l4::WorkerOptions{}.spin_us;
   if (n < 1 || reps < 1) {
-    std::fprintf(stderr, "usage: %s [tasks >= 1] [reps >= 1] [poll_max_us]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [tasks >= 1] [reps >= 1] [poll_max_us] [spin_us]\n", argv[0]);
     return 2;
   }
   try {
@@ -63,6 +65,7 @@ int main(int argc, char **argv) {
     o.heap_bytes = 16ull << 20;
     o.peer_timeout_ms = 120000;
     o.poll_max_us = poll_max_us;
+    o.spin_us = spin_us;
     pto::l4::Worker w(o);  // initializes MPI (MPI_THREAD_MULTIPLE): MPI calls here are allowed
     const int size = w.size(), rank = w.rank();
 

@@ -43,6 +43,7 @@ constexpr uint32_t kMinPeerTimeoutMs = 50;
 constexpr uint32_t kMaxPeerTimeoutMs = 86400u * 1000u;
 constexpr uint32_t kMinPollMaxUs = 50;
 constexpr uint32_t kMaxPollMaxUs = 100000;
+constexpr uint32_t kMaxSpinUs = 1000000;
 
 // The options of L3 (pto::WorkerOptions, the same field names) plus those of L4. Python's
 // Worker(level=4, ...) takes the same names, in seconds where these say _ms/_us.
@@ -51,7 +52,12 @@ struct WorkerOptions : pto::WorkerOptions {
   // How long a receive waits on a silent rank before failing ("rank r died or hangs"). Every
   // rank heartbeats the others every peer_timeout/4 (at most 5 s). kMin..kMaxPeerTimeoutMs.
   uint32_t peer_timeout_ms = 30000;
-  // Longest pause of the progress thread while transfers are pending: latency against CPU.
+  // How the progress thread waits for messages while transfers are pending: for spin_us after
+  // the last event (a transfer posted or completed) it tests MPI continuously, yielding its CPU
+  // between tests, so a message is noticed within microseconds of landing; after that it
+  // pauses between tests, 50 us doubling up to poll_max_us. CPU against latency: docs/l4.md,
+  // "Progress". 0..kMaxSpinUs.
+  uint32_t spin_us = 1000;
   uint32_t poll_max_us = 1000;
   // The communicator whose ranks form the job: a pointer to an MPI_Comm (kept out of this
   // header so that it does not need mpi.h), read during construction only; null means

@@ -14,6 +14,7 @@ MIN_PEER_TIMEOUT_MS: int
 MAX_PEER_TIMEOUT_MS: int
 MIN_POLL_MAX_US: int
 MAX_POLL_MAX_US: int
+MAX_SPIN_US: int
 
 def mpi_available() -> bool: ...
 def _runtime_identity() -> tuple[str, int]: ...
@@ -57,6 +58,7 @@ class L4Worker:
         close_timeout_ms: int,
         peer_timeout_ms: int,
         poll_max_us: int,
+        spin_us: int,
         comm: int,
     ) -> None: ...
     def submit(self, runner: Callable[[L4Orchestrator], None]) -> L3RunHandle: ...

@@ -223,9 +223,11 @@ class Worker:
     Construction and close() are collective over ``comm`` (an mpi4py communicator, default
     MPI_COMM_WORLD; the runtime duplicates it): every rank builds its worker at the same point
     of the program. ``peer_timeout`` (seconds) bounds how long a receive waits on a silent rank
-    before failing; ``poll_max`` (seconds) is the longest pause of the progress thread while
-    transfers are pending (latency against CPU); ``num_sub_workers`` >= 1 because transfers are
-    SUB tasks (they only post to the progress thread and return).
+    before failing. While transfers are pending the progress thread tests MPI continuously for
+    ``spin`` seconds after the last transfer event (yielding its CPU between tests), then pauses
+    between tests up to ``poll_max`` seconds (latency against CPU; docs/l4.md, "Progress").
+    ``num_sub_workers`` >= 1 because transfers are SUB tasks (they only post to the progress
+    thread and return).
     """
 
     level = 4
@@ -243,6 +245,7 @@ class Worker:
         close_timeout: float = 10.0,
         peer_timeout: float = 30.0,
         poll_max: float = 1e-3,
+        spin: float = 1e-3,
         comm: Any = None,
     ) -> None:
         native = _import_native()
@@ -279,8 +282,16 @@ class Worker:
             1e6,
             " (the longest pause of the progress thread while transfers are pending)",
         )
+        spin_us = _seconds(
+            "spin",
+            spin,
+            0,
+            native.MAX_SPIN_US / 1e6,
+            1e6,
+            " (how long the progress thread tests MPI continuously after a transfer event)",
+        )
         self._native: _l4native.L4Worker = native.L4Worker(
-            *options, peer_ms, poll_us, _comm_address(comm)
+            *options, peer_ms, poll_us, spin_us, _comm_address(comm)
         )
         self.mode = mode
         self.rank: int = self._native.rank

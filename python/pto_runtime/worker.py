@@ -76,6 +76,7 @@ def Worker(
     close_timeout: float = ...,
     peer_timeout: float = ...,
     poll_max: float = ...,
+    spin: float = ...,
     comm: Any = ...,
 ) -> l4.Worker: ...
 
@@ -107,7 +108,7 @@ def Worker(  # a factory named like the L3+ class it will stand for
     ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
     spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).
 
-    4 gives an ``l4.Worker`` (the L3 options plus peer_timeout, poll_max and comm; binds the
+    4 gives an ``l4.Worker`` (the L3 options plus peer_timeout, poll_max, spin and comm; binds the
     C++ ``pto::l4::Worker``, so needs a pto_runtime built with MPI, NotSupportedError saying
     how to get it otherwise; launch with mpirun for more than one rank).
 

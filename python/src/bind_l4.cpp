@@ -110,7 +110,7 @@ void bind_worker(nb::module_ &m) {
           [](PyL4Worker *self, const std::vector<int> &device_ids, int num_sub_workers,
              const std::string &platform, const std::string &runtime, int mode, uint64_t heap_bytes,
              uint32_t spawn_timeout_ms, uint32_t heap_wait_ms, uint32_t close_timeout_ms,
-             uint32_t peer_timeout_ms, uint32_t poll_max_us, uintptr_t comm) {
+             uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin_us, uintptr_t comm) {
             pto::l4::WorkerOptions o;
             o.device_ids = device_ids;
             o.num_sub_workers = num_sub_workers;
@@ -123,6 +123,7 @@ void bind_worker(nb::module_ &m) {
             o.close_timeout_ms = close_timeout_ms;
             o.peer_timeout_ms = peer_timeout_ms;
             o.poll_max_us = poll_max_us;
+            o.spin_us = spin_us;
             o.mpi_comm = comm ? address(comm) : nullptr;
             PyL4Worker *w = new (self) PyL4Worker();
             nb::gil_scoped_release release;  // collective: waits for the other ranks
@@ -130,7 +131,7 @@ void bind_worker(nb::module_ &m) {
           },
           "device_ids"_a, "num_sub_workers"_a, "platform"_a, "runtime"_a, "mode"_a, "heap_bytes"_a,
           "spawn_timeout_ms"_a, "heap_wait_ms"_a, "close_timeout_ms"_a, "peer_timeout_ms"_a, "poll_max_us"_a,
-          "comm"_a, "comm: the address of an MPI_Comm (mpi4py: MPI._addressof(comm)), 0 for MPI_COMM_WORLD.")
+          "spin_us"_a, "comm"_a, "comm: the address of an MPI_Comm (mpi4py: MPI._addressof(comm)), 0 for MPI_COMM_WORLD.")
       .def(
           "submit",
           [](PyL4Worker &w, nb::handle runner) {
@@ -203,6 +204,7 @@ NB_MODULE(_l4native, m) {
   m.attr("MAX_PEER_TIMEOUT_MS") = pto::l4::kMaxPeerTimeoutMs;
   m.attr("MIN_POLL_MAX_US") = pto::l4::kMinPollMaxUs;
   m.attr("MAX_POLL_MAX_US") = pto::l4::kMaxPollMaxUs;
+  m.attr("MAX_SPIN_US") = pto::l4::kMaxSpinUs;
   m.def("mpi_available", &pto::l4::Worker::mpi_available,
         "True when pto::l4 was built with MPI (this module is built only then).");
   pto_py::bind_orchestrator(m);

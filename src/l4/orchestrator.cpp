@@ -29,7 +29,8 @@ Error invalid(const std::string &msg) {
 }
 
 // The body of a send (send = true, to `peer`) or receive (from `peer`) SUB task: it hands the
-// transfer to the rank's progress thread and defers its own completion to it. It runs even when
+// transfer to the rank's progress thread and defers its own completion to it. It is an inline
+// body (posting takes microseconds): the thread that completed the producer runs it at once. It runs even when
 // a predecessor failed (always_run): a send still sends, the error in its header; a receive
 // still receives (the sender must not wait), then fails with that error.
 SubFn post_body(Progress *progress, bool send, int peer, uint64_t seq, uint64_t data_index, void *payload,
@@ -69,14 +70,14 @@ void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, int dst, const std:
     o3.submit_sub(
         post_body(progress, true, dst, seq, index, local, nbytes, what), args,
         "send '" + d.name + "' to rank " + std::to_string(dst) + " [L4 transfer " + std::to_string(seq) + "]",
-        {}, nullptr, /*always_run=*/true);
+        {}, nullptr, /*always_run=*/true, /*inline_body=*/true);
   } else if (w.rank == dst) {
     ++w.recvs_here;
     args.add_tensor(local, nbytes, PTO_DTYPE_U8, {static_cast<int64_t>(nbytes)}, PTO_DIR_OUTPUT);
     o3.submit_sub(post_body(progress, false, src, seq, index, local, nbytes, what), args,
                   "recv '" + d.name + "' from rank " + std::to_string(src) + " [L4 transfer " +
                       std::to_string(seq) + "]",
-                  {}, nullptr, /*always_run=*/true);
+                  {}, nullptr, /*always_run=*/true, /*inline_body=*/true);
   }
   d.valid.insert(dst);
 }
@@ -97,12 +98,12 @@ uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t 
     ++w.sends_here;
     o3.submit_sub(post_body(progress, true, dst, seq, kTokenIndex, nullptr, 0, what), ChipStorageTaskArgs{},
                   "send token to rank " + std::to_string(dst) + label, {producer}, nullptr,
-                  /*always_run=*/true);
+                  /*always_run=*/true, /*inline_body=*/true);
   } else if (w.rank == dst) {
     ++w.recvs_here;
     return o3.submit_sub(post_body(progress, false, src, seq, kTokenIndex, nullptr, 0, what),
                          ChipStorageTaskArgs{}, "recv token from rank " + std::to_string(src) + label, {},
-                         nullptr, /*always_run=*/true);
+                         nullptr, /*always_run=*/true, /*inline_body=*/true);
   }
   return 0;
 }

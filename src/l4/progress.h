@@ -1,12 +1,14 @@
 // src/l4/progress.h — the one MPI progress thread of an L4 rank: transfers posted by SUB bodies, settled as Events.
 //
-// Send and receive bodies (L3 SUB tasks, always_run) call post() with the Event they deferred
-// and return; the thread issues MPI_Isend/MPI_Irecv, tests the requests (MPI_Testsome), and
-// fulfills or fails each Event, which releases or poisons the dependents in the L3 graph. It
-// also heartbeats the peers and fails receives from a peer silent for peer_timeout. With
-// MPI_THREAD_SERIALIZED every MPI call of the runtime after construction is made on this thread
-// (construction and close() run on the caller's thread, before it starts and after it stopped);
-// with MPI_THREAD_MULTIPLE a send body issues its Isend itself, off the thread's wake-up.
+// Send and receive bodies (L3 inline SUB tasks, always_run) call post() with the Event they
+// deferred and return; with MPI_THREAD_MULTIPLE post() issues the MPI_Isend/MPI_Irecv itself,
+// else the thread does. The thread tests the requests (MPI_Testsome) and fulfills or fails
+// each Event, which retires the task in L3 and releases or poisons its dependents. It waits
+// for messages on a doorbell that ranks on the same node ring after sending to this one (and
+// spins for a while after each event, spin_us), polls for messages from other nodes, heartbeats
+// the peers and fails receives from a peer silent for peer_timeout. With MPI_THREAD_SERIALIZED
+// every MPI call of the runtime after construction is made on this thread (construction and
+// close() run on the caller's thread, before it starts and after it stopped).
 // Design: docs/l4.md, "Messages", "Progress" and "Failures". Built from progress_mpi.cpp when
 // CMake found MPI, else from progress_none.cpp (the constructor throws NOT_SUPPORTED).
 #ifndef PTO_L4_PROGRESS_H
@@ -45,7 +47,9 @@ class Progress {
   // Initializes MPI if the program did not (MPI_THREAD_MULTIPLE asked; finalized at exit),
   // duplicates *comm (an MPI_Comm; null: MPI_COMM_WORLD; collective), starts the thread.
   // NOT_SUPPORTED without MPI or below MPI_THREAD_SERIALIZED.
-  Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, const void *comm);
+  // After the last event (a post, a completed transfer) the thread keeps testing for spin_us,
+  // yielding its CPU between tests, before it falls back to pauses of up to poll_max_us.
+  Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin_us, const void *comm);
   ~Progress();  // close()
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;

@@ -4,13 +4,15 @@
 // default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
 // payload bytes, error text) with tag 16 + 2(k mod span) and the payload with the next tag;
 // heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
+#include <fcntl.h>
 #include <mpi.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "hierarchical/shm_bell.h"
 #include "l4/progress.h"
 #include "pto/error.h"
 
@@ -83,13 +86,25 @@ struct Progress::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1, provided = 0;
   double peer_timeout = 30, heartbeat = 5, poll_max = 1e-3;
-  bool direct_send = false;
+  double spin = 0;  // seconds of testing (yielding the CPU in between) after the last event
+  bool direct_issue = false;
   int tag_half_span = 1;
 
   std::mutex mu;
-  std::condition_variable cv;
   std::deque<std::unique_ptr<Op>> posts;  // guarded by mu
   bool stop = false;                      // guarded by mu
+  // Set (under mu) with every post and by close(): lets a spinning thread skip taking mu.
+  std::atomic<bool> poked{false};
+
+  // Doorbells (docs/l4.md, "Progress"): the thread parks on `bell` (a futex word); post() and
+  // close() ring it, and so does every rank on the same node that sends to this one (after its
+  // Isend) or completes a receive from it. peer_bell[r]: rank r's bell when r shares this
+  // node (make_bells), else null: messages from other nodes are noticed by polling. own_bell:
+  // when the shared segment could not be made.
+  l3::ShmBell own_bell;
+  l3::ShmBell *bell = &own_bell;
+  std::vector<l3::ShmBell *> peer_bell;
+  MPI_Comm node_comm = MPI_COMM_NULL;
   bool closed = false;                    // close()'s caller only
 
   // The progress thread's own state (nobody else touches it while the thread runs).
@@ -132,6 +147,58 @@ struct Progress::Impl {
     }
     op.issued = true;
     if (rc != MPI_SUCCESS) op.mpi_error = "MPI reported an error: " + mpi_error_string(rc);
+    if (p.send) ring(p.peer);  // the receiver, if it parks on this node, tests now
+  }
+
+  void ring(int peer) const {
+    if (l3::ShmBell *b = peer_bell.empty() ? nullptr : peer_bell[static_cast<size_t>(peer)]) b->ring();
+  }
+
+  // The doorbells of the ranks on this node, one 64-byte slot each in a POSIX shared-memory
+  // segment that node rank 0 creates and names (unlinked once every rank mapped it). Not an MPI
+  // shared window: MPI_Finalize frees windows collectively, which hangs once a peer died. On
+  // any failure a rank has no bells (its messages are then polled for). Collective over the node.
+  void make_bells() {
+    peer_bell.assign(static_cast<size_t>(size), nullptr);
+    if (size == 1 || MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm) != MPI_SUCCESS)
+      return;
+    int node_size = 0, node_rank = 0;
+    MPI_Comm_size(node_comm, &node_size);
+    MPI_Comm_rank(node_comm, &node_rank);
+    const size_t bytes = 64 * static_cast<size_t>(node_size);
+    char name[64] = {0};
+    if (node_rank == 0) {
+      std::snprintf(name, sizeof name, "/pto_l4_bells_%d_%llx", static_cast<int>(getpid()),
+                    static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()));
+      const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+      if (fd < 0 || ftruncate(fd, static_cast<off_t>(bytes)) != 0) name[0] = 0;  // zero-filled: idle bells
+      if (fd >= 0) ::close(fd);
+    }
+    MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node_comm);
+    char *base = nullptr;
+    if (name[0]) {
+      const int fd = shm_open(name, O_RDWR, 0600);
+      if (fd >= 0) {
+        void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p != MAP_FAILED) base = static_cast<char *>(p);
+        ::close(fd);
+      }
+    }
+    MPI_Barrier(node_comm);  // every rank mapped it (or gave up)
+    if (node_rank == 0 && name[0]) shm_unlink(name);
+    if (base == nullptr) return;
+    bell = reinterpret_cast<l3::ShmBell *>(base + 64 * static_cast<size_t>(node_rank));
+    MPI_Group node_group, group;
+    MPI_Comm_group(node_comm, &node_group);
+    MPI_Comm_group(comm, &group);
+    for (int j = 0; j < node_size; ++j) {
+      int r = MPI_UNDEFINED;
+      MPI_Group_translate_ranks(node_group, 1, &j, group, &r);
+      if (r != MPI_UNDEFINED && r != rank)
+        peer_bell[static_cast<size_t>(r)] = reinterpret_cast<l3::ShmBell *>(base + 64 * static_cast<size_t>(j));
+    }
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&group);
   }
 
   static void settle(Op &op, const std::string *failure) {
@@ -167,6 +234,7 @@ struct Progress::Impl {
   void start(std::unique_ptr<Op> op) {
     auto d = dead.find(op->p.peer);
     if (d != dead.end()) {
+      cancel(*op);  // a receive the body issued itself
       settle_failed(*op, "rank " + std::to_string(op->p.peer) + " is gone (" + d->second + ")");
       return;
     }
@@ -200,6 +268,7 @@ struct Progress::Impl {
       return;
     }
     received_done.fetch_add(1, std::memory_order_relaxed);
+    ring(op.p.peer);  // the sender, if it parks on this node, sees its send complete now
     last_heard[static_cast<size_t>(op.p.peer)] = now_s();
     HeaderFields h;
     std::memcpy(&h, op.header.data(), sizeof h);
@@ -365,10 +434,13 @@ struct Progress::Impl {
     }
     double next_beat = now_s();
     double pause = kPollMinS;
+    double last_event = next_beat;  // a post, or a transfer or control message completed
     for (;;) {
+      // Read before testing: a ring after this point makes the park below return at once.
+      const uint32_t seen = bell->prepare();
       std::deque<std::unique_ptr<Op>> taken;
-      bool stopping;
-      {
+      bool stopping = false;
+      if (poked.exchange(false, std::memory_order_acquire)) {
         std::lock_guard<std::mutex> lk(mu);
         taken.swap(posts);
         stopping = stop;
@@ -390,17 +462,28 @@ struct Progress::Impl {
       check_peers(now);
       if (progress) {
         pause = kPollMinS;
+        last_event = now;
         continue;
       }
-      std::unique_lock<std::mutex> lk(mu);
-      if (!posts.empty() || stop) continue;
+      if (!ops.empty() && now - last_event < spin) {
+        // Spin phase: a message that lands is noticed within one test, not one pause. Yield
+        // between tests, so on a CPU shared with ready work the work runs first.
+        std::this_thread::yield();
+        continue;
+      }
+      // Park until rung (a post, close, or a rank of this node sending here), or until the
+      // next poll for messages from other nodes, or the next heartbeat.
       if (!ops.empty()) {
-        cv.wait_for(lk, std::chrono::duration<double>(pause));
-        pause = std::min(pause * 2, poll_max);
+        // Rung: a message is on its way (a sender rings once its Isend returned, which need not
+        // mean the message can be matched yet), so spin again rather than park for a pause.
+        if (bell->wait(seen, static_cast<uint64_t>(pause * 1e9), 0, 0))
+          last_event = now_s();
+        else
+          pause = std::min(pause * 2, poll_max);
       } else if (size > 1) {
-        cv.wait_for(lk, std::chrono::duration<double>(std::max(0.0, next_beat - now)));
+        bell->wait(seen, static_cast<uint64_t>(std::max(1e-6, next_beat - now) * 1e9), 0, 0);
       } else {
-        cv.wait(lk);
+        bell->wait(seen, 0, 0, 0);
       }
     }
   }
@@ -439,7 +522,8 @@ struct Progress::Impl {
   }
 };
 
-Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, const void *comm) : impl_(new Impl) {
+Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin_us, const void *comm)
+    : impl_(new Impl) {
   Impl &m = *impl_;
   int initialized = 0, finalized = 0;
   MPI_Finalized(&finalized);
@@ -474,12 +558,14 @@ Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, const void *c
   m.peer_timeout = peer_timeout_ms / 1000.0;
   m.heartbeat = std::min(5.0, std::max(0.05, m.peer_timeout / 4));
   m.poll_max = std::max(poll_max_us * 1e-6, kPollMinS);
-  m.direct_send = m.provided >= MPI_THREAD_MULTIPLE;
+  m.direct_issue = m.provided >= MPI_THREAD_MULTIPLE;
+  m.spin = spin_us * 1e-6;
   if (const char *dir = std::getenv("PTO_L4_EDGE_TRACE"); dir && *dir) {
     m.trace_dir = dir;
     m.trace = true;
   }
   m.last_heard.assign(static_cast<size_t>(m.size), now_s());
+  m.make_bells();  // collective over the node
   g_open.fetch_add(1, std::memory_order_acq_rel);
   m.thread = std::thread([&m] { m.run(); });
 }
@@ -520,16 +606,18 @@ void Progress::post(TransferPost p) {
     if (m.stop)
       throw Error(PTO_NOT_INITIALIZED, op->p.what + ": the L4 progress thread is stopped (the worker is closed)");
   }
-  // MPI_THREAD_MULTIPLE: the send body posts its own Isend, so a cross-rank edge does not wait
-  // for the thread to wake. The thread reads op->reqs only after taking it from `posts` under mu.
-  if (op->p.send && m.direct_send) m.issue(*op);
+  // MPI_THREAD_MULTIPLE: the body issues its own Isend/Irecv, so a cross-rank edge does not
+  // wait for the thread to wake, and a receive is posted before its message lands. The thread
+  // reads op->reqs only after taking it from `posts` under mu.
+  if (m.direct_issue) m.issue(*op);
   std::lock_guard<std::mutex> lk(m.mu);
   if (m.stop) {  // closed in between: the thread will not see it
     const std::string why = op->p.what + ": the worker was closed before the transfer finished";
     throw Error(PTO_NOT_INITIALIZED, why);
   }
   m.posts.push_back(std::move(op));
-  m.cv.notify_one();
+  m.poked.store(true, std::memory_order_release);
+  m.bell->ring();
 }
 
 void Progress::close() {
@@ -539,7 +627,8 @@ void Progress::close() {
   {
     std::lock_guard<std::mutex> lk(m.mu);
     m.stop = true;
-    m.cv.notify_one();
+    m.poked.store(true, std::memory_order_release);
+    m.bell->ring();
   }
   if (m.thread.joinable()) m.thread.join();
   if (m.trace) {
@@ -552,7 +641,8 @@ void Progress::close() {
   }
   m.say_goodbye(1.0);
   g_open.fetch_sub(1, std::memory_order_acq_rel);
-  // The duplicated communicator is not freed: MPI_Comm_free may wait for a dead peer.
+  // The duplicated and node communicators are not freed: MPI_Comm_free may wait for a dead
+  // peer. The doorbell segment stays mapped: a peer may still ring this rank's bell.
 }
 
 }  // namespace l4

@@ -8,7 +8,7 @@ namespace l4 {
 
 struct Progress::Impl {};
 
-Progress::Progress(uint32_t, uint32_t, const void *) {
+Progress::Progress(uint32_t, uint32_t, uint32_t, const void *) {
   throw Error(PTO_NOT_SUPPORTED,
               "pto::l4::Worker needs MPI, and this library was built without it (CMake's "
               "find_package(MPI COMPONENTS C) found none): install Open MPI "

@@ -23,6 +23,10 @@ void check_options(const WorkerOptions &o) {
                                           " is out of range; allowed " + std::to_string(kMinPollMaxUs) + ".." +
                                           std::to_string(kMaxPollMaxUs) +
                                           " (the longest pause of the progress thread while transfers are pending)");
+  if (o.spin_us > kMaxSpinUs)
+    throw Error(PTO_INVALID_ARGUMENT, "l4::WorkerOptions.spin_us = " + std::to_string(o.spin_us) +
+                                          " is out of range; allowed 0.." + std::to_string(kMaxSpinUs) +
+                                          " (how long the progress thread spins after a transfer event)");
 }
 
 WorkerState &open_state(const std::unique_ptr<WorkerState> &w, const char *call) {
@@ -38,7 +42,8 @@ Worker::Worker(const WorkerOptions &options) : w_(new WorkerState) {
   WorkerState &w = *w_;
   w.options = options;
   // MPI first (NOT_SUPPORTED without it, before any chip is started), then the L3 worker.
-  w.progress = std::make_unique<Progress>(options.peer_timeout_ms, options.poll_max_us, options.mpi_comm);
+  w.progress = std::make_unique<Progress>(options.peer_timeout_ms, options.poll_max_us, options.spin_us,
+                                          options.mpi_comm);
   w.rank = w.progress->rank();
   w.size = w.progress->size();
   w.load.assign(static_cast<size_t>(w.size), 0);

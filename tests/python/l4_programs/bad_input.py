@@ -26,6 +26,7 @@ def check(name, fn):
 check("subs", lambda: pto.Worker(level=4, num_sub_workers=0))
 check("timeout", lambda: pto.Worker(level=4, peer_timeout=0))
 check("poll", lambda: pto.Worker(level=4, poll_max=1.0))
+check("spin", lambda: pto.Worker(level=4, spin=-1e-3))
 
 with pto.Worker(level=4) as w:
     x = w.alloc(4, np.float32, name="x")
