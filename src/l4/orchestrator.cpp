@@ -1,5 +1,4 @@
-// src/l4/orchestrator.cpp — the replicated unrolling: placement, transfers as L3 SUB tasks, the valid-copy
-// table, landed tiles and their eviction.
+// src/l4/orchestrator.cpp — the replicated unrolling: placement, transfers, valid copies, landed tiles.
 //
 // Every rank runs each submit call: it places the task (the same answer everywhere), adds a
 // transfer for each unit it reads (a replicated array, or a tile of a distributed one) whose copy
@@ -216,9 +215,9 @@ uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t 
   const std::string label = " [L4 transfer " + std::to_string(seq) + "]";
   if (w.rank == src) {
     ++w.sends_here;
-    o3.submit_sub(post_body(progress, true, dst, seq, kTokenIndex, 0, nullptr, 0, what), ChipStorageTaskArgs{},
-                  "send token to rank " + std::to_string(dst) + label, {producer}, nullptr,
-                  /*always_run=*/true);
+    o3.submit_sub(post_body(progress, true, dst, seq, kTokenIndex, 0, nullptr, 0, what),
+                  ChipStorageTaskArgs{}, "send token to rank " + std::to_string(dst) + label, {producer},
+                  nullptr, /*always_run=*/true);
   } else if (w.rank == dst) {
     ++w.recvs_here;
     return o3.submit_sub(post_body(progress, false, src, seq, kTokenIndex, 0, nullptr, 0, what),
@@ -305,7 +304,8 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
       shown + " [L4 task " + std::to_string(gid) + ", rank " + std::to_string(target) + "]";
   for (const auto &[a, from] : across) {
     const uint64_t producer = from == w.rank ? run_->l3_ids.at(a) : 0;
-    const uint64_t recv = token(w, *o3_, from, target, producer, task + " after L4 task " + std::to_string(a));
+    const uint64_t recv =
+        token(w, *o3_, from, target, producer, task + " after L4 task " + std::to_string(a));
     if (target == w.rank) after3.push_back(recv);
   }
   for (Access &a : acc)
@@ -388,7 +388,8 @@ std::vector<Access> WorkerState::accesses(const ChipStorageTaskArgs &args, const
   return out;
 }
 
-int WorkerState::place(int r, const std::vector<Access> &acc, const char *where, const std::string &task) const {
+int WorkerState::place(int r, const std::vector<Access> &acc, const char *where,
+                       const std::string &task) const {
   const std::string asked = r == kAnyRank ? "any" : std::to_string(r);
   if (r != kAnyRank) check_rank(r, where);
   // Owner computes: a task writing distributed tiles runs on their owner, never elsewhere.

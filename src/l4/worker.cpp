@@ -1,4 +1,4 @@
-// src/l4/worker.cpp — pto::l4::Worker: options, replicated and distributed arrays, runs on the rank's L3 worker, close.
+// src/l4/worker.cpp — pto::l4::Worker: options, replicated and distributed arrays, runs on L3, close.
 #include <sys/mman.h>
 
 #include <cmath>
@@ -26,10 +26,11 @@ void check_options(const WorkerOptions &o) {
                                           std::to_string(kMaxPollMaxUs) +
                                           " (the longest pause of the progress thread while transfers are pending)");
   if (o.landing_bytes < kMinLandingBytes || o.landing_bytes > kMaxLandingBytes)
-    throw Error(PTO_INVALID_ARGUMENT, "l4::WorkerOptions.landing_bytes = " + std::to_string(o.landing_bytes) +
-                                          " is out of range; allowed " + std::to_string(kMinLandingBytes) + ".." +
-                                          std::to_string(kMaxLandingBytes) +
-                                          " (bytes of remote tiles of distributed arrays a rank may hold at once)");
+    throw Error(PTO_INVALID_ARGUMENT,
+                "l4::WorkerOptions.landing_bytes = " + std::to_string(o.landing_bytes) +
+                    " is out of range; allowed " + std::to_string(kMinLandingBytes) + ".." +
+                    std::to_string(kMaxLandingBytes) +
+                    " (bytes of remote tiles of distributed arrays a rank may hold at once)");
 }
 
 WorkerState &open_state(const std::unique_ptr<WorkerState> &w, const char *call) {
@@ -90,7 +91,8 @@ void *Worker::alloc(uint64_t nbytes, const std::string &name, int valid) {
   return p;
 }
 
-void *Worker::alloc_distributed(uint64_t nbytes, const std::string &name, Distribution kind, uint64_t tile_bytes) {
+void *Worker::alloc_distributed(uint64_t nbytes, const std::string &name, Distribution kind,
+                                uint64_t tile_bytes) {
   constexpr uint64_t kPage = 4096;
   std::lock_guard<std::recursive_mutex> lk(w_->mu);
   WorkerState &w = open_state(w_, "alloc_distributed");
@@ -101,15 +103,17 @@ void *Worker::alloc_distributed(uint64_t nbytes, const std::string &name, Distri
   const auto size = static_cast<uint64_t>(w.size);
   if (kind == Distribution::kBlock) {
     if (tile_bytes != 0)
-      throw Error(PTO_INVALID_ARGUMENT, where + ": tile_bytes = " + std::to_string(tile_bytes) +
-                                            " with kBlock, which makes one tile per rank of its own size; give 0, "
-                                            "or kBlockCyclic for tiles of a chosen size");
+      throw Error(PTO_INVALID_ARGUMENT,
+                  where + ": tile_bytes = " + std::to_string(tile_bytes) +
+                      " with kBlock, which makes one tile per rank of its own size; give 0, "
+                      "or kBlockCyclic for tiles of a chosen size");
     // ceil(nbytes / size) rounded up to a page (a page for an empty array).
     tile_bytes = std::max(kPage, ((nbytes + size - 1) / size + kPage - 1) / kPage * kPage);
   } else if (kind == Distribution::kBlockCyclic) {
     if (tile_bytes == 0)
-      throw Error(PTO_INVALID_ARGUMENT, where + ": kBlockCyclic needs tile_bytes > 0 (the size of a tile; tile k "
-                                                "is owned by rank k % size)");
+      throw Error(PTO_INVALID_ARGUMENT, where +
+                                            ": kBlockCyclic needs tile_bytes > 0 (the size of a tile; tile k "
+                                            "is owned by rank k % size)");
   } else {
     throw Error(PTO_INVALID_ARGUMENT, where + ": kind = " + std::to_string(static_cast<int>(kind)) +
                                           " is not a Distribution (kBlock or kBlockCyclic)");
@@ -117,23 +121,26 @@ void *Worker::alloc_distributed(uint64_t nbytes, const std::string &name, Distri
   // The whole range, page-aligned: over-allocate by a page and align inside the heap block, so
   // no page of the array is shared with another buffer (an eviction releases whole pages).
   const uint64_t heap = w.options.heap_bytes;
-  const uint64_t span = (std::min(std::max<uint64_t>(nbytes, 1), kMaxHeapBytes + 1) + kPage - 1) / kPage * kPage;
+  const uint64_t span =
+      (std::min(std::max<uint64_t>(nbytes, 1), kMaxHeapBytes + 1) + kPage - 1) / kPage * kPage;
   const uint64_t reserve = span + kPage;
-  const std::string need = "'" + d->name + "' (" + std::to_string(nbytes) + " bytes) needs an address range of " +
-                           std::to_string(reserve) + " bytes in every rank's L3 host heap";
-  const std::string hint = "raise heap_bytes (WorkerOptions.heap_bytes, Python heap_bytes=; up to 1 TiB): the "
-                           "range is only reserved, pages that no task writes take no memory";
+  const std::string need = "'" + d->name + "' (" + std::to_string(nbytes) +
+                           " bytes) needs an address range of " + std::to_string(reserve) +
+                           " bytes in every rank's L3 host heap";
+  const std::string hint =
+      "raise heap_bytes (WorkerOptions.heap_bytes, Python heap_bytes=; up to 1 TiB): the "
+      "range is only reserved, pages that no task writes take no memory";
   if (reserve > heap)
-    throw Error(PTO_INVALID_ARGUMENT, where + ": " + need + ", more than heap_bytes = " + std::to_string(heap) +
-                                          "; " + hint);
+    throw Error(PTO_INVALID_ARGUMENT,
+                where + ": " + need + ", more than heap_bytes = " + std::to_string(heap) + "; " + hint);
   void *raw;
   try {
     raw = w.l3->alloc(reserve);
   } catch (const Error &e) {
     if (e.code() != PTO_OUT_OF_MEMORY) throw;
     throw Error(PTO_OUT_OF_MEMORY, where + ": " + need + " and heap_bytes = " + std::to_string(heap) +
-                                       " has no free range that large (" + std::to_string(w.l3->heap_bytes_in_use()) +
-                                       " bytes in use); " + hint);
+                                       " has no free range that large (" +
+                                       std::to_string(w.l3->heap_bytes_in_use()) + " bytes in use); " + hint);
   }
   const auto aligned = (reinterpret_cast<uintptr_t>(raw) + kPage - 1) & ~uintptr_t{kPage - 1};
   d->local = reinterpret_cast<char *>(aligned);

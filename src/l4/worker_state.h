@@ -1,4 +1,5 @@
-// src/l4/worker_state.h — one L4 rank's state: its L3 worker, its progress thread, and the replicated coherence table.
+// src/l4/worker_state.h — one L4 rank's state: its L3 worker, its progress thread, and the replicated
+// coherence table.
 //
 // The replicated part (arrays and their units' valid sets, every rank's landed tiles, task and
 // transfer numbering, per-rank load) is the same on every rank: each computes it from the same
@@ -50,8 +51,8 @@ struct Data {
   uint64_t nbytes = 0;
   bool distributed = false;
   Distribution kind = Distribution::kBlock;
-  uint64_t tile_bytes = 0;  // distributed: bytes per tile (the last may be short)
-  std::vector<Unit> units;  // replicated: one; distributed: one per tile
+  uint64_t tile_bytes = 0;                    // distributed: bytes per tile (the last may be short)
+  std::vector<Unit> units;                    // replicated: one; distributed: one per tile
   std::map<uint64_t, std::vector<int>> pins;  // distributed: tile -> ranks where fetch() pinned it
 
   uint64_t unit_lo(uint64_t u) const { return distributed ? u * tile_bytes : 0; }

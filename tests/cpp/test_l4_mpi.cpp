@@ -7,8 +7,8 @@
 // within peer_timeout, never hang; bad input is a typed error naming the argument.
 // Distributed arrays (alloc_distributed): results with remote tile reads, memory per rank near
 // N/R, refused non-owner writes, eviction under a small landing_bytes.
-// Usage: mpirun -n 4 --oversubscribe test_l4_mpi
-// <ordering|poison|killed|bad_input|diverge|goodbye|comm|after|dist_results|dist_memory|dist_refused|dist_evict>
+// Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye|
+// comm|after|dist_results|dist_memory|dist_refused|dist_evict>
 // Each rank prints one line "rank R: OK ..." or
 // "rank R: FAILED ..." and exits 1 on FAILED (mpirun's exit code is then non-zero; ctest also fails on any
 // FAILED line).
@@ -319,8 +319,8 @@ int killed(uint32_t peer_timeout_ms) {
   c.rank = w.rank();
   auto *p = static_cast<int64_t *>(w.alloc(32, "p"));
   auto *out = static_cast<int64_t *>(w.alloc(32, "c"));
-  auto *T = static_cast<char *>(w.alloc_distributed(4096ull * static_cast<uint64_t>(w.size()), "T",
-                                                    pto::l4::Distribution::kBlock));
+  auto *T = static_cast<char *>(
+      w.alloc_distributed(4096ull * static_cast<uint64_t>(w.size()), "T", pto::l4::Distribution::kBlock));
   std::string error;
   const auto t0 = Clock::now();
   try {
@@ -357,8 +357,10 @@ int killed(uint32_t peer_timeout_ms) {
              "the error should name 'p' and the consumer");
     c.expect(took < limit, "failed after " + std::to_string(took) + " s, limit " + std::to_string(limit));
   } else if (w.rank() == 2) {
-    const std::string want = "transfer 1 of 'T' tile 1 (bytes 4096..8191) (for L4 task 2 'tile reader') from "
-                             "rank 1 to rank 2: " + died;
+    const std::string want =
+        "transfer 1 of 'T' tile 1 (bytes 4096..8191) (for L4 task 2 'tile reader') from "
+        "rank 1 to rank 2: " +
+        died;
     c.expect(contains(error, want), "rank 2 should fail with '" + want + "', got '" + error + "'");
     c.expect(took < limit, "failed after " + std::to_string(took) + " s, limit " + std::to_string(limit));
   } else {
@@ -534,7 +536,6 @@ int bad_input() {
   return c.report();
 }
 
-
 // --- Distributed arrays ----------------------------------------------------------------------
 
 using pto::l4::Distribution;
@@ -552,7 +553,8 @@ int64_t status_bytes(const std::string &field) {
   std::ifstream f("/proc/self/status");
   std::string line;
   while (std::getline(f, line))
-    if (line.compare(0, field.size() + 1, field + ":") == 0) return std::stoll(line.substr(field.size() + 1)) * 1024;
+    if (line.compare(0, field.size() + 1, field + ":") == 0)
+      return std::stoll(line.substr(field.size() + 1)) * 1024;
   return -1;
 }
 
@@ -622,8 +624,8 @@ int dist_results() {
                       reinterpret_cast<char *>(B)[b] = src[b - e * 8];
                   }
                 },
-                ranges({{A + m0, (m1 - m0) * 8, PTO_DIR_INPUT}, {reinterpret_cast<char *>(B) + lo, hi - lo,
-                                                                  PTO_DIR_OUTPUT}}),
+                ranges({{A + m0, (m1 - m0) * 8, PTO_DIR_INPUT},
+                        {reinterpret_cast<char *>(B) + lo, hi - lo, PTO_DIR_OUTPUT}}),
                 pto::l4::kAnyRank, "B tile " + std::to_string(u));
           }
           o.fetch(B, 0);
@@ -648,7 +650,8 @@ int dist_results() {
     int64_t wrong = 0;
     for (int64_t i = 0; i < n; ++i) wrong += B[i] != (n - 1 - i) * 3 + 1;
     c.expect(wrong == 0, std::to_string(wrong) + " wrong element(s) of B after the broadcast");
-    c.expect(w.valid_ranks(B + n - 1).size() == static_cast<size_t>(R), "B's last tile should be valid everywhere");
+    c.expect(w.valid_ranks(B + n - 1).size() == static_cast<size_t>(R),
+             "B's last tile should be valid everywhere");
     c.expect(w.transfers().evictions == 0, "nothing should have been evicted (fetched tiles are pinned)");
   } catch (const pto::Error &err) {
     c.expect(false, std::string(err.name()) + ": " + err.what());
@@ -701,7 +704,8 @@ int dist_memory() {
     const int64_t ring = status_bytes("RssShmem") - base;
     const int64_t mib = 1 << 20, share = static_cast<int64_t>(tile);
     const int64_t want_ring = R == 1 ? share : 2 * share;
-    c.expect(after_alloc < 2 * mib, "alloc_distributed alone took " + std::to_string(after_alloc / mib) + " MiB");
+    c.expect(after_alloc < 2 * mib,
+             "alloc_distributed alone took " + std::to_string(after_alloc / mib) + " MiB");
     c.expect(owned > share * 9 / 10 && owned < share + share / 4 + 4 * mib,
              "after writing its tile: " + std::to_string(owned / mib) + " MiB, expected about " +
                  std::to_string(share / mib));
@@ -712,7 +716,8 @@ int dist_memory() {
     c.expect(*sums[static_cast<size_t>(w.rank())] == static_cast<int64_t>(tile / 4096) * (1 + t),
              "the ring read saw " + std::to_string(*sums[static_cast<size_t>(w.rank())]));
     char note[128];
-    std::snprintf(note, sizeof note, "RssShmem +%lld MiB own tile, +%lld MiB after the ring (N = 64 MiB, R = %d)",
+    std::snprintf(note, sizeof note,
+                  "RssShmem +%lld MiB own tile, +%lld MiB after the ring (N = 64 MiB, R = %d)",
                   static_cast<long long>(owned / mib), static_cast<long long>(ring / mib), R);
     w.close();
     return c.report(note);
@@ -734,7 +739,8 @@ int dist_refused() {
   Checker c;
   c.rank = w.rank();
   const int R = w.size();
-  auto expect_error = [&](pto_status code, const std::vector<std::string> &parts, const std::function<void()> &f) {
+  auto expect_error = [&](pto_status code, const std::vector<std::string> &parts,
+                          const std::function<void()> &f) {
     try {
       f();
       c.expect(false, "no error, expected one naming '" + parts[0] + "'");
@@ -758,28 +764,32 @@ int dist_refused() {
   auto ok = [](pto::SubContext &) {};
   if (R > 1) {
     expect_error(PTO_INVALID_ARGUMENT,
-                 {"L4 task 0 'misplaced'", "writes 'C' tile 1 (bytes 4096..8191), owned by rank 1, but asks for rank 0"},
+                 {"L4 task 0 'misplaced'",
+                  "writes 'C' tile 1 (bytes 4096..8191), owned by rank 1, but asks for rank 0"},
                  [&] {
                    w.run([&](Orchestrator &orch) {
                      orch.submit_sub(ok, ranges({{C + 512, 4096, PTO_DIR_OUTPUT}}), 0, "misplaced");
                    });
                  });
-    expect_error(PTO_INVALID_ARGUMENT,
-                 {"L4 task 0 'straddles' (rank any) writes 'C' tile 0 (bytes 0..4095), owned by rank 0, and "
-                  "'C' tile 1 (bytes 4096..8191), owned by rank 1",
-                  "one owner only"},
-                 [&] {
-                   w.run([&](Orchestrator &orch) {
-                     orch.submit_sub(ok, ranges({{C + 256, 4096, PTO_DIR_OUTPUT}}), pto::l4::kAnyRank, "straddles");
-                   });
-                 });
+    expect_error(
+        PTO_INVALID_ARGUMENT,
+        {"L4 task 0 'straddles' (rank any) writes 'C' tile 0 (bytes 0..4095), owned by rank 0, and "
+         "'C' tile 1 (bytes 4096..8191), owned by rank 1",
+         "one owner only"},
+        [&] {
+          w.run([&](Orchestrator &orch) {
+            orch.submit_sub(ok, ranges({{C + 256, 4096, PTO_DIR_OUTPUT}}), pto::l4::kAnyRank, "straddles");
+          });
+        });
     // A remote tile of 16 KiB does not fit in landing_bytes = 8 KiB.
-    expect_error(PTO_INVALID_ARGUMENT, {"L4 task 0 'greedy' on rank 0 reads 1 remote tile(s) of 16384 bytes",
-                                        "'big' tile 1 (bytes 16384..32767)", "landing_bytes = 8192"},
+    expect_error(PTO_INVALID_ARGUMENT,
+                 {"L4 task 0 'greedy' on rank 0 reads 1 remote tile(s) of 16384 bytes",
+                  "'big' tile 1 (bytes 16384..32767)", "landing_bytes = 8192"},
                  [&] {
                    w.run([&](Orchestrator &orch) {
-                     orch.submit_sub(ok, ranges({{big + 16384, 16384, PTO_DIR_INPUT}, {out, 8, PTO_DIR_OUTPUT}}), 0,
-                                     "greedy");
+                     orch.submit_sub(ok,
+                                     ranges({{big + 16384, 16384, PTO_DIR_INPUT}, {out, 8, PTO_DIR_OUTPUT}}),
+                                     0, "greedy");
                    });
                  });
   }
@@ -794,7 +804,8 @@ int dist_refused() {
           orch.fetch(out, 0);
         },
         60000);
-    if (w.rank() == 0) c.expect(*out == 84, "the later run computed " + std::to_string(*out) + ", expected 84");
+    if (w.rank() == 0)
+      c.expect(*out == 84, "the later run computed " + std::to_string(*out) + ", expected 84");
   } catch (const pto::Error &err) {
     c.expect(false, std::string("the run after the refusals: ") + err.name() + ": " + err.what());
   }
@@ -816,7 +827,8 @@ int dist_evict() {
   c.rank = w.rank();
   const int R = w.size();
   const uint64_t tiles = 8ull * static_cast<uint64_t>(R), per = kTile / 8;
-  auto *A = static_cast<int64_t *>(w.alloc_distributed(tiles * kTile, "A", Distribution::kBlockCyclic, kTile));
+  auto *A =
+      static_cast<int64_t *>(w.alloc_distributed(tiles * kTile, "A", Distribution::kBlockCyclic, kTile));
   std::vector<int64_t *> sums;
   for (int r = 0; r < R; ++r) sums.push_back(static_cast<int64_t *>(w.alloc(8, "sum" + std::to_string(r))));
   try {
@@ -830,7 +842,8 @@ int dist_evict() {
                 ranges({{A + t * per, kTile, PTO_DIR_OUTPUT}}), pto::l4::kAnyRank, "init");
           for (int r = 0; r < R; ++r) {
             int64_t *sum = sums[static_cast<size_t>(r)];
-            orch.submit_sub([=](pto::SubContext &) { *sum = 0; }, ranges({{sum, 8, PTO_DIR_OUTPUT}}), r, "zero");
+            orch.submit_sub([=](pto::SubContext &) { *sum = 0; }, ranges({{sum, 8, PTO_DIR_OUTPUT}}), r,
+                            "zero");
             for (uint64_t k = 0; k < tiles; ++k) {
               const uint64_t t = (k + static_cast<uint64_t>(r) * 3) % tiles;  // each rank its own order
               orch.submit_sub(
@@ -846,14 +859,15 @@ int dist_evict() {
     const auto total = static_cast<int64_t>(tiles * per);
     const int64_t want = total * (total - 1) / 2;
     const int64_t got = *sums[static_cast<size_t>(w.rank())];
-    c.expect(got == want, "rank " + std::to_string(w.rank()) + " summed " + std::to_string(got) + ", expected " +
-                              std::to_string(want));
+    c.expect(got == want, "rank " + std::to_string(w.rank()) + " summed " + std::to_string(got) +
+                              ", expected " + std::to_string(want));
     const uint64_t ev = w.transfers().evictions;
     if (R > 1) c.expect(ev >= tiles - tiles / R - 2, "only " + std::to_string(ev) + " eviction(s)");
     uint64_t remote = 0;
     for (uint64_t t = 0; t < tiles; ++t)
       if (static_cast<int>(t % R) != w.rank()) remote += resident_bytes(A + t * per, kTile);
-    c.expect(remote <= o.landing_bytes, std::to_string(remote) + " bytes of remote tiles still backed, more than "
+    c.expect(remote <= o.landing_bytes, std::to_string(remote) +
+                                            " bytes of remote tiles still backed, more than "
                                             "landing_bytes");
     char note[96];
     std::snprintf(note, sizeof note, "%llu evictions, %llu bytes of remote tiles backed",
