@@ -1,6 +1,6 @@
 // examples/l4_gemm/main.cpp — many hosts (L4) from C++: C = A x B on tile-major distributed arrays.
 //
-// Usage: mpirun -n 4 --oversubscribe build/dev/examples/l4_gemm_cpp [T=4] [ts=32]
+// Usage: mpirun -n 4 --oversubscribe build/dev/examples/l4_gemm_example_cpp [T=4] [ts=32]
 //        (as root add --allow-run-as-root; run alone it is one rank)
 // The C++ twin of main.py. A, B and C are T x T grids of ts x ts float tiles, stored tile-major
 // (tile (i, j) is the (i*T + j)-th block of ts*ts floats) in arrays of alloc_distributed with
