@@ -512,6 +512,9 @@ int bad_input() {
   bad = options(30000);
   bad.poll_max_us = 1;
   expect_error(PTO_INVALID_ARGUMENT, "poll_max_us", [&] { pto::l4::Worker w(bad); });
+  bad = options(30000);
+  bad.landing_bytes = 100;
+  expect_error(PTO_INVALID_ARGUMENT, "landing_bytes = 100 is out of range", [&] { pto::l4::Worker w(bad); });
   pto::l4::Worker w(options(30000));
   c.rank = w.rank();
   expect_error(PTO_INVALID_ARGUMENT, "valid", [&] { w.alloc(8, "z", w.size()); });
