@@ -125,13 +125,13 @@ uint64_t evict(WorkerState &w, HostOrchestrator &o3, int r, const TileKey &k) {
                        nullptr, /*always_run=*/true);
 }
 
-// Tile `k` is about to land on rank r (counted): evicts r's least recently received other
-// tiles, except those in `keep` (the task's own), until it fits in landing_bytes. Returns the
-// evictions' L3 ids (on r). The caller checked that the task's own tiles fit together.
-std::vector<uint64_t> make_room(WorkerState &w, HostOrchestrator &o3, int r, const TileKey &k,
+// `need` more bytes of landed tiles are about to be counted on rank r: evicts r's least
+// recently received tiles, except those in `keep` (the task's own), until the count fits in
+// landing_bytes. Returns the evictions' L3 ids (on r). The caller checked that the task's own
+// tiles fit together.
+std::vector<uint64_t> make_room(WorkerState &w, HostOrchestrator &o3, int r, uint64_t need,
                                 const std::set<TileKey> &keep) {
   Landing &l = w.landing[static_cast<size_t>(r)];
-  const uint64_t need = w.data[k.first]->unit_bytes(k.second);
   std::vector<uint64_t> ids;
   auto it = l.lru.begin();
   while (l.bytes + need > w.options.landing_bytes && it != l.lru.end()) {
@@ -173,11 +173,13 @@ void bring(WorkerState &w, HostOrchestrator &o3, Data &d, uint64_t u, int dst, c
     return;
   }
   if (valid) return;  // landed and current (counted: a valid non-owner copy is landed)
-  std::vector<uint64_t> after;
-  if (counted != l.counted.end()) {  // a stale landed copy: the same pages, now most recent
-    l.lru.splice(l.lru.end(), l.lru, counted->second);
+  // A stale landed copy is received into the same pages (nothing more to count); the count may
+  // still be over the bound after pins were dropped (written()), so room is made either way.
+  const bool stale = counted != l.counted.end();
+  const std::vector<uint64_t> after = make_room(w, o3, dst, stale ? 0 : nbytes, keep);
+  if (stale) {
+    l.lru.splice(l.lru.end(), l.lru, counted->second);  // now the most recently received
   } else {
-    after = make_room(w, o3, dst, k, keep);
     l.counted[k] = l.lru.insert(l.lru.end(), k);
     l.bytes += nbytes;
   }

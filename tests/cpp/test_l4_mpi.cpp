@@ -872,6 +872,36 @@ int dist_evict() {
     c.expect(remote <= o.landing_bytes, std::to_string(remote) +
                                             " bytes of remote tiles still backed, more than "
                                             "landing_bytes");
+    // Pinned tiles are outside the bound until their owner writes them: A gathered on rank 0
+    // stays whole there; once the owners rewrite A, the next receive on rank 0 evicts the
+    // unpinned copies until the remote tiles fit in landing_bytes again.
+    w.run([&](Orchestrator &orch) { orch.fetch(A, 0); }, 60000);
+    uint64_t pinned = 0;
+    for (uint64_t t = 0; t < tiles; ++t)
+      if (static_cast<int>(t % R) != w.rank()) pinned += resident_bytes(A + t * per, kTile);
+    if (w.rank() == 0)
+      c.expect(pinned == (tiles - tiles / R) * kTile, "rank 0 backs " + std::to_string(pinned) +
+                                                          " bytes of remote tiles after the gather");
+    w.run(
+        [&](Orchestrator &orch) {
+          for (uint64_t t = 0; t < tiles; ++t)
+            orch.submit_sub([=](pto::SubContext &) { A[t * per] = -1; },
+                            ranges({{A + t * per, kTile, PTO_DIR_INOUT}}), pto::l4::kAnyRank, "rewrite");
+          int64_t *sum = sums[0];
+          const uint64_t t = tiles - 1;  // a remote tile of rank 0 (when R > 1)
+          orch.submit_sub([=](pto::SubContext &) { *sum = A[t * per] + A[t * per + 1]; },
+                          ranges({{A + t * per, kTile, PTO_DIR_INPUT}, {sum, 8, PTO_DIR_OUTPUT}}), 0, "read");
+        },
+        60000);
+    remote = 0;
+    for (uint64_t t = 0; t < tiles; ++t)
+      if (static_cast<int>(t % R) != w.rank()) remote += resident_bytes(A + t * per, kTile);
+    if (w.rank() == 0) {
+      c.expect(*sums[0] == static_cast<int64_t>((tiles - 1) * per + 1) - 1,
+               "the read after the rewrite saw " + std::to_string(*sums[0]));
+      c.expect(remote <= o.landing_bytes, "after the rewrite rank 0 backs " + std::to_string(remote) +
+                                              " bytes of remote tiles, more than landing_bytes");
+    }
     char note[96];
     std::snprintf(note, sizeof note, "%llu evictions, %llu bytes of remote tiles backed",
                   static_cast<unsigned long long>(ev), static_cast<unsigned long long>(remote));
