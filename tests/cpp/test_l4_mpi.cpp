@@ -8,7 +8,7 @@
 // Distributed arrays (alloc_distributed): results with remote tile reads, memory per rank near
 // N/R, refused non-owner writes, eviction under a small landing_bytes.
 // Usage: mpirun -n 4 --oversubscribe test_l4_mpi <ordering|poison|killed|bad_input|diverge|goodbye|
-// comm|after|dist_results|dist_memory|dist_refused|dist_evict>
+// comm|after|dist_results|dist_memory|dist_refused|dist_evict|dist_diverge>
 // Each rank prints one line "rank R: OK ..." or
 // "rank R: FAILED ..." and exits 1 on FAILED (mpirun's exit code is then non-zero; ctest also fails on any
 // FAILED line).
@@ -914,6 +914,40 @@ int dist_evict() {
   return c.report();
 }
 
+// The ranks diverge on which tile of a distributed array moves: rank 0 reads tile 1 of D, rank 1
+// believes rank 0 reads tile 3 (both rank 1's, of the same size, in the same transfer). Only
+// the tile index in the header tells them apart: rank 0's receive must fail naming the
+// divergence, and the reader must not run on the wrong tile.
+int dist_diverge() {
+  pto::l4::Worker w(options(30000));
+  Checker c;
+  c.rank = w.rank();
+  auto *D = static_cast<char *>(w.alloc_distributed(4 * 4096, "D", Distribution::kBlockCyclic, 4096));
+  std::atomic<bool> reader_ran{false};
+  std::string error;
+  try {
+    w.run(
+        [&](Orchestrator &o) {
+          const uint64_t tile = w.rank() == 0 ? 1 : 3;  // the divergence
+          o.submit_sub([&](pto::SubContext &) { reader_ran = true; },
+                       ranges({{D + tile * 4096, 4096, PTO_DIR_INPUT}}), 0, "reader");
+        },
+        60000);
+  } catch (const pto::Error &err) {
+    error = std::string(err.name()) + ": " + err.what();
+  }
+  if (w.rank() == 0) {
+    const std::string want =
+        "transfer 0 of 'D' tile 1 (bytes 4096..8191) (for L4 task 0 'reader') from rank 1 to rank 0: "
+        "rank 1 sent transfer 0 of array 0 tile 3 (4096 bytes) instead";
+    c.expect(contains(error, want) && contains(error, "diverged"),
+             "rank 0 should fail naming the tile rank 1 sent, got '" + error + "'");
+    c.expect(!reader_ran.load(), "the reader ran on the wrong tile");
+  }
+  w.close();
+  return c.report(w.rank() == 0 ? error : "");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -931,13 +965,14 @@ int main(int argc, char **argv) {
     if (what == "dist_memory") return dist_memory();
     if (what == "dist_refused") return dist_refused();
     if (what == "dist_evict") return dist_evict();
+    if (what == "dist_diverge") return dist_diverge();
   } catch (const pto::Error &e) {
     std::printf("rank ?: FAILED %s: %s\n", e.name(), e.what());
     return 1;
   }
   std::fprintf(stderr,
                "usage: %s ordering|poison|killed [peer_timeout_ms]|bad_input|diverge|goodbye|comm|after|"
-               "dist_results|dist_memory|dist_refused|dist_evict\n",
+               "dist_results|dist_memory|dist_refused|dist_evict|dist_diverge\n",
                argv[0]);
   return 2;
 }
