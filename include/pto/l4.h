@@ -44,6 +44,16 @@ constexpr uint32_t kMaxPeerTimeoutMs = 86400u * 1000u;
 constexpr uint32_t kMinPollMaxUs = 50;
 constexpr uint32_t kMaxPollMaxUs = 100000;
 constexpr uint32_t kMaxSpinUs = 1000000;
+constexpr uint64_t kMinLandingBytes = 4096;        // one page
+constexpr uint64_t kMaxLandingBytes = 1ull << 40;  // as heap_bytes' bound
+
+// How alloc_distributed cuts an array into tiles (docs/l4.md, "Distributed arrays"). Tile k is
+// owned by rank k % size; only its owner may write it, and only the pages a rank writes (its own
+// tiles, the remote tiles it receives) take memory.
+//   kBlock: one tile per rank, ceil(nbytes / size) rounded up to 4096 bytes (the last one may be
+//           short, and with a small array the last ranks may own none).
+//   kBlockCyclic: tiles of tile_bytes (> 0), dealt round-robin: tile k on rank k % size.
+enum class Distribution { kBlock, kBlockCyclic };
 
 // The options of L3 (pto::WorkerOptions, the same field names) plus those of L4. Python's
 // Worker(level=4, ...) takes the same names, in seconds where these say _ms/_us.
@@ -64,6 +74,10 @@ struct WorkerOptions : pto::WorkerOptions {
   // MPI_COMM_WORLD. The Worker duplicates it (collective over it), so its messages never meet
   // the program's. From mpi4py: MPI._addressof(comm).
   const void *mpi_comm = nullptr;
+  // Bytes of remote tiles of distributed arrays a rank may hold at once (tiles it received to
+  // read). A receive that would exceed it first evicts that rank's least recently received tiles
+  // (their pages are released). kMin..kMaxLandingBytes. Tiles landed by fetch() are not counted.
+  uint64_t landing_bytes = 256ull << 20;
 };
 
 // What this rank did so far (posted transfers, and those whose MPI requests completed).
@@ -73,12 +87,16 @@ struct TransferCounts {
   uint64_t recvs = 0;
   uint64_t sent_done = 0;
   uint64_t received_done = 0;
+  uint64_t evictions = 0;  // landed tiles of distributed arrays released to make room (landing_bytes)
 };
 
 // Submits the tasks of one L4 run on every rank; valid only during the orchestration function.
 // Every rank must make the same calls in the same order (what a task's body does may differ).
-// Tensor arguments must lie inside arrays of Worker::alloc (INVALID_ARGUMENT otherwise), so
-// every rank can tell where their valid copy is.
+// Tensor arguments must lie inside arrays of Worker::alloc or alloc_distributed
+// (INVALID_ARGUMENT otherwise), so every rank can tell where their valid copy is. A task may
+// write a tile of a distributed array only on the tile's owner: kAnyRank places such a task
+// there; an explicit other rank, or writing tiles of two owners, is INVALID_ARGUMENT naming the
+// task, the array, the tile, its owner and the rank asked.
 class Orchestrator {
  public:
   int rank() const;
@@ -98,6 +116,9 @@ class Orchestrator {
                       const std::vector<uint64_t> &after = {});
   // Makes `rank`'s copy (or every rank's: kAllRanks) of the array holding `array` valid once
   // the run is done; the data moves there if it is elsewhere. To read results after run().
+  // For a distributed array every tile lands there and stays (pinned: not counted against
+  // landing_bytes, never evicted) until its owner writes it again: a way to gather for
+  // checking, which needs the whole array's memory on that rank (not scalable).
   void fetch(const void *array, int rank = 0);
 
  private:
@@ -130,13 +151,25 @@ class Worker {
   int size() const;
   int mpi_thread_level() const;  // what MPI provided (MPI_THREAD_* value)
 
-  // A distributed array of nbytes: every rank gets its own copy (in its L3 host heap; 64-byte
+  // A replicated array of nbytes: every rank gets its own copy (in its L3 host heap; 64-byte
   // aligned, not zeroed). `valid`: which copies hold the value at first, kAllRanks (every rank
   // wrote the same values, as a replicated program does) or one rank. Every rank must allocate
   // the same arrays in the same order.
   void *alloc(uint64_t nbytes, const std::string &name = "", int valid = kAllRanks);
+  // A distributed array of nbytes cut into tiles (Distribution), each owned by one rank. Every
+  // rank reserves the whole address range in its L3 host heap (4096-byte aligned; heap_bytes
+  // must hold it), so a pointer into the array names the same bytes on every rank, but only the
+  // pages a rank writes take memory: its own tiles, and the remote tiles it receives to read
+  // (bounded by landing_bytes). Zeroed; each tile is valid on its owner at first (the owner may
+  // set its tiles directly before a run). tile_bytes: kBlockCyclic's tile size (> 0); kBlock
+  // takes 0. INVALID_ARGUMENT for a bad kind/tile_bytes or an array larger than heap_bytes,
+  // OUT_OF_MEMORY when the heap has no free range that large. Every rank must allocate the same
+  // arrays in the same order.
+  void *alloc_distributed(uint64_t nbytes, const std::string &name, Distribution kind,
+                          uint64_t tile_bytes = 0);
   // The ranks whose copy holds the current value once submitted work is done (the same answer
-  // on every rank).
+  // on every rank): of the whole array, or for a distributed array of the tile holding the byte
+  // `array` points to.
   std::vector<int> valid_ranks(const void *array) const;
 
   using OrchFn = std::function<void(Orchestrator &)>;

@@ -11,13 +11,19 @@ with ``mpirun -n N python prog.py``; every rank runs the same code::
                 o.submit_sub(fill(parts[r], r), outputs=[parts[r]], rank=r)
             o.submit_sub(add_all, inputs=parts, outputs=[total], rank=0)  # parts move to rank 0
         w.run(orch)
+        big = w.alloc((1 << 20, 64), np.float32, distribute="block_cyclic", tile=4096)
+        def init(o):                        # each tile written on its owner (rank="any")
+            for lo in range(0, big.shape[0], 4096):
+                o.submit_sub(fill_rows(big, lo), outputs=[big[lo:lo + 4096]])
+        w.run(init)
+        whole = w.gather(big)               # rank 0: all of it (not scalable); others: None
 
 Everything L4 does — the replicated unrolling, placement, the valid-copy table, transfers as L3
 SUB tasks, the MPI progress thread — is the C++ ``pto::l4::Worker`` (include/pto/l4.h,
 src/l4/), bound by the module ``_l4native``, which is built only when CMake finds MPI. This
 file turns Python arguments into its arguments (numpy arrays into byte ranges, "any"/"all" into
 ranks, seconds into ms/µs) and keeps a run's Python objects alive until it is done. Design,
-failures, scale: docs/l4.md.
+failures, scale: docs/l4.md ("Distributed arrays" for ``alloc(..., distribute=)``).
 """
 
 from __future__ import annotations
@@ -143,7 +149,9 @@ class Orchestrator:
     ) -> int:
         """A SUB task ``fn(ctx)`` on a SUB worker of ``rank``. ``inputs``/``outputs``/``inouts``
         (arrays of ``Worker.alloc``, or views of them) drive the dependencies and the data
-        movement between ranks. Returns the L4 task id."""
+        movement between ranks. A task writing tiles of a distributed array runs on their owner:
+        rank="any" places it there, another rank (or tiles of two owners) raises
+        InvalidArgumentError. Returns the L4 task id."""
         if not callable(fn):
             raise _invalid(f"submit_sub: fn must be callable as fn(ctx), got {type(fn).__name__}")
         target = self._w._rank_arg(rank, "submit_sub", any_ok=True)
@@ -161,7 +169,9 @@ class Orchestrator:
 
     def fetch(self, array: np.ndarray, rank: RankLike = 0) -> None:
         """Makes ``rank``'s copy of ``array`` (an int, or "all") valid once the run is done:
-        the data moves there if it is elsewhere. Use it to read results after ``run``."""
+        the data moves there if it is elsewhere. Use it to read results after ``run``. For a
+        distributed array every tile lands on that rank and stays until its owner writes it
+        again: the whole array's memory there (to check results, not scalable)."""
         target = self._w._rank_arg(rank, "fetch", all_ok=True)
         self._native.fetch(_address(array, "fetch"), target)
 
@@ -227,7 +237,8 @@ class Worker:
     ``spin`` seconds after the last transfer event (yielding its CPU between tests), then pauses
     between tests up to ``poll_max`` seconds (latency against CPU; docs/l4.md, "Progress").
     ``num_sub_workers`` >= 1 because transfers are SUB tasks (they only post to the progress
-    thread and return).
+    thread and return). ``landing_bytes`` bounds the bytes of remote tiles of distributed arrays
+    a rank holds at once (older landed tiles are evicted to make room; default 256 MiB).
     """
 
     level = 4
@@ -247,6 +258,7 @@ class Worker:
         poll_max: float = 1e-3,
         spin: float = 1e-3,
         comm: Any = None,
+        landing_bytes: int = 256 << 20,
     ) -> None:
         native = _import_native()
         if isinstance(num_sub_workers, int) and not isinstance(num_sub_workers, bool):
@@ -290,8 +302,16 @@ class Worker:
             1e6,
             " (how long the progress thread tests MPI continuously after a transfer event)",
         )
+        landing = l3._int_option(
+            "landing_bytes",
+            landing_bytes,
+            native.MIN_LANDING_BYTES,
+            native.MAX_LANDING_BYTES,
+            " bytes (remote tiles of distributed arrays a rank may hold at once; default 256 MiB)",
+            "Worker(level=4)",
+        )
         self._native: _l4native.L4Worker = native.L4Worker(
-            *options, peer_ms, poll_us, spin_us, _comm_address(comm)
+            *options, peer_ms, poll_us, spin_us, landing, _comm_address(comm)
         )
         self.mode = mode
         self.rank: int = self._native.rank
@@ -308,20 +328,88 @@ class Worker:
         shape: int | Sequence[int],
         dtype: Any = np.float32,
         *,
-        name: str = "",
+        name: str | None = None,
         valid: RankLike = "all",
+        distribute: str | None = None,
+        tile: int | None = None,
     ) -> np.ndarray:
-        """A distributed array: every rank gets its own copy (in its L3 host heap); the runtime
-        tracks which copies hold the current value. ``valid`` says which do at first: "all"
-        (every rank sets the same initial values, as a replicated program does) or one rank.
-        Every rank must allocate the same arrays in the same order."""
-        home = self._rank_arg(valid, "alloc", all_ok=True)
-        raw = self._native.alloc_bytes(l3._nbytes(shape, dtype), str(name), home)
+        """An array every rank allocates alike (same calls, same order, on every rank).
+
+        ``distribute=None`` (replicated): every rank gets its own copy (in its L3 host heap);
+        the runtime tracks which copies hold the current value. ``valid`` says which do at
+        first: "all" (every rank sets the same initial values, as a replicated program does) or
+        one rank.
+
+        ``distribute="block"`` or ``"block_cyclic"``: a distributed array, cut along the first
+        axis into tiles; tile k is owned by rank k % size and only its owner may write it.
+        "block": one tile per rank (ceil(nbytes / size) rounded up to 4096 bytes, so rows may
+        straddle tiles); "block_cyclic": ``tile`` rows of the first axis per tile (required),
+        dealt round-robin. Every rank reserves the whole address range in its heap (heap_bytes
+        must hold it), but only the pages it writes take memory: its own tiles and the remote
+        tiles it receives to read (at most ``landing_bytes`` of them at once). The returned
+        array views this rank's address range, zeroed at first: the parts of tiles this rank
+        neither owns nor has received read as zeros (or as a stale landed copy), so read a
+        result after ``gather`` or ``Orchestrator.fetch``. Each tile is valid on its owner at
+        first (the owner may set its tiles directly before a run); ``valid`` must stay "all".
+        """
+        nbytes = l3._nbytes(shape, dtype)
+        label = "" if name is None else str(name)
+        if distribute is None:
+            if tile is not None:
+                raise _invalid(
+                    f"alloc: tile = {tile!r} without distribute; tile is the rows per tile of "
+                    "distribute='block_cyclic'"
+                )
+            home = self._rank_arg(valid, "alloc", all_ok=True)
+            raw = self._native.alloc_bytes(nbytes, label, home)
+            return l3._array_view(raw, shape, dtype)
+        if distribute not in ("block", "block_cyclic"):
+            raise _invalid(
+                f"alloc: distribute = {distribute!r}; give None (replicated), 'block' or "
+                "'block_cyclic'"
+            )
+        if not (isinstance(valid, str) and valid == "all"):
+            raise _invalid(
+                f"alloc: valid = {valid!r} with distribute={distribute!r}; a distributed array's "
+                "tiles are valid on their owners, leave valid='all'"
+            )
+        dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        tile_bytes = 0
+        if distribute == "block":
+            if tile is not None:
+                raise _invalid(
+                    f"alloc: tile = {tile!r} with distribute='block', which makes one tile per "
+                    "rank; leave tile=None, or use distribute='block_cyclic'"
+                )
+        else:
+            if isinstance(tile, bool) or not isinstance(tile, (int, np.integer)) or tile <= 0:
+                raise _invalid(
+                    f"alloc: distribute='block_cyclic' needs tile = rows of the first axis per "
+                    f"tile (an int > 0), got {tile!r}"
+                )
+            if not dims:
+                raise _invalid("alloc: distribute needs an array of one dimension or more")
+            row = int(np.prod(dims[1:], dtype=np.int64)) * np.dtype(dtype).itemsize
+            tile_bytes = int(tile) * row
+            if tile_bytes == 0:
+                raise _invalid(f"alloc: shape {shape!r} has rows of 0 bytes; tiles would be empty")
+        raw = self._native.alloc_distributed_bytes(nbytes, label, distribute, tile_bytes)
         return l3._array_view(raw, shape, dtype)
+
+    def gather(self, array: np.ndarray, rank: int = 0) -> np.ndarray | None:
+        """A copy of the whole of ``array`` on ``rank``, None on the other ranks.
+
+        A run of its own (every rank must call it, like ``run``) that fetches ``array`` to
+        ``rank``: for a distributed array every tile moves there and stays (the whole array's
+        memory on that rank: meant for checking results, not scalable)."""
+        target = self._rank_arg(rank, "gather")
+        self.run(lambda o: o.fetch(array, rank=target))
+        return np.array(array, copy=True) if self.rank == target else None
 
     def valid_ranks(self, array: np.ndarray) -> list[int]:
         """The ranks whose copy of ``array`` holds its current value once submitted work is
-        done (the same answer on every rank)."""
+        done (the same answer on every rank). For a distributed array: of the tile holding the
+        first element of ``array`` (pass a view to ask about another tile)."""
         return list(self._native.valid_ranks(_address(array, "valid_ranks")))
 
     def _rank_arg(
@@ -377,7 +465,7 @@ class Worker:
     @property
     def transfers(self) -> dict[str, int]:
         """Counts of this rank: tasks it ran, transfers it sent and received (posted so far),
-        and the transfers whose MPI requests completed."""
+        the transfers whose MPI requests completed, and the landed tiles it evicted."""
         return dict(self._native.transfers())
 
     @property

@@ -78,6 +78,7 @@ def Worker(
     poll_max: float = ...,
     spin: float = ...,
     comm: Any = ...,
+    landing_bytes: int = ...,
 ) -> l4.Worker: ...
 
 
@@ -108,8 +109,8 @@ def Worker(  # a factory named like the L3+ class it will stand for
     ``l3.Worker`` (``l3_options``: device_ids, num_sub_workers, mode, heap_bytes,
     spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).
 
-    4 gives an ``l4.Worker`` (the L3 options plus peer_timeout, poll_max, spin and comm; binds the
-    C++ ``pto::l4::Worker``, so needs a pto_runtime built with MPI, NotSupportedError saying
+    4 gives an ``l4.Worker`` (the L3 options plus peer_timeout, poll_max, spin, comm and
+    landing_bytes; binds the C++ ``pto::l4::Worker``, so needs a pto_runtime built with MPI, NotSupportedError saying
     how to get it otherwise; launch with mpirun for more than one rank).
 
     Raises NotSupportedError for level 5 and above and InvalidArgumentError for any other level

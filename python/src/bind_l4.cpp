@@ -110,7 +110,8 @@ void bind_worker(nb::module_ &m) {
           [](PyL4Worker *self, const std::vector<int> &device_ids, int num_sub_workers,
              const std::string &platform, const std::string &runtime, int mode, uint64_t heap_bytes,
              uint32_t spawn_timeout_ms, uint32_t heap_wait_ms, uint32_t close_timeout_ms,
-             uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin_us, uintptr_t comm) {
+             uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin_us, uint64_t landing_bytes,
+             uintptr_t comm) {
             pto::l4::WorkerOptions o;
             o.device_ids = device_ids;
             o.num_sub_workers = num_sub_workers;
@@ -124,6 +125,7 @@ void bind_worker(nb::module_ &m) {
             o.peer_timeout_ms = peer_timeout_ms;
             o.poll_max_us = poll_max_us;
             o.spin_us = spin_us;
+            o.landing_bytes = landing_bytes;
             o.mpi_comm = comm ? address(comm) : nullptr;
             PyL4Worker *w = new (self) PyL4Worker();
             nb::gil_scoped_release release;  // collective: waits for the other ranks
@@ -131,7 +133,8 @@ void bind_worker(nb::module_ &m) {
           },
           "device_ids"_a, "num_sub_workers"_a, "platform"_a, "runtime"_a, "mode"_a, "heap_bytes"_a,
           "spawn_timeout_ms"_a, "heap_wait_ms"_a, "close_timeout_ms"_a, "peer_timeout_ms"_a, "poll_max_us"_a,
-          "spin_us"_a, "comm"_a, "comm: the address of an MPI_Comm (mpi4py: MPI._addressof(comm)), 0 for MPI_COMM_WORLD.")
+          "spin_us"_a, "landing_bytes"_a, "comm"_a,
+          "comm: the address of an MPI_Comm (mpi4py: MPI._addressof(comm)), 0 for MPI_COMM_WORLD.")
       .def(
           "submit",
           [](PyL4Worker &w, nb::handle runner) {
@@ -157,7 +160,30 @@ void bind_worker(nb::module_ &m) {
             // the heap's memory alive after close.
             return byte_view(p, nbytes, worker.l3().heap_keepalive(), false);
           },
-          "nbytes"_a, "name"_a, "valid"_a, "A uint8 view of this rank's copy of a new distributed array.")
+          "nbytes"_a, "name"_a, "valid"_a, "A uint8 view of this rank's copy of a new replicated array.")
+      .def(
+          "alloc_distributed_bytes",
+          [](PyL4Worker &w, uint64_t nbytes, const std::string &name, const std::string &kind,
+             uint64_t tile_bytes) {
+            pto::l4::Worker &worker = w.get();
+            pto::l4::Distribution k;
+            if (kind == "block") {
+              k = pto::l4::Distribution::kBlock;
+            } else if (kind == "block_cyclic") {
+              k = pto::l4::Distribution::kBlockCyclic;
+            } else {
+              throw pto::Error(PTO_INVALID_ARGUMENT, "alloc: distribute = '" + kind +
+                                                         "'; give 'block' or 'block_cyclic' (or None)");
+            }
+            void *p;
+            {
+              nb::gil_scoped_release release;
+              p = worker.alloc_distributed(nbytes, name, k, tile_bytes);
+            }
+            return byte_view(p, nbytes, worker.l3().heap_keepalive(), false);
+          },
+          "nbytes"_a, "name"_a, "kind"_a, "tile_bytes"_a,
+          "A uint8 view of this rank's address range of a new distributed array ('block' or 'block_cyclic').")
       .def(
           "valid_ranks",
           [](PyL4Worker &w, uintptr_t array) {
@@ -180,6 +206,7 @@ void bind_worker(nb::module_ &m) {
              d["recvs"] = c.recvs;
              d["sent_done"] = c.sent_done;
              d["received_done"] = c.received_done;
+             d["evictions"] = c.evictions;
              return d;
            })
       .def("close", &close_worker<PyL4Worker>, "timeout_ms"_a = -1,
@@ -205,6 +232,8 @@ NB_MODULE(_l4native, m) {
   m.attr("MIN_POLL_MAX_US") = pto::l4::kMinPollMaxUs;
   m.attr("MAX_POLL_MAX_US") = pto::l4::kMaxPollMaxUs;
   m.attr("MAX_SPIN_US") = pto::l4::kMaxSpinUs;
+  m.attr("MIN_LANDING_BYTES") = pto::l4::kMinLandingBytes;
+  m.attr("MAX_LANDING_BYTES") = pto::l4::kMaxLandingBytes;
   m.def("mpi_available", &pto::l4::Worker::mpi_available,
         "True when pto::l4 was built with MPI (this module is built only then).");
   pto_py::bind_orchestrator(m);

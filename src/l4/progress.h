@@ -32,8 +32,9 @@ struct TransferPost {
   bool send = false;
   int peer = 0;
   uint64_t seq = 0;         // the transfer number (global, the same on both ranks)
-  uint64_t data_index = 0;  // which distributed array (global)
-  void *payload = nullptr;  // this rank's whole copy of the array
+  uint64_t data_index = 0;  // which array (global)
+  uint64_t tile = 0;        // which tile of a distributed array (0 for a replicated one)
+  void *payload = nullptr;  // this rank's copy of the array, or of the tile
   uint64_t nbytes = 0;
   // send: the sender's upstream error ("" = the data is valid), carried in the header.
   // receive: a local predecessor's failure; the receive still receives, then fails with it.

@@ -2,8 +2,8 @@
 //
 // Messages on the runtime's own communicator (MPI_Comm_dup of the job's, MPI_COMM_WORLD by
 // default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
-// payload bytes, error text) with tag 16 + 2(k mod span) and the payload with the next tag;
-// heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
+// payload bytes, tile index, error text) with tag 16 + 2(k mod span) and the payload with the
+// next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
 #include <fcntl.h>
 #include <mpi.h>
 #include <sys/mman.h>
@@ -36,14 +36,15 @@ constexpr int kDataTag0 = 16;
 constexpr size_t kHeaderBytes = 1024;
 constexpr double kPollMinS = 50e-6;
 
-struct HeaderFields {  // little-endian "<iiqqq" as in Python
+struct HeaderFields {  // little-endian "<iiqqqq"
   int32_t status;      // 0: the data is valid; 1: the sender's producer failed (text says why)
   int32_t text_len;
   int64_t seq;
   int64_t data_index;
   int64_t nbytes;
+  int64_t tile;  // of a distributed array (0 otherwise)
 };
-static_assert(sizeof(HeaderFields) == 32, "the header layout is shared with the Python runtime");
+static_assert(sizeof(HeaderFields) == 40, "the header's fixed fields, then the error text");
 constexpr size_t kHeaderText = kHeaderBytes - sizeof(HeaderFields);
 
 double now_s() {
@@ -275,9 +276,10 @@ struct Progress::Impl {
     const size_t len = std::min(static_cast<size_t>(std::max(h.text_len, 0)), kHeaderText);
     const std::string text(op.header.data() + sizeof h, len);
     if (h.seq != static_cast<int64_t>(op.p.seq) || h.data_index != static_cast<int64_t>(op.p.data_index) ||
-        h.nbytes != static_cast<int64_t>(op.p.nbytes)) {
+        h.nbytes != static_cast<int64_t>(op.p.nbytes) || h.tile != static_cast<int64_t>(op.p.tile)) {
       settle_failed(op, "rank " + std::to_string(op.p.peer) + " sent transfer " + std::to_string(h.seq) +
-                            " of array " + std::to_string(h.data_index) + " (" + std::to_string(h.nbytes) +
+                            " of array " + std::to_string(h.data_index) + " tile " + std::to_string(h.tile) +
+                            " (" + std::to_string(h.nbytes) +
                             " bytes) instead: the ranks' orchestration functions diverged (every rank "
                             "must submit the same tasks and allocations in the same order)");
     } else if (h.status != 0) {
@@ -598,6 +600,7 @@ void Progress::post(TransferPost p) {
     h.seq = static_cast<int64_t>(op->p.seq);
     h.data_index = static_cast<int64_t>(op->p.data_index);
     h.nbytes = static_cast<int64_t>(op->p.nbytes);
+    h.tile = static_cast<int64_t>(op->p.tile);
     std::memcpy(op->header.data(), &h, sizeof h);
     std::memcpy(op->header.data() + sizeof h, text.data(), static_cast<size_t>(h.text_len));
   }

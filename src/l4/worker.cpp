@@ -1,4 +1,6 @@
-// src/l4/worker.cpp — pto::l4::Worker: options, distributed arrays, runs on the rank's L3 worker, close.
+// src/l4/worker.cpp — pto::l4::Worker: options, replicated and distributed arrays, runs on L3, close.
+#include <sys/mman.h>
+
 #include <cmath>
 
 #include "l4/worker_state.h"
@@ -27,6 +29,12 @@ void check_options(const WorkerOptions &o) {
     throw Error(PTO_INVALID_ARGUMENT, "l4::WorkerOptions.spin_us = " + std::to_string(o.spin_us) +
                                           " is out of range; allowed 0.." + std::to_string(kMaxSpinUs) +
                                           " (how long the progress thread spins after a transfer event)");
+  if (o.landing_bytes < kMinLandingBytes || o.landing_bytes > kMaxLandingBytes)
+    throw Error(PTO_INVALID_ARGUMENT,
+                "l4::WorkerOptions.landing_bytes = " + std::to_string(o.landing_bytes) +
+                    " is out of range; allowed " + std::to_string(kMinLandingBytes) + ".." +
+                    std::to_string(kMaxLandingBytes) +
+                    " (bytes of remote tiles of distributed arrays a rank may hold at once)");
 }
 
 WorkerState &open_state(const std::unique_ptr<WorkerState> &w, const char *call) {
@@ -47,6 +55,7 @@ Worker::Worker(const WorkerOptions &options) : w_(new WorkerState) {
   w.rank = w.progress->rank();
   w.size = w.progress->size();
   w.load.assign(static_cast<size_t>(w.size), 0);
+  w.landing.resize(static_cast<size_t>(w.size));
   try {
     w.l3 = std::make_unique<pto::Worker>(static_cast<const pto::WorkerOptions &>(options));
   } catch (...) {
@@ -78,12 +87,77 @@ void *Worker::alloc(uint64_t nbytes, const std::string &name, int valid) {
   d->name = name.empty() ? "array " + std::to_string(d->index) : name;
   d->nbytes = nbytes;
   d->local = static_cast<char *>(w.l3->alloc(nbytes == 0 ? 1 : nbytes));
+  d->units.resize(1);
   for (int r = 0; r < w.size; ++r)
-    if (valid == kAllRanks || valid == r) {
-      d->valid.insert(r);
-      d->ready[r] = 0;
-    }
+    if (valid == kAllRanks || valid == r) d->units[0].valid.push_back(Copy{r, 0});
   w.by_start[reinterpret_cast<uintptr_t>(d->local)] = d.get();
+  void *p = d->local;
+  w.data.push_back(std::move(d));
+  return p;
+}
+
+void *Worker::alloc_distributed(uint64_t nbytes, const std::string &name, Distribution kind,
+                                uint64_t tile_bytes) {
+  constexpr uint64_t kPage = 4096;
+  std::lock_guard<std::recursive_mutex> lk(w_->mu);
+  WorkerState &w = open_state(w_, "alloc_distributed");
+  auto d = std::make_unique<Data>();
+  d->index = w.data.size();
+  d->name = name.empty() ? "array " + std::to_string(d->index) : name;
+  const std::string where = "alloc_distributed('" + d->name + "')";
+  const auto size = static_cast<uint64_t>(w.size);
+  if (kind == Distribution::kBlock) {
+    if (tile_bytes != 0)
+      throw Error(PTO_INVALID_ARGUMENT,
+                  where + ": tile_bytes = " + std::to_string(tile_bytes) +
+                      " with kBlock, which makes one tile per rank of its own size; give 0, "
+                      "or kBlockCyclic for tiles of a chosen size");
+    // ceil(nbytes / size) rounded up to a page (a page for an empty array).
+    tile_bytes = std::max(kPage, ((nbytes + size - 1) / size + kPage - 1) / kPage * kPage);
+  } else if (kind == Distribution::kBlockCyclic) {
+    if (tile_bytes == 0)
+      throw Error(PTO_INVALID_ARGUMENT, where +
+                                            ": kBlockCyclic needs tile_bytes > 0 (the size of a tile; tile k "
+                                            "is owned by rank k % size)");
+  } else {
+    throw Error(PTO_INVALID_ARGUMENT, where + ": kind = " + std::to_string(static_cast<int>(kind)) +
+                                          " is not a Distribution (kBlock or kBlockCyclic)");
+  }
+  // The whole range, page-aligned: over-allocate by a page and align inside the heap block, so
+  // no page of the array is shared with another buffer (an eviction releases whole pages).
+  const uint64_t heap = w.options.heap_bytes;
+  const uint64_t span =
+      (std::min(std::max<uint64_t>(nbytes, 1), kMaxHeapBytes + 1) + kPage - 1) / kPage * kPage;
+  const uint64_t reserve = span + kPage;
+  const std::string need = "'" + d->name + "' (" + std::to_string(nbytes) +
+                           " bytes) needs an address range of " + std::to_string(reserve) +
+                           " bytes in every rank's L3 host heap";
+  const std::string hint =
+      "raise heap_bytes (WorkerOptions.heap_bytes, Python heap_bytes=; up to 1 TiB): the "
+      "range is only reserved, pages that no task writes take no memory";
+  if (reserve > heap)
+    throw Error(PTO_INVALID_ARGUMENT,
+                where + ": " + need + ", more than heap_bytes = " + std::to_string(heap) + "; " + hint);
+  void *raw;
+  try {
+    raw = w.l3->alloc(reserve);
+  } catch (const Error &e) {
+    if (e.code() != PTO_OUT_OF_MEMORY) throw;
+    throw Error(PTO_OUT_OF_MEMORY, where + ": " + need + " and heap_bytes = " + std::to_string(heap) +
+                                       " has no free range that large (" +
+                                       std::to_string(w.l3->heap_bytes_in_use()) + " bytes in use); " + hint);
+  }
+  const auto aligned = (reinterpret_cast<uintptr_t>(raw) + kPage - 1) & ~uintptr_t{kPage - 1};
+  d->local = reinterpret_cast<char *>(aligned);
+  // Zero pages the heap may have backed for an earlier, freed buffer: untouched, they cost nothing.
+  madvise(d->local, span, MADV_REMOVE);
+  d->nbytes = nbytes;
+  d->distributed = true;
+  d->kind = kind;
+  d->tile_bytes = tile_bytes;
+  d->units.resize(nbytes == 0 ? 0 : (nbytes - 1) / tile_bytes + 1);
+  for (uint64_t u = 0; u < d->units.size(); ++u) d->units[u].valid.push_back(Copy{d->owner(u, w.size), 0});
+  w.by_start[aligned] = d.get();
   void *p = d->local;
   w.data.push_back(std::move(d));
   return p;
@@ -92,7 +166,15 @@ void *Worker::alloc(uint64_t nbytes, const std::string &name, int valid) {
 std::vector<int> Worker::valid_ranks(const void *array) const {
   std::lock_guard<std::recursive_mutex> lk(w_->mu);
   const Data *d = w_->data_of(array, 0, "valid_ranks");
-  return std::vector<int>(d->valid.begin(), d->valid.end());
+  uint64_t u = 0;
+  if (d->distributed) {
+    const auto off = static_cast<uint64_t>(static_cast<const char *>(array) - d->local);
+    if (d->units.empty()) return {};
+    u = std::min<uint64_t>(off / d->tile_bytes, d->units.size() - 1);
+  }
+  std::vector<int> out;
+  for (const Copy &c : d->units[u].valid) out.push_back(c.rank);
+  return out;
 }
 
 RunHandle Worker::submit(const OrchFn &orch) {
@@ -111,6 +193,7 @@ TransferCounts Worker::transfers() const {
   c.tasks = w_->tasks_here;
   c.sends = w_->sends_here;
   c.recvs = w_->recvs_here;
+  c.evictions = w_->evictions_here;
   if (w_->progress) {
     c.sent_done = w_->progress->sent_done();
     c.received_done = w_->progress->received_done();

@@ -1,19 +1,23 @@
-// src/l4/worker_state.h — one L4 rank's state: its L3 worker, its progress thread, and the replicated coherence table.
+// src/l4/worker_state.h — one L4 rank's state: its L3 worker, its progress thread, and the replicated
+// coherence table.
 //
-// The replicated part (arrays, valid sets, task and transfer numbering, per-rank load) is the
-// same on every rank: each computes it from the same sequence of alloc() and submit calls,
-// without messages (docs/l4.md, "Coherence"). It is written only by the thread running
-// alloc() or an orchestration function, under `mu` (submit holds it for the whole
-// orchestration function, as Python's Worker does).
+// The replicated part (arrays and their units' valid sets, every rank's landed tiles, task and
+// transfer numbering, per-rank load) is the same on every rank: each computes it from the same
+// sequence of alloc() and submit calls, without messages (docs/l4.md, "Coherence"). It is
+// written only by the thread running alloc() or an orchestration function, under `mu` (submit
+// holds it for the whole orchestration function, as Python's Worker does).
 #ifndef PTO_L4_WORKER_STATE_H
 #define PTO_L4_WORKER_STATE_H
 
+#include <algorithm>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "l4/progress.h"
@@ -22,24 +26,64 @@
 namespace pto {
 namespace l4 {
 
-// One distributed array: every rank has a copy; `valid` says which hold the current value.
+// A copy of a unit that holds its current value: the rank, and when (in transfer steps) it can
+// serve the next reader: arrival plus the sends it already has. A new reader takes the copy
+// ready first, so many readers of one value form a binomial tree.
+struct Copy {
+  int rank = 0;
+  uint64_t ready = 0;
+};
+
+// The unit of coherence: a whole replicated array, or one tile of a distributed array.
+struct Unit {
+  std::vector<Copy> valid;  // sorted by rank
+  bool has(int r) const;
+  void add(int r, uint64_t ready);  // r joins (or keeps its place with this ready step)
+  void drop(int r);
+};
+
+// One array of alloc() (replicated: every rank has a copy, one unit) or alloc_distributed()
+// (tiles, tile k owned by rank k % size; every rank reserves the whole address range).
 struct Data {
   uint64_t index = 0;
   std::string name;
-  char *local = nullptr;  // this rank's copy
+  char *local = nullptr;  // this rank's copy (distributed: its address range, 4096-aligned)
   uint64_t nbytes = 0;
-  std::set<int> valid;
-  // Per valid rank, when (in transfer steps) its copy can serve the next reader: arrival plus
-  // the sends it already has. A new reader takes the copy ready first, so many readers of one
-  // value form a binomial tree.
-  std::map<int, uint64_t> ready;
+  bool distributed = false;
+  Distribution kind = Distribution::kBlock;
+  uint64_t tile_bytes = 0;                    // distributed: bytes per tile (the last may be short)
+  std::vector<Unit> units;                    // replicated: one; distributed: one per tile
+  std::map<uint64_t, std::vector<int>> pins;  // distributed: tile -> ranks where fetch() pinned it
+
+  uint64_t unit_lo(uint64_t u) const { return distributed ? u * tile_bytes : 0; }
+  uint64_t unit_bytes(uint64_t u) const {
+    return distributed ? std::min(tile_bytes, nbytes - u * tile_bytes) : nbytes;
+  }
+  int owner(uint64_t u, int size) const {
+    return distributed ? static_cast<int>(u % static_cast<uint64_t>(size)) : -1;
+  }
+  // "'A'" or "'A' tile 3 (bytes 4096..8191)", as messages name a unit.
+  std::string unit_name(uint64_t u) const;
 };
 
-// How one task touches one array (its tensor arguments on that array merged).
+// How one task touches one unit (its tensor arguments on that unit merged).
 struct Access {
   Data *data = nullptr;
+  uint64_t unit = 0;
   bool reads = false;
   bool writes = false;
+};
+
+// A landed tile: (array index, tile index).
+using TileKey = std::pair<uint64_t, uint64_t>;
+
+// The remote tiles of distributed arrays one rank holds (landed by receives). Replicated: every
+// rank keeps every rank's, computed from the same calls, so evictions are decided alike.
+struct Landing {
+  std::list<TileKey> lru;  // counted against landing_bytes, least recently received first
+  std::map<TileKey, std::list<TileKey>::iterator> counted;
+  std::set<TileKey> pinned;  // landed by fetch(): not counted, never evicted
+  uint64_t bytes = 0;        // of the counted tiles
 };
 
 struct WorkerState {
@@ -56,17 +100,22 @@ struct WorkerState {
   uint64_t next_task = 0;
   uint64_t next_transfer = 0;
   std::vector<uint64_t> load;  // tasks placed per rank
-  uint64_t tasks_here = 0, sends_here = 0, recvs_here = 0;
+  std::vector<Landing> landing;  // per rank
+  uint64_t tasks_here = 0, sends_here = 0, recvs_here = 0, evictions_here = 0;
   bool closed = false;
 
   // The array holding [ptr, ptr + nbytes); INVALID_ARGUMENT naming `where` otherwise.
   Data *data_of(const void *ptr, uint64_t nbytes, const char *where) const;
   int check_rank(int rank, const char *where) const;
-  // The tensor arguments of a task, merged per array. A partial write reads too (it keeps the
-  // rest of the array, so this rank's copy must be current).
+  // The tensor arguments of a task, merged per unit (a replicated array, or each tile of a
+  // distributed array a tensor touches). A partial write of a unit reads it too (it keeps the
+  // rest of the unit, so this rank's copy must be current).
   std::vector<Access> accesses(const ChipStorageTaskArgs &args, const char *where) const;
-  // rank, or for kAnyRank: the most bytes read already held, then the fewest tasks, then lowest.
-  int place(int rank, const std::vector<Access> &acc, const char *where) const;
+  // rank, or for kAnyRank: the owner of the distributed tiles the task writes (owner computes),
+  // else the most bytes read already held, then the fewest tasks, then the lowest. Writing tiles
+  // of two owners, or of an owner other than an explicit rank, is INVALID_ARGUMENT naming
+  // `task` (e.g. "L4 task 9 'gemm'"), the array, the tile, its owner and the rank asked.
+  int place(int rank, const std::vector<Access> &acc, const char *where, const std::string &task) const;
 };
 
 }  // namespace l4

@@ -285,8 +285,77 @@ def test_a_killed_rank_fails_the_others_within_peer_timeout(tmp_path):
     assert "'p'" in message and "consumer" in message, message
     # Dies after 0.2 s; the heartbeat stops; the receive fails peer_timeout later (+ slack).
     assert took < timeout + 3.0, out
-    assert "rank 2: OK" in run.out, out
+    # Rank 2 waited for a tile rank 1 owned: its error names the tile, its bytes and the task.
+    m = re.search(r"rank 2: FAILED after ([0-9.]+) s: (.*)", run.out)
+    assert m and float(m.group(1)) < timeout + 3.0, out
+    assert (
+        "transfer 1 of 'T' tile 1 (bytes 4096..8191) (for L4 task 2 'tile reader') from rank 1 "
+        "to rank 2: no message from rank 1 for 2 s (peer_timeout): rank 1 died or hangs"
+    ) in m.group(2), m.group(2)
     assert run.elapsed < 60, out
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [4, 1])
+def test_distributed_arrays_give_numpy_results_with_tasks_on_the_owners(ranks, tmp_path):
+    run = mpirun(ranks, str(PROGRAMS / "distributed.py"), "results", out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    assert "RESULT match" in run.out, run.all
+    for r in range(ranks):
+        assert re.search(rf"rank {r}: placed \d+ tasks, 0 off their owner", run.out), run.all
+        # The last tile of B was gathered to rank 0: valid on its owner and there.
+        assert f"rank {r}: valid {sorted({0, ranks - 1})}" in run.out, run.all
+    for r in range(1, ranks):
+        assert f"rank {r}: gather gave None" in run.out, run.all
+
+
+@needs_mpi
+def test_distributed_write_off_the_owner_is_refused_and_the_worker_stays_usable(tmp_path):
+    run = mpirun(2, str(PROGRAMS / "distributed.py"), "refused", out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    expected = {
+        "bad_landing": "InvalidArgumentError: Worker(level=4): landing_bytes = 0 is out of range",
+        "bad_landing_type": "InvalidArgumentError: Worker(level=4): landing_bytes = 1.5 is not an "
+        "int",
+        "kind": "InvalidArgumentError: alloc: distribute = 'cyclic'; give None (replicated), "
+        "'block' or 'block_cyclic'",
+        "no_tile": "InvalidArgumentError: alloc: distribute='block_cyclic' needs tile = rows",
+        "block_tile": "InvalidArgumentError: alloc: tile = 2 with distribute='block'",
+        "valid": "InvalidArgumentError: alloc: valid = 0 with distribute='block'",
+        "heap": "InvalidArgumentError: alloc_distributed('huge'): 'huge' (1073741824 bytes) needs "
+        "an address range of 1073745920 bytes in every rank's L3 host heap, more than heap_bytes",
+        "misplaced": "InvalidArgumentError: run 1: the orchestration function failed: "
+        "InvalidArgumentError: submit_sub (L4): L4 task 0 'misplaced' writes 'C' tile 1 (bytes "
+        "4096..8191), owned by rank 1, but asks for rank 0",
+        "two_owners": "submit_sub (L4): L4 task 0 'straddles' (rank any) writes 'C' tile 0 "
+        "(bytes 0..4095), owned by rank 0, and 'C' tile 1 (bytes 4096..8191), owned by rank 1",
+    }
+    out = run.out
+    for name, text in expected.items():
+        lines = [line for line in out.splitlines() if line.startswith(name + " ")]
+        assert len(lines) == 2 and all(text in line for line in lines), (name, text, out)
+    assert "later run 42" in out, out
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [4, 1])
+def test_landed_tiles_are_evicted_under_a_small_landing_bytes_and_sums_stay_exact(ranks, tmp_path):
+    run = mpirun(ranks, str(PROGRAMS / "distributed.py"), "evict", out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    for r in range(ranks):
+        m = re.search(rf"rank {r}: sum exact, (\d+) evictions", run.out)
+        assert m, run.all
+        # 8 tiles per rank, 2 fit: all but the owned ones and the last two are evicted.
+        tiles = 8 * ranks
+        assert int(m.group(1)) >= (tiles - tiles // ranks - 2 if ranks > 1 else 0), run.all
+
+
+@needs_mpi
+def test_a_distributed_array_costs_each_rank_about_its_share(tmp_path):
+    run = mpirun(4, str(PROGRAMS / "distributed.py"), "memory", out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    for r in range(4):
+        assert f"rank {r}: memory near N/R" in run.out, run.all
 
 
 @needs_mpi
@@ -303,3 +372,14 @@ def test_example_l4_reduce_gives_the_same_total_on_4_ranks_and_on_1(tmp_path):
         totals[ranks] = m.group(2)
     # Bit for bit: the tree adds the partial sums in the same order on any number of ranks.
     assert totals[4] == totals[1], totals
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [4, 1])
+def test_example_l4_gemm_matches_numpy_on_distributed_arrays(ranks, tmp_path):
+    example = str(REPO / "examples" / "l4_gemm" / "main.py")
+    p = mpirun(ranks, example, out_dir=tmp_path, timeout=600).proc  # only rank 0 prints
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.search(rf"✓ SUCCESS: C = A x B .* on {ranks} rank\(s\) matches NumPy", p.stdout), (
+        p.stdout + p.stderr
+    )
