@@ -8,7 +8,9 @@
 #          scripts/fetch_pto_isa.sh), and numpy, ml_dtypes (bfloat16 arrays) in the venv
 #   --test adds GoogleTest and the Python test tools, and everything --mpi adds (the L4 tests)
 #   --mpi  adds Open MPI (Debian's libopenmpi-dev, openmpi-bin: the build then makes the L4
-#          module pto_runtime._l4native) and mpi4py (Worker(level=4, comm=), the L4 tests)
+#          module pto_runtime._l4native) and mpi4py (Worker(level=4, comm=), the L4 tests), and
+#          StarPU-MPI 1.3 (libstarpu-dev, libstarpumpi-1.3-3, found through pkg-config: the
+#          build then makes bench/l4's StarPU-MPI peer l4_starpu and its smoke tests)
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 cd "$(dirname "$0")/.."
@@ -26,6 +28,7 @@ pkgs=(g++ cmake ninja-build python3-dev libboost-context-dev)  # Boost.Context: 
 pkgs+=(clang-19 libclang-rt-19-dev)  # tile kernels: C++23, and __truncsfbf2 for bfloat16 (src/worker/tile_toolchain.h)
 [ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
 [ $want_mpi = 1 ] && pkgs+=(libopenmpi-dev openmpi-bin)  # L4: mpirun, libmpi and mpi.h
+[ $want_mpi = 1 ] && pkgs+=(libstarpu-dev libstarpumpi-1.3-3 pkg-config)  # bench/l4: the StarPU-MPI peer
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
