@@ -5,14 +5,14 @@ Usage:
                                 [--tasks 200] [--reps 5] [--gemm 8 128 3] [--pto-gemm CMD]
                                 [--starpu-env VAR=VALUE ...]
 
-For each rank count R of --ranks, runs `mpirun -n R --oversubscribe` of our `l4_overhead_cpp`
-and of `l4_starpu` (bench/l4/starpu_l4.cpp) alternately, --rounds times (the first of the two
-alternates from round to round), and for each R of --gemm-ranks the `gemm T ts reps` workload
-of `l4_starpu` and, with --pto-gemm, of our GEMM program (a command taking `gemm T ts reps` and
-printing the same JSON line). Every run gets `-x STARPU_NCPU=2` (2 StarPU CPU workers per rank,
-as our Worker's 2 SUB workers; change it with --starpu-env STARPU_NCPU=n) and, as root,
-`--allow-run-as-root`. Binaries: DIR/bench/l4/{l4_overhead_cpp,l4_starpu}, DIR defaulting to
-build/release, else build/dev.
+For each rank count R of --ranks, runs `mpirun -n R --oversubscribe --bind-to none` of our
+`l4_overhead_cpp` and of `l4_starpu` (bench/l4/starpu_l4.cpp) alternately, --rounds times (the
+first of the two alternates from round to round), and for each R of --gemm-ranks the `gemm T ts
+reps` workload of `l4_starpu` and, with --pto-gemm, of our GEMM program (a command taking `gemm
+T ts reps` and printing the same JSON line). Every run gets `-x STARPU_NCPU=2` (2 StarPU CPU
+workers per rank, as our Worker's 2 SUB workers; change it with --starpu-env STARPU_NCPU=n) and,
+as root, `--allow-run-as-root`. Binaries: DIR/bench/l4/{l4_overhead_cpp,l4_starpu}, DIR
+defaulting to build/release, else build/dev.
 
 Prints one markdown table: a row per runtime and R; per workload the median over the rounds of
 each run's median (µs per task; gemm: ms per multiplication) and [min-max] over the rounds.
@@ -116,7 +116,9 @@ def main() -> int:
         if not sep or not var:
             sys.exit(f"compare.py: --starpu-env wants VAR=VALUE, got {kv!r}")
         env[var] = value
-    mpirun = [a.mpirun, "--oversubscribe"]
+    # --bind-to none: with 1 or 2 ranks Open MPI binds each rank to one core by default, which
+    # would put our SUB workers on one CPU while StarPU rebinds its workers itself.
+    mpirun = [a.mpirun, "--oversubscribe", "--bind-to", "none"]
     if os.geteuid() == 0:
         mpirun.append("--allow-run-as-root")
     for var, value in env.items():

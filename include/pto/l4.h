@@ -67,7 +67,7 @@ struct WorkerOptions : pto::WorkerOptions {
   // between tests, so a message is noticed within microseconds of landing; after that it
   // pauses between tests, 50 us doubling up to poll_max_us. CPU against latency: docs/l4.md,
   // "Progress". 0..kMaxSpinUs.
-  uint32_t spin_us = 1000;
+  uint32_t spin_us = 100;
   uint32_t poll_max_us = 1000;
   // The communicator whose ranks form the job: a pointer to an MPI_Comm (kept out of this
   // header so that it does not need mpi.h), read during construction only; null means

@@ -256,7 +256,7 @@ class Worker:
         close_timeout: float = 10.0,
         peer_timeout: float = 30.0,
         poll_max: float = 1e-3,
-        spin: float = 1e-3,
+        spin: float = 1e-4,
         comm: Any = None,
         landing_bytes: int = 256 << 20,
     ) -> None:

@@ -110,8 +110,9 @@ def Worker(  # a factory named like the L3+ class it will stand for
     spawn_timeout, heap_wait, close_timeout; device_ids defaults to ``[device_id]``).
 
     4 gives an ``l4.Worker`` (the L3 options plus peer_timeout, poll_max, spin, comm and
-    landing_bytes; binds the C++ ``pto::l4::Worker``, so needs a pto_runtime built with MPI, NotSupportedError saying
-    how to get it otherwise; launch with mpirun for more than one rank).
+    landing_bytes; binds the C++ ``pto::l4::Worker``, so needs a pto_runtime built with MPI,
+    NotSupportedError saying how to get it otherwise; launch with mpirun for more than one
+    rank).
 
     Raises NotSupportedError for level 5 and above and InvalidArgumentError for any other level
     or an L3 option given at level 2.

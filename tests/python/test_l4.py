@@ -200,7 +200,7 @@ def test_bad_input_raises_typed_errors_naming_the_argument(tmp_path):
         "subs": "InvalidArgumentError: Worker(level=4): num_sub_workers = 0",
         "timeout": "InvalidArgumentError: Worker(level=4): peer_timeout = 0 is out of range",
         "poll": "InvalidArgumentError: Worker(level=4): poll_max = 1.0 is out of range",
-        "spin": "InvalidArgumentError: Worker(level=4): spin = -0.001 is out of range; allowed 0..1",
+        "spin": "InvalidArgumentError: Worker(level=4): spin = -0.001 is out of range; allowed 0..",
         "plain": "is not (a part of) an array of this L4 worker's alloc()",
         "rank": "submit_sub: rank = 2 is out of range; this job has 2 rank(s)",
         "after": "InvalidArgumentError: run 3: the orchestration function failed: "
