@@ -4,6 +4,10 @@
 // default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
 // payload bytes, tile index, error text) with tag 16 + 2(k mod span) and the payload with the
 // next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
+//
+// Over 600 lines: one concept (this rank's side of every message) whose parts share the
+// thread's state; the node doorbells (make_bells, ring) are the piece to move to a file of
+// their own next, with the trace rows.
 #include <fcntl.h>
 #include <mpi.h>
 #include <sys/mman.h>
@@ -293,24 +297,30 @@ struct Progress::Impl {
     }
   }
 
+  // test_ops' buffers, kept across passes: a spinning thread calls it back to back.
+  std::vector<MPI_Request> test_reqs;
+  std::vector<std::pair<Op *, int>> test_where;
+  std::vector<int> test_idx;
+  std::vector<MPI_Status> test_st;
+
   // One MPI_Testsome over every outstanding request of every transfer.
   bool test_ops() {
     if (ops.empty()) return false;
-    std::vector<MPI_Request> reqs;
-    std::vector<std::pair<Op *, int>> where;
+    test_reqs.clear();
+    test_where.clear();
     for (auto &op : ops)
       for (int i = 0; i < 2; ++i)
         if (op->reqs[static_cast<size_t>(i)] != MPI_REQUEST_NULL) {
-          reqs.push_back(op->reqs[static_cast<size_t>(i)]);
-          where.emplace_back(op.get(), i);
+          test_reqs.push_back(op->reqs[static_cast<size_t>(i)]);
+          test_where.emplace_back(op.get(), i);
         }
     bool progress = false;
-    if (!reqs.empty()) {
-      const int n = static_cast<int>(reqs.size());
-      std::vector<int> idx(reqs.size());
-      std::vector<MPI_Status> st(reqs.size());
+    if (!test_reqs.empty()) {
+      const int n = static_cast<int>(test_reqs.size());
+      test_idx.resize(test_reqs.size());
+      test_st.resize(test_reqs.size());
       int outcount = 0;
-      const int rc = MPI_Testsome(n, reqs.data(), &outcount, idx.data(), st.data());
+      const int rc = MPI_Testsome(n, test_reqs.data(), &outcount, test_idx.data(), test_st.data());
       if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
         for (auto &op : ops) {
           cancel(*op);
@@ -321,9 +331,9 @@ struct Progress::Impl {
       }
       if (outcount == MPI_UNDEFINED) outcount = 0;
       for (int k = 0; k < outcount; ++k) {
-        auto [op, i] = where[static_cast<size_t>(idx[static_cast<size_t>(k)])];
+        auto [op, i] = test_where[static_cast<size_t>(test_idx[static_cast<size_t>(k)])];
         op->reqs[static_cast<size_t>(i)] = MPI_REQUEST_NULL;
-        const int err = st[static_cast<size_t>(k)].MPI_ERROR;
+        const int err = test_st[static_cast<size_t>(k)].MPI_ERROR;
         if (rc == MPI_ERR_IN_STATUS && err != MPI_SUCCESS && op->mpi_error.empty()) {
           op->mpi_error = "MPI reported " + mpi_error_string(err);
           // Truncation: the sender's array is larger than this rank's copy.
@@ -332,19 +342,21 @@ struct Progress::Impl {
       }
       progress = outcount > 0;
     }
-    std::vector<std::unique_ptr<Op>> keep;
-    for (auto &op : ops) {
-      if (op->settled) continue;
-      if (!op->mpi_error.empty()) {
-        cancel(*op);
-        settle_failed(*op, op->mpi_error);
-      } else if (op->reqs[0] == MPI_REQUEST_NULL && op->reqs[1] == MPI_REQUEST_NULL) {
-        finish(*op);
+    size_t kept = 0;  // compacted in place: no allocation on a pass that completes nothing
+    for (size_t j = 0; j < ops.size(); ++j) {
+      Op &op = *ops[j];
+      if (op.settled) continue;
+      if (!op.mpi_error.empty()) {
+        cancel(op);
+        settle_failed(op, op.mpi_error);
+      } else if (op.reqs[0] == MPI_REQUEST_NULL && op.reqs[1] == MPI_REQUEST_NULL) {
+        finish(op);
       } else {
-        keep.push_back(std::move(op));
+        if (kept != j) ops[kept] = std::move(ops[j]);
+        ++kept;
       }
     }
-    ops = std::move(keep);
+    ops.resize(kept);
     return progress;
   }
 

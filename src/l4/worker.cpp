@@ -153,7 +153,6 @@ void *Worker::alloc_distributed(uint64_t nbytes, const std::string &name, Distri
   madvise(d->local, span, MADV_REMOVE);
   d->nbytes = nbytes;
   d->distributed = true;
-  d->kind = kind;
   d->tile_bytes = tile_bytes;
   d->units.resize(nbytes == 0 ? 0 : (nbytes - 1) / tile_bytes + 1);
   for (uint64_t u = 0; u < d->units.size(); ++u) d->units[u].valid.push_back(Copy{d->owner(u, w.size), 0});

@@ -50,7 +50,6 @@ struct Data {
   char *local = nullptr;  // this rank's copy (distributed: its address range, 4096-aligned)
   uint64_t nbytes = 0;
   bool distributed = false;
-  Distribution kind = Distribution::kBlock;
   uint64_t tile_bytes = 0;                    // distributed: bytes per tile (the last may be short)
   std::vector<Unit> units;                    // replicated: one; distributed: one per tile
   std::map<uint64_t, std::vector<int>> pins;  // distributed: tile -> ranks where fetch() pinned it
