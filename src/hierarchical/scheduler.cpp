@@ -63,13 +63,13 @@ void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *
   t->t_ready_ns = platform_now_ns();
   if (t->kind == TaskKind::kSub && t->inline_body) {
     inline_ready.push_back(t);  // run by the releasing thread once it drops mu, else by the scheduler
-    bell->ring();
+    if (drains_inline_here != this) bell->ring();
   } else if (t->kind == TaskKind::kSub) {
     {
       std::lock_guard<std::mutex> lock(sub_queue.mu);
       sub_queue.tasks.push_back(t);
     }
-    sub_queue.bell.ring();
+    sub_queue.bell.ring_one();  // one task, one SUB worker woken
   } else {
     if (t->group) {
       group_ready.push_back(t);

@@ -58,5 +58,10 @@ void ShmBell::ring() {
   if (sleepers.load(std::memory_order_seq_cst) != 0) futex(&seq, FUTEX_WAKE, INT32_MAX, nullptr);
 }
 
+void ShmBell::ring_one() {
+  seq.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers.load(std::memory_order_seq_cst) != 0) futex(&seq, FUTEX_WAKE, 1, nullptr);
+}
+
 }  // namespace l3
 }  // namespace pto

@@ -28,6 +28,10 @@ struct ShmBell {
   bool wait(uint32_t seen, uint64_t timeout_ns = 0, uint32_t spin_iters = 256, uint32_t yield_iters = 64);
   // Bumps seq and wakes parked waiters (one RMW + one load when nobody sleeps).
   void ring();
+  // Bumps seq and wakes at most one parked waiter: for a queue whose every push rings, so that
+  // one item does not wake a herd of idle consumers that then compete for the CPU (a waiter
+  // still spinning sees the bump; a parked one not woken sleeps on until the next ring).
+  void ring_one();
 };
 static_assert(sizeof(ShmBell) == 8, "ShmBell lives in shared memory: two plain words");
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words must be lock-free");

@@ -1,6 +1,7 @@
 // src/hierarchical/worker.cpp — pto::Worker (L3): building and closing the parts; handles and events.
 #include "pto/worker.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -139,10 +140,16 @@ WorkerCore::WorkerCore(const WorkerOptions &o) : opt(o) {
 }
 
 void WorkerCore::start_threads() {
-  scheduler = std::thread([this] { scheduler_main(); });
+  scheduler = std::thread([this] {
+    pthread_setname_np(pthread_self(), "pto-l3-sched");  // named for top -H, perf and gdb
+    scheduler_main();
+  });
   scheduler_handle = scheduler.native_handle();
   scheduler_started.store(true, std::memory_order_release);
-  for (int w = 0; w < num_subs(); ++w) sub_threads.emplace_back([this, w] { sub_main(w); });
+  for (int w = 0; w < num_subs(); ++w) sub_threads.emplace_back([this, w] {
+    pthread_setname_np(pthread_self(), ("pto-l3-sub" + std::to_string(w)).substr(0, 15).c_str());
+    sub_main(w);
+  });
 }
 
 void WorkerCore::check_open(const char *call) const {

@@ -79,6 +79,10 @@ struct WorkerCore : std::enable_shared_from_this<WorkerCore> {
   // inline_body SUB tasks made ready, run by the thread that released them once it dropped mu
   // (or by the scheduler's next pass).
   std::deque<Task *> inline_ready;
+  // The core whose inline_ready this thread takes before it drops mu (set by retire_sub): a
+  // release there needs no scheduler wake-up, which on a CPU shared with the critical path
+  // costs more than the body.
+  static inline thread_local const WorkerCore *drains_inline_here = nullptr;
   std::vector<std::deque<Task *>> pinned_ready;
   std::vector<ChipSlot> chip_slots;
   std::vector<std::shared_ptr<RunState>> live_runs;

@@ -9,6 +9,7 @@
 // thread's state; the node doorbells (make_bells, ring) are the piece to move to a file of
 // their own next, with the trace rows.
 #include <fcntl.h>
+#include <pthread.h>
 #include <mpi.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -581,7 +582,10 @@ Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin
   m.last_heard.assign(static_cast<size_t>(m.size), now_s());
   m.make_bells();  // collective over the node
   g_open.fetch_add(1, std::memory_order_acq_rel);
-  m.thread = std::thread([&m] { m.run(); });
+  m.thread = std::thread([&m] {
+    pthread_setname_np(pthread_self(), "pto-l4-progress");  // named for top -H, perf and gdb
+    m.run();
+  });
 }
 
 Progress::~Progress() {
