@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any, Callable
 
 from .tables import label_order, ordered, serial_index
 
@@ -25,7 +26,14 @@ def plot(path: Path, rows: list[dict], metg: list[dict], title: str) -> bool:
     palette = plt.get_cmap("tab10" if len(all_labels) <= 10 else "tab20").colors
     color = {lbl: palette[i % len(palette)] for i, lbl in enumerate(all_labels)}
 
-    def bars(ax, cfgs, labels, value, ylabel, sub):
+    def bars(
+        ax: Any,
+        cfgs: list[str],
+        labels: list[str],
+        value: Callable[[str, str], float | None],
+        ylabel: str,
+        sub: str,
+    ) -> None:
         n = max(1, len(labels))
         width = 0.8 / n
         for k, lbl in enumerate(labels):

@@ -8,6 +8,7 @@ write_csv() and read_csv() keep the rows between runs (bench/run.py --from-csv).
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 from pathlib import Path
 
 from .plan import ALL_RUNTIMES, TIMED
@@ -193,7 +194,7 @@ def print_table(
         print("| " + lbl.ljust(w0) + " | " + " | ".join(vals) + " |")
 
 
-def ordered(seq):
+def ordered(seq: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(seq))
 
 
@@ -344,7 +345,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def read_csv(path: Path) -> list[dict]:
-    def value(v: str):
+    def value(v: str) -> int | float | str:
         for conv in (int, float):
             try:
                 return conv(v)
