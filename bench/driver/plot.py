@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .tables import label_order, ordered, serial_index
 
@@ -26,20 +26,16 @@ def plot(path: Path, rows: list[dict], metg: list[dict], title: str) -> bool:
     palette = plt.get_cmap("tab10" if len(all_labels) <= 10 else "tab20").colors
     color = {lbl: palette[i % len(palette)] for i, lbl in enumerate(all_labels)}
 
-    def bars(
-        ax: Any,
-        cfgs: list[str],
-        labels: list[str],
-        value: Callable[[str, str], float | None],
-        ylabel: str,
-        sub: str,
-    ) -> None:
+    def bars(ax: Any, values: dict[tuple[str, str], float | None], ylabel: str, sub: str) -> None:
+        """One bar per (label, config) of values, grouped by config in the order first seen."""
+        cfgs = ordered(c for _, c in values)
+        labels = label_order({lbl for lbl, _ in values})
         n = max(1, len(labels))
         width = 0.8 / n
         for k, lbl in enumerate(labels):
             xs, ys = [], []
             for i, c in enumerate(cfgs):
-                v = value(lbl, c)
+                v = values.get((lbl, c))
                 if v is not None and v > 0:
                     xs.append(i + (k - (n - 1) / 2) * width)
                     ys.append(v)
@@ -52,29 +48,16 @@ def plot(path: Path, rows: list[dict], metg: list[dict], title: str) -> bool:
         ax.set_title(sub, fontsize=10)
         ax.grid(axis="y", which="both", alpha=0.3)
 
-    ax = axes[0][0]
-    cfgs = ordered(m["config"] for m in metg)
-    labels = label_order({m["label"] for m in metg})
-    mv = {(m["label"], m["config"]): m["metg_us"] for m in metg}
     bars(
-        ax,
-        cfgs,
-        labels,
-        lambda lbl, c: mv.get((lbl, c)),
+        axes[0][0],
+        {(m["label"], m["config"]): m["metg_us"] for m in metg},
         "METG(50%), us (lower is better)",
         "METG(50%), missing bar = efficiency never reached 50%",
     )
-
-    ax = axes[0][1]
     empty = [r for r in rows if r["experiment"] == "empty" and r["grain"] == 0]
-    cfgs = ordered(r["config"] for r in empty)
-    labels = label_order({r["label"] for r in empty})
-    ev = {(r["label"], r["config"]): r["ns_per_task"] for r in empty}
     bars(
-        ax,
-        cfgs,
-        labels,
-        lambda lbl, c: ev.get((lbl, c)),
+        axes[0][1],
+        {(r["label"], r["config"]): r["ns_per_task"] for r in empty},
         "ns per task (lower is better)",
         "empty tasks",
     )
