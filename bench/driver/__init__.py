@@ -1,0 +1,1 @@
+"""bench/driver — the modules of bench/run.py: plan, runner, tables, plot."""
