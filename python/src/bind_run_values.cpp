@@ -351,8 +351,14 @@ void bind_run_stats(nb::module_ &m) {
               "sim_timing: kernels a cost model was given for and not used, and why ('' if none)")
       .def_ro("dump_dir", &RunStats::dump_dir,
               "enable_dump_tensor: the directory of this run's .npy files and index.json ('' when off)")
-      .def_ro("window_overflow", &RunStats::window_overflow,
-              "the task window's overflow mode the run used: 'stall', 'evict_completed' or 'error'")
+      .def_prop_ro(
+          "window_overflow",
+          [](const RunStats &s) {
+            return enum_value<pto::WindowOverflow>(nb::str(s.window_overflow.c_str()),
+                                                   "RunStats.window_overflow");
+          },
+          "the task window's overflow mode the run used (the WindowOverflow member, as "
+          "ChipCallConfig.task_window_overflow reads)")
       .def_ro("pipeline_deferred", &RunStats::pipeline_deferred,
               "pipeline_depth: tasks that found no token at their gate and waited (0 without gates)")
       .def_ro("pipeline_max_in_flight", &RunStats::pipeline_max_in_flight,

@@ -124,7 +124,7 @@ def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
     ).call_config(pto.ChipCallConfig(block_dim=2))
     stats = w.run(basic_callable(runtime), args, cfg)
     assert (f == 42.0).all()
-    assert stats.window_overflow == "stall"
+    assert stats.window_overflow is pto.WindowOverflow.STALL is cfg.task_window_overflow
     assert stats.pipeline_max_in_flight == 1  # t1 and t2 could run together; the gate allows one
     assert stats.pipeline_deferred <= 1
     plain = w.run(
