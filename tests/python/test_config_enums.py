@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import enum
 import inspect
+import os
 import pickle
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import pto_runtime as pto
@@ -38,6 +42,11 @@ _DISPATCH_ON = {"dispatch_metric": pto.DispatchMetric.READY}
 
 def _l3_mode(value: Any) -> Any:
     with pto.Worker(level=3, device_ids=[0], num_sub_workers=0, mode=value) as w:
+        return w.mode
+
+
+def _l4_mode(value: Any) -> Any:
+    with pto.Worker(level=4, device_ids=[0], mode=value) as w:
         return w.mode
 
 
@@ -158,9 +167,9 @@ PLAIN_FIELDS: dict[str, set[str]] = {
         "landing_bytes",
     },
 }
-# Enumerated fields not in FIELDS because a test cannot make their owner here (L4 needs MPI);
-# they share the code (and the parameter annotation is checked below).
-UNTESTED_ENUM_FIELDS = {("Worker(level=4)", "mode")}
+# Rows whose owner initialises MPI, which this process must not do (other tests fork chip
+# processes): test_l4_rows runs the row tests on them in a process of its own.
+L4_FIELDS = [Field("Worker(level=4)", "mode", pto.ChipMode, _l4_mode)]
 
 
 def _properties(cls: type) -> set[str]:
@@ -173,7 +182,7 @@ def _parameters(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
 
 def test_every_field_is_classified() -> None:
     """A new field of any of these classes must join FIELDS or PLAIN_FIELDS."""
-    table = {(f.owner, f.name) for f in FIELDS} | UNTESTED_ENUM_FIELDS
+    table = {(f.owner, f.name) for f in FIELDS + L4_FIELDS}
     found: dict[str, set[str]] = {
         "ChipCallConfig": _properties(pto.ChipCallConfig),
         "CompileOptions": _properties(pto.CompileOptions),
@@ -340,7 +349,33 @@ def test_enum_value_is_the_one_conversion() -> None:
         _native.enum_value(pto.CoreType, "aic", "here")
 
 
-def test_l4_mode_is_typed_as_the_enum() -> None:
-    p = _parameters(pto.l4.Worker.__init__)["mode"]
-    assert p.default is pto.ChipMode.THREAD
-    assert p.annotation == "ChipMode | str | int"
+# The tests above that take one row, for test_l4_rows.
+ROW_TESTS: list[Callable[..., None]] = [
+    test_each_member_is_taken_and_read_back,
+    test_names_in_any_case_are_taken,
+    test_numbers_are_taken,
+    test_a_wrong_number_is_an_invalid_argument_listing_the_names,
+    test_a_value_of_another_type_is_a_type_error_listing_the_names,
+]
+
+
+@pytest.mark.skipif(not pto.l4.mpi_available(), reason="pto_runtime was built without MPI")
+def test_l4_rows() -> None:
+    program = (
+        "import test_config_enums as t\n"
+        "for f in t.L4_FIELDS:\n"
+        "    for test in t.ROW_TESTS:\n"
+        "        test(f)\n"
+        "    for bad in ('per_thread', '', 'stall ', '0'):\n"
+        "        t.test_a_wrong_name_is_an_invalid_argument_listing_the_names(f, bad)\n"
+        "print('rows ok', len(t.L4_FIELDS))\n"
+    )
+    here = Path(__file__).resolve().parent
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")]),
+    }
+    p = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert p.returncode == 0 and f"rows ok {len(L4_FIELDS)}" in p.stdout, p.stdout + p.stderr
