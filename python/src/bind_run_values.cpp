@@ -235,7 +235,8 @@ void def_field(nb::class_<ChipCallConfig> &cls, const char *name, long long lo, 
         [name](ChipCallConfig &c, EnumArg<E> v) {
           c.*Field = static_cast<T>(enum_value<E>(v.value, std::string("ChipCallConfig.") + name));
         },
-        doc);
+        (std::string(doc) + "; a " + EnumSpec<E>::py_name + " (a member, its name in any case or its number)")
+            .c_str());  // nanobind copies the doc
   }
 }
 
@@ -245,7 +246,10 @@ void bind_call_config(nb::module_ &m) {
       "Per-run configuration. block_dim and aicpu_thread_num may be given by position, every "
       "field by keyword; see the field docs (and the README) for meanings, defaults and ranges. "
       "A value out of its field's range raises InvalidArgumentError naming field, value and range "
-      "(block_dim and aicpu_thread_num are also checked against the platform at run).");
+      "(block_dim and aicpu_thread_num are also checked against the platform at run). An "
+      "enumerated field (task_window_overflow, pipeline_scope, dispatch_metric, dispatch_scope, "
+      "dispatch_below, dispatch_above, log_level) takes its enum's member, the member's name in any "
+      "case or its number, and reads back as the member.");
   cls.def(
       "__init__",
       [](ChipCallConfig *self, nb::handle block_dim, nb::handle aicpu_thread_num, const nb::kwargs &kw) {
