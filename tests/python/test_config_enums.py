@@ -151,21 +151,14 @@ PLAIN_FIELDS: dict[str, set[str]] = {
         "heap_wait",
         "close_timeout",
     },
-    "Worker(level=4)": {
-        "device_ids",
-        "num_sub_workers",
-        "platform",
-        "runtime",
-        "heap_bytes",
-        "spawn_timeout",
-        "heap_wait",
-        "close_timeout",
-        "peer_timeout",
-        "poll_max",
-        "spin",
-        "comm",
-        "landing_bytes",
-    },
+}
+# L4 takes L3's options and more.
+PLAIN_FIELDS["Worker(level=4)"] = PLAIN_FIELDS["Worker(level=3)"] | {
+    "peer_timeout",
+    "poll_max",
+    "spin",
+    "comm",
+    "landing_bytes",
 }
 # Rows whose owner initialises MPI, which this process must not do (other tests fork chip
 # processes): test_l4_rows runs the row tests on them in a process of its own.
