@@ -30,7 +30,10 @@ A, B = 1.5, -0.25
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--mode", default="thread", choices=["thread", "process"])
+    # pto.ChipMode("process") is the member named so: argparse checks the name and converts it.
+    p.add_argument(
+        "--mode", default=pto.ChipMode.THREAD, type=pto.ChipMode, choices=list(pto.ChipMode)
+    )
     p.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3sim", "a5sim"])
     return p.parse_args(argv)
 

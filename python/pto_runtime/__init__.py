@@ -22,6 +22,10 @@ One chip (L2)::
     with pto.Worker(level=2, platform="a2a3sim") as worker:
         stats = worker.run(callable, args, pto.ChipCallConfig(block_dim=4))
 
+Enumerated settings take a Python enum: ``pto.ChipCallConfig(pipeline_scope=pto.PipelineScope.
+PER_STREAM)``, or its name in any case (``"per_stream"``) or its number, and read back as the
+member; ``CompileOptions`` takes the same enums for the same settings.
+
 Everything native lives in the private module ``_native``; this package re-exports it, adds
 the NumPy-facing ``ChipStorageTaskArgs`` and the ``Worker`` factory, and turns every runtime
 failure into a ``pto_runtime.Error`` subclass (see ``errors``).
@@ -42,18 +46,25 @@ from ._native import (
     BackendInfo,
     ChipCallable,
     ChipCallConfig,
+    ChipMode,
     ChipWorker,
     CompileOptions,
     CoreType,
     CostModelBuild,
     Direction,
+    DispatchMetric,
+    DispatchPolicy,
+    DispatchScope,
     DType,
     KernelCompiler,
     KernelTableRow,
+    LogLevel,
+    PipelineScope,
     PlatformInfo,
     RunStats,
     RuntimeBinaries,
     RuntimeBuilder,
+    WindowOverflow,
     backend_for_platform,
     backends,
     get_backend,
@@ -93,6 +104,7 @@ __all__ = [
     "BackendInfo",
     "ChipCallConfig",
     "ChipCallable",
+    "ChipMode",
     "ChipStorageTaskArgs",
     "ChipWorker",
     "CompileOptions",
@@ -102,6 +114,9 @@ __all__ = [
     "DeviceError",
     "Event",
     "Direction",
+    "DispatchMetric",
+    "DispatchPolicy",
+    "DispatchScope",
     "Error",
     "ErrorCode",
     "InvalidArgumentError",
@@ -110,10 +125,12 @@ __all__ = [
     "KernelCompiler",
     "KernelTableRow",
     "LoadError",
+    "LogLevel",
     "MissingDependencyError",
     "NotSupportedError",
     "Orchestrator",
     "OrchestrationError",
+    "PipelineScope",
     "PlatformInfo",
     "RingCapacityError",
     "RunHandle",
@@ -127,6 +144,7 @@ __all__ = [
     "TensorDiff",
     "Trace",
     "Worker",
+    "WindowOverflow",
     "WorkerRunStats",
     "__version__",
     "add_cost_models",

@@ -5,7 +5,7 @@
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._native import ChipCallable, ChipCallConfig, ChipStorageTaskArgs, L3RunHandle
+from ._native import ChipCallable, ChipCallConfig, ChipMode, ChipStorageTaskArgs, L3RunHandle
 
 VERSION: str
 ANY_RANK: int
@@ -53,7 +53,7 @@ class L4Worker:
         num_sub_workers: int,
         platform: str,
         runtime: str,
-        mode: int,
+        mode: ChipMode,
         heap_bytes: int,
         spawn_timeout_ms: int,
         heap_wait_ms: int,

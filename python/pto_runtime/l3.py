@@ -29,7 +29,15 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _native
-from ._native import ChipCallable, ChipCallConfig, Direction, Event, SubContext, WorkerRunStats
+from ._native import (
+    ChipCallable,
+    ChipCallConfig,
+    ChipMode,
+    Direction,
+    Event,
+    SubContext,
+    WorkerRunStats,
+)
 from .errors import Error, ErrorCode, error_from_code
 from .task_args import ChipStorageTaskArgs
 
@@ -41,8 +49,6 @@ __all__ = [
     "Worker",
     "WorkerRunStats",
 ]
-
-_MODES = {"thread": 0, "process": 1}
 
 
 def _invalid(message: str) -> Error:
@@ -83,7 +89,7 @@ def _native_options(
     num_sub_workers: Any,
     platform: str,
     runtime: str,
-    mode: str,
+    mode: ChipMode | str | int,
     heap_bytes: Any,
     spawn_timeout: Any,
     heap_wait: Any,
@@ -91,9 +97,8 @@ def _native_options(
 ) -> tuple[Any, ...]:
     """The L3 options checked (InvalidArgumentError naming each by its keyword, ``where``
     first) and converted to the native constructor's positional arguments (also the first ones
-    of the L4 worker's)."""
-    if mode not in _MODES:
-        raise _invalid(f"{where}: mode = {mode!r}; mode must be 'thread' or 'process'")
+    of the L4 worker's); the mode as its ``ChipMode`` member."""
+    chip_mode = _native.enum_value(ChipMode, mode, f"{where}: mode")
     if isinstance(device_ids, (int, np.integer, str, bytes)) or not isinstance(
         device_ids, Iterable
     ):
@@ -125,7 +130,7 @@ def _native_options(
             ("close_timeout", close_timeout),
         )
     ]
-    return ([int(d) for d in ids], subs, platform, runtime, _MODES[mode], heap, *times)
+    return ([int(d) for d in ids], subs, platform, runtime, chip_mode, heap, *times)
 
 
 def _array_view(raw: np.ndarray, shape: int | Sequence[int], dtype: Any) -> np.ndarray:
@@ -298,8 +303,9 @@ class RunHandle:
 class Worker:
     """L3: one host, many chips (``device_ids``) and ``num_sub_workers`` host SUB workers.
 
-    ``mode="thread"`` runs one ChipWorker per chip in this process; ``mode="process"`` forks
-    one process per chip (build process-mode workers before starting threads of your own).
+    ``mode=ChipMode.THREAD`` (or ``"thread"``) runs one ChipWorker per chip in this process;
+    ``ChipMode.PROCESS`` (``"process"``) forks one process per chip (build process-mode workers
+    before starting threads of your own). ``mode`` reads back as the ``ChipMode`` member.
     In process mode chip tasks may only use host-heap arrays (``alloc``).
     """
 
@@ -311,7 +317,7 @@ class Worker:
         num_sub_workers: int = 1,
         platform: str = "a2a3sim",
         runtime: str = "host_build_graph",
-        mode: str = "thread",
+        mode: ChipMode | str | int = ChipMode.THREAD,
         heap_bytes: int = 256 << 20,
         spawn_timeout: float = 30.0,
         heap_wait: float = 10.0,
@@ -329,7 +335,7 @@ class Worker:
             heap_wait,
             close_timeout,
         )
-        self.mode = mode
+        self.mode: ChipMode = options[4]
         self._lock = threading.Lock()
         self._in_flight: list[RunHandle] = []
         self._native = _native.L3Worker(*options)

@@ -37,7 +37,14 @@ from typing import TYPE_CHECKING, Any, Callable, Union
 import numpy as np
 
 from . import _native, l3
-from ._native import ChipCallable, ChipCallConfig, Direction, SubContext, WorkerRunStats
+from ._native import (
+    ChipCallable,
+    ChipCallConfig,
+    ChipMode,
+    Direction,
+    SubContext,
+    WorkerRunStats,
+)
 from .errors import Error, ErrorCode, error_from_code
 from .task_args import ChipStorageTaskArgs
 
@@ -249,7 +256,7 @@ class Worker:
         num_sub_workers: int = 2,
         platform: str = "a2a3sim",
         runtime: str = "host_build_graph",
-        mode: str = "thread",
+        mode: ChipMode | str | int = ChipMode.THREAD,
         heap_bytes: int = 256 << 20,
         spawn_timeout: float = 30.0,
         heap_wait: float = 10.0,
@@ -313,7 +320,7 @@ class Worker:
         self._native: _l4native.L4Worker = native.L4Worker(
             *options, peer_ms, poll_us, spin_us, landing, _comm_address(comm)
         )
-        self.mode = mode
+        self.mode: ChipMode = options[4]
         self.rank: int = self._native.rank
         self.size: int = self._native.size
         self.mpi_thread_level: int = self._native.mpi_thread_level

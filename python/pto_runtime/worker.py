@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, overload
 
 from . import l3, l4
-from ._native import ChipWorker
+from ._native import ChipMode, ChipWorker
 from .errors import ErrorCode, error_from_code
 from .isolated import IsolatedChipWorker
 
@@ -52,7 +52,7 @@ def Worker(
     *,
     device_ids: Sequence[int] = ...,
     num_sub_workers: int = ...,
-    mode: Literal["thread", "process"] = ...,
+    mode: ChipMode | str | int = ...,
     heap_bytes: int = ...,
     spawn_timeout: float = ...,
     heap_wait: float = ...,
@@ -69,7 +69,7 @@ def Worker(
     *,
     device_ids: Sequence[int] = ...,
     num_sub_workers: int = ...,
-    mode: Literal["thread", "process"] = ...,
+    mode: ChipMode | str | int = ...,
     heap_bytes: int = ...,
     spawn_timeout: float = ...,
     heap_wait: float = ...,

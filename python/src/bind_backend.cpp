@@ -11,6 +11,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "config_enums.h"
 #include "pto/backend.h"
 #include "pto/compile_options.h"
 
@@ -37,15 +38,15 @@ std::string options_repr(const Options &o) {
          ", profiling=" + py_bool(o.profiling) + ", host_threads=" + std::to_string(o.host_threads) +
          ", aicpu_threads=" + std::to_string(o.aicpu_threads) +
          ", task_window=" + std::to_string(o.sched.task_window) +
-         ", window_overflow=" + py_quote(pto::window_overflow_name(o.sched.window_overflow)) +
+         ", window_overflow=" + py_quote(enum_name(o.sched.window_overflow)) +
          ", pipeline_depth=" + std::to_string(o.sched.pipeline_depth) +
-         ", pipeline_scope=" + py_quote(pto::pipeline_scope_name(o.sched.pipeline_scope)) +
+         ", pipeline_scope=" + py_quote(enum_name(o.sched.pipeline_scope)) +
          ", batch_deps=" + std::to_string(o.sched.batch_deps) +
-         ", dispatch_metric=" + py_quote(pto::dispatch_metric_name(o.sched.dispatch_metric)) +
+         ", dispatch_metric=" + py_quote(enum_name(o.sched.dispatch_metric)) +
          ", dispatch_threshold=" + std::to_string(o.sched.dispatch_threshold) +
-         ", dispatch_scope=" + py_quote(pto::dispatch_scope_name(o.sched.dispatch_scope)) +
-         ", dispatch_below=" + py_quote(pto::dispatch_policy_name(o.sched.dispatch_below)) +
-         ", dispatch_above=" + py_quote(pto::dispatch_policy_name(o.sched.dispatch_above)) +
+         ", dispatch_scope=" + py_quote(enum_name(o.sched.dispatch_scope)) +
+         ", dispatch_below=" + py_quote(enum_name(o.sched.dispatch_below)) +
+         ", dispatch_above=" + py_quote(enum_name(o.sched.dispatch_above)) +
          ", active_cores_below=" + std::to_string(o.sched.active_cores_below) + ")";
 }
 
@@ -55,44 +56,13 @@ bool options_equal(const Options &a, const Options &b) {
          a.aicpu_threads == b.aicpu_threads && a.sched == b.sched;
 }
 
-// The schedule primitives' modes by name, as Python spells them: "stall", "per_stream", ...
-pto::WindowOverflow overflow_of(const std::string &name) {
-  pto::WindowOverflow o;
-  if (!pto::parse_window_overflow(name.c_str(), &o))
-    throw pto::Error(PTO_INVALID_ARGUMENT, "CompileOptions.window_overflow=" + py_quote(name) +
-                                               " is not one of 'stall', 'evict_completed', 'error'");
-  return o;
-}
-pto::PipelineScope scope_of(const std::string &name) {
-  pto::PipelineScope s;
-  if (!pto::parse_pipeline_scope(name.c_str(), &s))
-    throw pto::Error(PTO_INVALID_ARGUMENT,
-                     "CompileOptions.pipeline_scope=" + py_quote(name) +
-                         " is not one of 'global', 'per_stream', 'per_pool', 'per_target'");
-  return s;
+// A schedule mode as CompileOptions.<field> takes it: the member, its name or its number
+// (config_enums.h, shared with ChipCallConfig's fields).
+template <typename E>
+E mode_of(const char *field, const EnumArg<E> &v) {
+  return enum_value<E>(v.value, std::string("CompileOptions.") + field);
 }
 
-pto::DispatchMetric metric_of(const std::string &name) {
-  pto::DispatchMetric m;
-  if (!pto::parse_dispatch_metric(name.c_str(), &m))
-    throw pto::Error(PTO_INVALID_ARGUMENT,
-                     "CompileOptions.dispatch_metric=" + py_quote(name) + " is not one of 'none', 'ready'");
-  return m;
-}
-pto::DispatchScope dispatch_scope_of(const std::string &name) {
-  pto::DispatchScope s;
-  if (!pto::parse_dispatch_scope(name.c_str(), &s))
-    throw pto::Error(PTO_INVALID_ARGUMENT, "CompileOptions.dispatch_scope=" + py_quote(name) +
-                                               " is not one of 'global', 'per_pool'");
-  return s;
-}
-pto::DispatchPolicy policy_of(const char *field, const std::string &name) {
-  pto::DispatchPolicy p;
-  if (!pto::parse_dispatch_policy(name.c_str(), &p))
-    throw pto::Error(PTO_INVALID_ARGUMENT, std::string("CompileOptions.") + field + "=" + py_quote(name) +
-                                               " is not one of 'locality', 'round_robin', 'work_stealing'");
-  return p;
-}
 // dispatch_threshold and active_cores_below are 16 bits in ScheduleConfig: a larger Python int
 // is refused here rather than silently truncated.
 uint16_t u16_of(const char *field, uint32_t v) {
@@ -150,22 +120,23 @@ void bind_backend(nb::module_ &m) {
       "What a compile for a backend is asked to do: target (backend name), platform ('' = the "
       "backend's first), opt_level 0..3, debug (-g), profiling (runs record a trace), host_threads "
       "(0 = the backend's default), aicpu_threads (0 = the default), and the schedule primitives: "
-      "task_window (0 = the call config's) with window_overflow ('stall', 'evict_completed', "
-      "'error'), pipeline_depth (0 = off) with pipeline_scope ('global', 'per_stream', 'per_pool', "
-      "'per_target'), batch_deps (0 = off; submits per dependency batch, tensormap runtime), "
-      "dispatch_metric ('none' = off, 'ready') with dispatch_threshold, dispatch_scope "
-      "('global', 'per_pool'), dispatch_below / dispatch_above ('locality', 'round_robin', "
-      "'work_stealing') and active_cores_below (0 = all). Checked when made and again by every "
-      "method; kernel_compiler() and call_config() apply it.")
+      "task_window (0 = the call config's) with window_overflow (WindowOverflow), pipeline_depth "
+      "(0 = off) with pipeline_scope (PipelineScope), batch_deps (0 = off; submits per dependency "
+      "batch, tensormap runtime), dispatch_metric (DispatchMetric, NONE = off) with "
+      "dispatch_threshold, dispatch_scope (DispatchScope), dispatch_below / dispatch_above "
+      "(DispatchPolicy) and active_cores_below (0 = all). A mode takes its enum's member, its name "
+      "in any case ('per_stream') or its number, and reads back as the member, as the "
+      "ChipCallConfig fields it lowers to do. Checked when made and again by every method; "
+      "kernel_compiler() and call_config() apply it.")
       .def(
           "__init__",
           [](Options *self, std::string target, std::string platform, int opt_level, bool debug,
              bool profiling, int host_threads, int aicpu_threads, uint32_t task_window,
-             const std::string &window_overflow, uint32_t pipeline_depth, const std::string &pipeline_scope,
-             uint32_t batch_deps,
-             const std::string &dispatch_metric, uint32_t dispatch_threshold,
-             const std::string &dispatch_scope, const std::string &dispatch_below,
-             const std::string &dispatch_above, uint32_t active_cores_below) {
+             EnumArg<pto::WindowOverflow> window_overflow, uint32_t pipeline_depth,
+             EnumArg<pto::PipelineScope> pipeline_scope, uint32_t batch_deps,
+             EnumArg<pto::DispatchMetric> dispatch_metric, uint32_t dispatch_threshold,
+             EnumArg<pto::DispatchScope> dispatch_scope, EnumArg<pto::DispatchPolicy> dispatch_below,
+             EnumArg<pto::DispatchPolicy> dispatch_above, uint32_t active_cores_below) {
             Options o;
             o.target = std::move(target);
             o.platform = std::move(platform);
@@ -175,25 +146,27 @@ void bind_backend(nb::module_ &m) {
             o.host_threads = host_threads;
             o.aicpu_threads = aicpu_threads;
             o.sched.task_window = task_window;
-            o.sched.window_overflow = overflow_of(window_overflow);
+            o.sched.window_overflow = mode_of("window_overflow", window_overflow);
             o.sched.pipeline_depth = pipeline_depth;
-            o.sched.pipeline_scope = scope_of(pipeline_scope);
+            o.sched.pipeline_scope = mode_of("pipeline_scope", pipeline_scope);
             o.sched.batch_deps = batch_deps;
-            o.sched.dispatch_metric = metric_of(dispatch_metric);
+            o.sched.dispatch_metric = mode_of("dispatch_metric", dispatch_metric);
             o.sched.dispatch_threshold = u16_of("dispatch_threshold", dispatch_threshold);
-            o.sched.dispatch_scope = dispatch_scope_of(dispatch_scope);
-            o.sched.dispatch_below = policy_of("dispatch_below", dispatch_below);
-            o.sched.dispatch_above = policy_of("dispatch_above", dispatch_above);
+            o.sched.dispatch_scope = mode_of("dispatch_scope", dispatch_scope);
+            o.sched.dispatch_below = mode_of("dispatch_below", dispatch_below);
+            o.sched.dispatch_above = mode_of("dispatch_above", dispatch_above);
             o.sched.active_cores_below = u16_of("active_cores_below", active_cores_below);
             check(o);  // a typo or an unavailable target is reported where it was written
             new (self) Options(std::move(o));
           },
           nb::kw_only(), "target"_a = Options{}.target, "platform"_a = "",
           "opt_level"_a = Options{}.opt_level, "debug"_a = false, "profiling"_a = false, "host_threads"_a = 0,
-          "aicpu_threads"_a = 0, "task_window"_a = 0u, "window_overflow"_a = "stall", "pipeline_depth"_a = 0u,
-          "pipeline_scope"_a = "global", "batch_deps"_a = 0u, "dispatch_metric"_a = "none", "dispatch_threshold"_a = 0u,
-          "dispatch_scope"_a = "global", "dispatch_below"_a = "locality", "dispatch_above"_a = "locality",
-          "active_cores_below"_a = 0u)
+          "aicpu_threads"_a = 0, "task_window"_a = 0u, "window_overflow"_a = pto::WindowOverflow::kStall,
+          "pipeline_depth"_a = 0u, "pipeline_scope"_a = pto::PipelineScope::kGlobal, "batch_deps"_a = 0u,
+          "dispatch_metric"_a = pto::DispatchMetric::kNone, "dispatch_threshold"_a = 0u,
+          "dispatch_scope"_a = pto::DispatchScope::kGlobal,
+          "dispatch_below"_a = pto::DispatchPolicy::kLocality,
+          "dispatch_above"_a = pto::DispatchPolicy::kLocality, "active_cores_below"_a = 0u)
       .def_rw("target", &Options::target)
       .def_rw("platform", &Options::platform)
       .def_rw("opt_level", &Options::opt_level)
@@ -205,38 +178,44 @@ void bind_backend(nb::module_ &m) {
           "task_window", [](const Options &o) { return o.sched.task_window; },
           [](Options &o, uint32_t v) { o.sched.task_window = v; })
       .def_prop_rw(
-          "window_overflow",
-          [](const Options &o) { return std::string(pto::window_overflow_name(o.sched.window_overflow)); },
-          [](Options &o, const std::string &v) { o.sched.window_overflow = overflow_of(v); })
+          "window_overflow", [](const Options &o) { return o.sched.window_overflow; },
+          [](Options &o, EnumArg<pto::WindowOverflow> v) {
+            o.sched.window_overflow = mode_of("window_overflow", v);
+          })
       .def_prop_rw(
           "pipeline_depth", [](const Options &o) { return o.sched.pipeline_depth; },
           [](Options &o, uint32_t v) { o.sched.pipeline_depth = v; })
       .def_prop_rw(
-          "pipeline_scope",
-          [](const Options &o) { return std::string(pto::pipeline_scope_name(o.sched.pipeline_scope)); },
-          [](Options &o, const std::string &v) { o.sched.pipeline_scope = scope_of(v); })
+          "pipeline_scope", [](const Options &o) { return o.sched.pipeline_scope; },
+          [](Options &o, EnumArg<pto::PipelineScope> v) {
+            o.sched.pipeline_scope = mode_of("pipeline_scope", v);
+          })
       .def_prop_rw(
           "batch_deps", [](const Options &o) { return o.sched.batch_deps; },
           [](Options &o, uint32_t v) { o.sched.batch_deps = v; })
       .def_prop_rw(
-          "dispatch_metric",
-          [](const Options &o) { return std::string(pto::dispatch_metric_name(o.sched.dispatch_metric)); },
-          [](Options &o, const std::string &v) { o.sched.dispatch_metric = metric_of(v); })
+          "dispatch_metric", [](const Options &o) { return o.sched.dispatch_metric; },
+          [](Options &o, EnumArg<pto::DispatchMetric> v) {
+            o.sched.dispatch_metric = mode_of("dispatch_metric", v);
+          })
       .def_prop_rw(
           "dispatch_threshold", [](const Options &o) { return uint32_t{o.sched.dispatch_threshold}; },
           [](Options &o, uint32_t v) { o.sched.dispatch_threshold = u16_of("dispatch_threshold", v); })
       .def_prop_rw(
-          "dispatch_scope",
-          [](const Options &o) { return std::string(pto::dispatch_scope_name(o.sched.dispatch_scope)); },
-          [](Options &o, const std::string &v) { o.sched.dispatch_scope = dispatch_scope_of(v); })
+          "dispatch_scope", [](const Options &o) { return o.sched.dispatch_scope; },
+          [](Options &o, EnumArg<pto::DispatchScope> v) {
+            o.sched.dispatch_scope = mode_of("dispatch_scope", v);
+          })
       .def_prop_rw(
-          "dispatch_below",
-          [](const Options &o) { return std::string(pto::dispatch_policy_name(o.sched.dispatch_below)); },
-          [](Options &o, const std::string &v) { o.sched.dispatch_below = policy_of("dispatch_below", v); })
+          "dispatch_below", [](const Options &o) { return o.sched.dispatch_below; },
+          [](Options &o, EnumArg<pto::DispatchPolicy> v) {
+            o.sched.dispatch_below = mode_of("dispatch_below", v);
+          })
       .def_prop_rw(
-          "dispatch_above",
-          [](const Options &o) { return std::string(pto::dispatch_policy_name(o.sched.dispatch_above)); },
-          [](Options &o, const std::string &v) { o.sched.dispatch_above = policy_of("dispatch_above", v); })
+          "dispatch_above", [](const Options &o) { return o.sched.dispatch_above; },
+          [](Options &o, EnumArg<pto::DispatchPolicy> v) {
+            o.sched.dispatch_above = mode_of("dispatch_above", v);
+          })
       .def_prop_rw(
           "active_cores_below", [](const Options &o) { return uint32_t{o.sched.active_cores_below}; },
           [](Options &o, uint32_t v) { o.sched.active_cores_below = u16_of("active_cores_below", v); })
@@ -265,8 +244,9 @@ void bind_backend(nb::module_ &m) {
           },
           "base"_a.none() = nb::none(),
           "base (or a default ChipCallConfig) with enable_profiling = profiling, aicpu_thread_num = "
-          "aicpu_threads and task_window = task_window unless 0, and task_window_overflow, "
-          "pipeline_depth, pipeline_scope, batch_deps and the dispatch_* fields as numbers.")
+          "aicpu_threads and task_window = task_window unless 0, and task_window_overflow "
+          "(= window_overflow), pipeline_depth, pipeline_scope, batch_deps and the dispatch_* "
+          "fields.")
       .def(
           "__eq__",
           [](const Options &a, nb::handle b) -> nb::object {

@@ -191,14 +191,14 @@ void bind_worker(nb::module_ &m) {
       .def(
           "__init__",
           [](PyL3Worker *self, const std::vector<int> &device_ids, int num_sub_workers,
-             const std::string &platform, const std::string &runtime, int mode, uint64_t heap_bytes,
+             const std::string &platform, const std::string &runtime, pto::ChipMode mode, uint64_t heap_bytes,
              uint32_t spawn_timeout_ms, uint32_t heap_wait_ms, uint32_t close_timeout_ms) {
             pto::WorkerOptions o;
             o.device_ids = device_ids;
             o.num_sub_workers = num_sub_workers;
             o.platform = platform;
             o.runtime = runtime;
-            o.mode = static_cast<pto::ChipMode>(mode);
+            o.mode = mode;
             o.heap_bytes = heap_bytes;
             o.spawn_timeout_ms = spawn_timeout_ms;
             o.heap_wait_ms = heap_wait_ms;

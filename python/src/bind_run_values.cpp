@@ -4,12 +4,13 @@
 #include <string>
 #include <type_traits>
 
-#include <nanobind/stl/string.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "config_enums.h"
 #include "pto/chip_worker.h"
 
 namespace pto_py {
@@ -46,10 +47,69 @@ std::string field_repr(bool v) {
   return py_bool(v);
 }
 
+// The enum an enumerated field holds (config_enums.h); void for the other fields. A field listed
+// here takes and returns that enum in Python; test_config_enums.py checks every field is classified.
+template <auto Field>
+struct FieldEnum {
+  using type = void;
+};
+#define PTO_PY_FIELD_ENUM(field, E)          \
+  template <>                                \
+  struct FieldEnum<&ChipCallConfig::field> { \
+    using type = E;                          \
+  };
+PTO_PY_FIELD_ENUM(task_window_overflow, pto::WindowOverflow)
+PTO_PY_FIELD_ENUM(pipeline_scope, pto::PipelineScope)
+PTO_PY_FIELD_ENUM(dispatch_metric, pto::DispatchMetric)
+PTO_PY_FIELD_ENUM(dispatch_scope, pto::DispatchScope)
+PTO_PY_FIELD_ENUM(dispatch_below, pto::DispatchPolicy)
+PTO_PY_FIELD_ENUM(dispatch_above, pto::DispatchPolicy)
+PTO_PY_FIELD_ENUM(log_level, pto_log_level)
+#undef PTO_PY_FIELD_ENUM
+// (Not FieldEnum<F>::type in the X macros below: there `type` is a macro parameter.)
+template <auto Field>
+using field_enum_t = typename FieldEnum<Field>::type;
+
+// An enumerated field's range (pto/call_config.h) is its enum's values, 0 .. count - 1.
+template <typename E>
+constexpr bool enum_range_matches(long long lo, unsigned long long hi) {
+  if constexpr (std::is_void_v<E>) {
+    return true;
+  } else {
+    return lo == 0 && hi + 1 == EnumSpec<E>::count;
+  }
+}
+#define PTO_CHECK_RANGE(type, name, def, lo, hi, doc)                            \
+  static_assert(enum_range_matches<field_enum_t<&ChipCallConfig::name>>(lo, hi), \
+                "ChipCallConfig::" #name ": its range in pto/call_config.h is not its enum's values");
+PTO_CHIP_CALL_CONFIG_FIELDS(PTO_CHECK_RANGE)
+#undef PTO_CHECK_RANGE
+
+// What Python reads from field `v`: its enum's member for an enumerated field, else v.
+template <typename E, typename T>
+auto field_out(T v) {
+  if constexpr (std::is_void_v<E>) {
+    return v;
+  } else {
+    return static_cast<E>(v);
+  }
+}
+
+// A field's value in reprs: an enumerated field's name ('per_stream', as CompileOptions' repr).
+template <typename E, typename T>
+std::string field_text(T v) {
+  if constexpr (std::is_void_v<E>) {
+    return field_repr(v);
+  } else {
+    return py_quote(enum_name(static_cast<E>(v)));
+  }
+}
+
 std::string config_repr(const ChipCallConfig &c) {
   std::string r;
-#define PTO_REPR_FIELD(type, name, def, lo, hi, doc) \
-  r += std::string(r.empty() ? "" : ", ") + #name "=" + field_repr(c.name);
+#define PTO_REPR_FIELD(type, name, def, lo, hi, doc)    \
+  r += std::string(r.empty() ? "" : ", ") + #name "=" + \
+       field_text<field_enum_t<&ChipCallConfig::name>>(c.name);
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_REPR_FIELD)
 #undef PTO_REPR_FIELD
   return "ChipCallConfig(" + r + ")";
@@ -105,34 +165,79 @@ void set_field(T &field, nb::handle value, const char *name, long long lo, unsig
   field = static_cast<T>(s);
 }
 
+// set_field, or for an enumerated field (E not void) the shared conversion of config_enums.h.
+template <typename E, typename T>
+void set_any_field(T &field, nb::handle value, const char *name, long long lo, unsigned long long hi,
+                   const char *doc) {
+  if constexpr (std::is_void_v<E>) {
+    set_field(field, value, name, lo, hi, doc);
+  } else {
+    field = static_cast<T>(enum_value<E>(value, std::string("ChipCallConfig.") + name));
+  }
+}
+
 // Sets the field called `name`; false if there is none.
 bool set_named(ChipCallConfig &c, const std::string &name, nb::handle value) {
-#define PTO_SET_FIELD(type, field, def, lo, hi, doc) \
-  if (name == #field) {                              \
-    set_field(c.field, value, #field, lo, hi, doc);  \
-    return true;                                     \
+#define PTO_SET_FIELD(type, field, def, lo, hi, doc)                                          \
+  if (name == #field) {                                                                       \
+    set_any_field<field_enum_t<&ChipCallConfig::field>>(c.field, value, #field, lo, hi, doc); \
+    return true;                                                                              \
   }
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_SET_FIELD)
 #undef PTO_SET_FIELD
   return false;
 }
 
+// "bool = False", "int = 16", "PipelineScope | str | int = PipelineScope.GLOBAL": a field's
+// parameter in the __init__ signature.
+// `module` qualifies the enum's name, as nanobind's own signatures do (stubgen resolves it).
+template <typename E, typename T>
+std::string field_signature(T def, const std::string &module) {
+  if constexpr (std::is_void_v<E>) {
+    return std::string(std::is_same_v<T, bool> ? "bool" : "int") + " = " + field_repr(def);
+  } else {
+    const std::string cls = module + "." + EnumSpec<E>::py_name;
+    return cls + " | str | int = " + cls + "." + member_name(enum_name(static_cast<E>(def)));
+  }
+}
+
 // "def __init__(self, block_dim: int = 1, aicpu_thread_num: int = 1, *, enable_profiling: bool =
 // False, ...) -> None": the stub shows every field with its type and default, so a type checker
 // sees a misspelt keyword; the binding itself takes **kwargs and checks each name.
-const char *init_signature() {
-  static const std::string sig = [] {
+const char *init_signature(const std::string &module) {
+  static const std::string sig = [&] {
     std::string out = "def __init__(self";
     int position = 0;
-#define PTO_SIG_FIELD(type, name, def, lo, hi, doc)                                                 \
-  if (position++ == 2) out += ", *";                                                                \
-  out += std::string(", ") + #name + ": " + (std::is_same_v<type, bool> ? "bool" : "int") + " = " + \
-         field_repr(static_cast<type>(def));
+#define PTO_SIG_FIELD(type, name, def, lo, hi, doc) \
+  if (position++ == 2) out += ", *";                \
+  out += std::string(", ") + #name + ": " +         \
+         field_signature<field_enum_t<&ChipCallConfig::name>, type>(static_cast<type>(def), module);
     PTO_CHIP_CALL_CONFIG_FIELDS(PTO_SIG_FIELD)
 #undef PTO_SIG_FIELD
     return out + ") -> None";
   }();
   return sig.c_str();
+}
+
+// The property of one field: a number (or bool) checked against lo..hi, or for an enumerated
+// field its enum (any of its spellings in, the member out), typed so in the stub.
+template <typename E, typename T, T ChipCallConfig::*Field>
+void def_field(nb::class_<ChipCallConfig> &cls, const char *name, long long lo, unsigned long long hi,
+               const char *doc) {
+  if constexpr (std::is_void_v<E>) {
+    cls.def_prop_rw(
+        name, [](const ChipCallConfig &c) -> T { return c.*Field; },
+        [name, lo, hi, doc](ChipCallConfig &c, nb::handle v) { set_field(c.*Field, v, name, lo, hi, doc); },
+        doc);
+  } else {
+    cls.def_prop_rw(
+        name, [](const ChipCallConfig &c) { return field_out<E>(c.*Field); },
+        [name](ChipCallConfig &c, EnumArg<E> v) {
+          c.*Field = static_cast<T>(enum_value<E>(v.value, std::string("ChipCallConfig.") + name));
+        },
+        (std::string(doc) + "; a " + EnumSpec<E>::py_name + " (a member, its name in any case or its number)")
+            .c_str());  // nanobind copies the doc
+  }
 }
 
 void bind_call_config(nb::module_ &m) {
@@ -141,7 +246,10 @@ void bind_call_config(nb::module_ &m) {
       "Per-run configuration. block_dim and aicpu_thread_num may be given by position, every "
       "field by keyword; see the field docs (and the README) for meanings, defaults and ranges. "
       "A value out of its field's range raises InvalidArgumentError naming field, value and range "
-      "(block_dim and aicpu_thread_num are also checked against the platform at run).");
+      "(block_dim and aicpu_thread_num are also checked against the platform at run). An "
+      "enumerated field (task_window_overflow, pipeline_scope, dispatch_metric, dispatch_scope, "
+      "dispatch_below, dispatch_above, log_level) takes its enum's member, the member's name in any "
+      "case or its number, and reads back as the member.");
   cls.def(
       "__init__",
       [](ChipCallConfig *self, nb::handle block_dim, nb::handle aicpu_thread_num, const nb::kwargs &kw) {
@@ -159,11 +267,9 @@ void bind_call_config(nb::module_ &m) {
         new (self) ChipCallConfig(c);
       },
       "block_dim"_a.none() = nb::none(), "aicpu_thread_num"_a.none() = nb::none(), "kwargs"_a,
-      nb::sig(init_signature()));
-#define PTO_DEF_FIELD(type, name, def, lo, hi, doc)                  \
-  cls.def_prop_rw(                                                   \
-      #name, [](const ChipCallConfig &c) -> type { return c.name; }, \
-      [](ChipCallConfig &c, nb::handle v) { set_field(c.name, v, #name, lo, hi, doc); }, doc);
+      nb::sig(init_signature(nb::cast<std::string>(m.attr("__name__")))));
+#define PTO_DEF_FIELD(type, name, def, lo, hi, doc) \
+  def_field<field_enum_t<&ChipCallConfig::name>, type, &ChipCallConfig::name>(cls, #name, lo, hi, doc);
   PTO_CHIP_CALL_CONFIG_FIELDS(PTO_DEF_FIELD)
 #undef PTO_DEF_FIELD
   cls.def("__repr__", &config_repr)
@@ -249,8 +355,14 @@ void bind_run_stats(nb::module_ &m) {
               "sim_timing: kernels a cost model was given for and not used, and why ('' if none)")
       .def_ro("dump_dir", &RunStats::dump_dir,
               "enable_dump_tensor: the directory of this run's .npy files and index.json ('' when off)")
-      .def_ro("window_overflow", &RunStats::window_overflow,
-              "the task window's overflow mode the run used: 'stall', 'evict_completed' or 'error'")
+      .def_prop_ro(
+          "window_overflow",
+          [](const RunStats &s) {
+            return enum_value<pto::WindowOverflow>(nb::str(s.window_overflow.c_str()),
+                                                   "RunStats.window_overflow");
+          },
+          "the task window's overflow mode the run used (the WindowOverflow member, as "
+          "ChipCallConfig.task_window_overflow reads)")
       .def_ro("pipeline_deferred", &RunStats::pipeline_deferred,
               "pipeline_depth: tasks that found no token at their gate and waited (0 without gates)")
       .def_ro("pipeline_max_in_flight", &RunStats::pipeline_max_in_flight,

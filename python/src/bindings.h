@@ -23,6 +23,8 @@ inline std::string py_quote(const std::string &s) {
 void bind_errors(nb::module_ &m);
 // CoreType, Direction, DType.
 void bind_types(nb::module_ &m);
+// (config_enums.h) bind_config_enums: WindowOverflow, PipelineScope, DispatchMetric, DispatchScope,
+// DispatchPolicy, LogLevel, ChipMode and enum_value, before the classes whose fields hold them.
 // ChipCallConfig, RunStats, PlatformInfo: the plain values a run takes and returns.
 void bind_run_values(nb::module_ &m);
 // ChipCallable, ChipStorageTaskArgs (raw pointers; the package wraps it for NumPy), ChipWorker.

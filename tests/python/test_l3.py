@@ -318,7 +318,7 @@ def test_crashing_kernel_in_process_mode_fails_its_task_and_the_chip_is_replaced
 def test_worker_factory_routes_level_3_and_checks_options():
     with pto.Worker(level=3, device_ids=[0], num_sub_workers=1) as w:
         assert isinstance(w, pto.l3.Worker) and w.level == 3
-    with pytest.raises(pto.InvalidArgumentError, match="mode must be"):
+    with pytest.raises(pto.InvalidArgumentError, match="mode='fibers' is not one of"):
         pto.Worker(level=3, mode="fibers")
     with pytest.raises(pto.InvalidArgumentError, match="options of level 3"):
         pto.Worker(level=2, num_sub_workers=2)

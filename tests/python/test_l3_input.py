@@ -61,7 +61,7 @@ BAD_OPTIONS = [
     ({"spawn_timeout": -1}, ["spawn_timeout = -1 is out of range", "seconds"]),
     ({"heap_wait": float("nan")}, ["heap_wait = nan is out of range", "seconds"]),
     ({"close_timeout": 2**40}, [f"close_timeout = {2**40} is out of range", "seconds"]),
-    ({"mode": "fibers"}, ["mode = 'fibers'", "'thread' or 'process'"]),
+    ({"mode": "fibers"}, ["mode='fibers' is not one of 'thread', 'process'"]),
 ]
 
 

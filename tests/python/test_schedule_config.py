@@ -23,9 +23,9 @@ def test_compile_options_schedule_defaults_ask_for_nothing() -> None:
     c = o.call_config()
     assert (c.task_window, c.task_window_overflow, c.pipeline_depth, c.pipeline_scope) == (
         pto.ChipCallConfig().task_window,
+        pto.WindowOverflow.STALL,
         0,
-        0,
-        0,
+        pto.PipelineScope.GLOBAL,
     )
 
 
@@ -42,14 +42,15 @@ def test_compile_options_schedule_lowers_into_the_call_config_fields() -> None:
     c = o.call_config()
     assert (c.task_window, c.task_window_overflow, c.pipeline_depth, c.pipeline_scope) == (
         64,
-        1,
+        pto.WindowOverflow.EVICT_COMPLETED,
         2,
-        1,
+        pto.PipelineScope.PER_STREAM,
     )
     assert o != pto.CompileOptions()
     o.window_overflow = "error"
     o.pipeline_scope = "per_target"
-    assert o.call_config().task_window_overflow == 2 and o.call_config().pipeline_scope == 3
+    assert o.call_config().task_window_overflow is pto.WindowOverflow.ERROR
+    assert o.call_config().pipeline_scope is pto.PipelineScope.PER_TARGET
 
 
 @pytest.mark.parametrize(
@@ -123,7 +124,7 @@ def test_run_stats_report_the_schedule_primitives(runtime: str) -> None:
     ).call_config(pto.ChipCallConfig(block_dim=2))
     stats = w.run(basic_callable(runtime), args, cfg)
     assert (f == 42.0).all()
-    assert stats.window_overflow == "stall"
+    assert stats.window_overflow is pto.WindowOverflow.STALL is cfg.task_window_overflow
     assert stats.pipeline_max_in_flight == 1  # t1 and t2 could run together; the gate allows one
     assert stats.pipeline_deferred <= 1
     plain = w.run(
@@ -233,9 +234,9 @@ def test_dispatch_threshold_options_lower_into_the_call_config_fields() -> None:
         c.dispatch_below,
         c.dispatch_above,
         c.active_cores_below,
-    ) == (1, 8, 1, 1, 2, 2)
+    ) == ("ready", 8, "per_pool", "round_robin", "work_stealing", 2)
     o.dispatch_below = "locality"
-    assert o.call_config().dispatch_below == 0
+    assert o.call_config().dispatch_below is pto.DispatchPolicy.LOCALITY
     assert pickle.loads(pickle.dumps(c)) == c
 
 
