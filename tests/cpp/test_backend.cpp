@@ -1,4 +1,4 @@
-// tests/cpp/test_backend.cpp — the backend registry and CompileOptions checks (include/pto/backend.h).
+// tests/cpp/test_backend.cpp — the backend registry and BackendOptions checks (include/pto/backend.h).
 #include "pto/backend.h"
 
 #include <algorithm>
@@ -127,19 +127,19 @@ TEST(RegisterBackend, RegistersOnceAndBuildsLazilyOnce) {
             PTO_INVALID_ARGUMENT);
 }
 
-// --- CompileOptions ---
+// --- BackendOptions ---
 
-TEST(CompileOptions, DefaultsPassTheCpuSimCheck) {
-  const pto::backend::CompileOptions o;
+TEST(BackendOptions, DefaultsPassTheCpuSimCheck) {
+  const pto::BackendOptions o;
   EXPECT_EQ(o.target, "cpu_sim");
   pto::get_backend(o.target).check(o);
   EXPECT_EQ(pto::get_backend(o.target).platform_for(o), "a2a3sim");
 }
 
-TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
+TEST(BackendOptions, EachBadFieldIsNamedInTheError) {
   const pto::Backend &sim = pto::get_backend("cpu_sim");
   struct Case {
-    std::function<void(pto::backend::CompileOptions &)> set;
+    std::function<void(pto::BackendOptions &)> set;
     pto_status code;
     const char *field;
   };
@@ -155,7 +155,7 @@ TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
       {[](auto &o) { o.target = "amd_aie"; }, PTO_INVALID_ARGUMENT, "target"},
   };
   for (const Case &c : cases) {
-    pto::backend::CompileOptions o;
+    pto::BackendOptions o;
     c.set(o);
     const pto::Error e = pto_test::error_of([&] { sim.check(o); });
     EXPECT_EQ(e.code(), c.code) << c.field << ": " << e.what();
@@ -163,8 +163,8 @@ TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
   }
 }
 
-TEST(CompileOptions, AicpuThreadLimitFollowsThePlatform) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptions, AicpuThreadLimitFollowsThePlatform) {
+  pto::BackendOptions o;
   o.platform = "a5sim";  // 7 AICPU threads
   o.aicpu_threads = 7;
   pto::get_backend("cpu_sim").check(o);
@@ -185,10 +185,10 @@ TEST(RegistryWiring, RuntimeBuilderRefusesAnUnavailableBackendWithItsReason) {
                          {"not found at build time"});
 }
 
-// --- CompileOptions applied (pto/compile_options.h) ---
+// --- BackendOptions applied (pto/compile_options.h) ---
 
-TEST(CompileOptionsApplied, SetTheKernelCompilerFlagsAndThePlatform) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptionsApplied, SetTheKernelCompilerFlagsAndThePlatform) {
+  pto::BackendOptions o;
   o.platform = "a5sim";
   o.opt_level = 3;
   o.debug = true;
@@ -203,8 +203,8 @@ TEST(CompileOptionsApplied, SetTheKernelCompilerFlagsAndThePlatform) {
   EXPECT_EQ(pto::make_kernel_compiler(o).platform(), "a2a3sim");
 }
 
-TEST(CompileOptionsApplied, SetTheRunConfiguration) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptionsApplied, SetTheRunConfiguration) {
+  pto::BackendOptions o;
   o.profiling = true;
   o.aicpu_threads = 3;
   pto::ChipCallConfig base;
@@ -217,8 +217,8 @@ TEST(CompileOptionsApplied, SetTheRunConfiguration) {
   EXPECT_EQ(pto::make_call_config(o, base).aicpu_thread_num, base.aicpu_thread_num);
 }
 
-TEST(CompileOptionsApplied, AnUnavailableTargetIsNotSupported) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptionsApplied, AnUnavailableTargetIsNotSupported) {
+  pto::BackendOptions o;
   o.target = "ascend_npu";
   EXPECT_EQ(pto_test::error_of([&] { pto::make_kernel_compiler(o); }).code(), PTO_NOT_SUPPORTED);
   EXPECT_EQ(pto_test::error_of([&] { pto::make_call_config(o); }).code(), PTO_NOT_SUPPORTED);
