@@ -186,48 +186,14 @@ class CorePool {
   // an idle core outside reserved clusters, the warm one if it qualifies, unless at the
   // short-task cap; else, while kernels are short, a busy core with room (warm first); -1 if
   // none.
-  int32_t core_for(uint32_t core_type) const {
-    if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
-    if (idle_by_type_[core_type] != 0 && !at_cap()) {
-      int32_t found = -1;
-      for_idle_from(1u << core_type, warm_, [&](uint32_t i) {
-        if (clusters_[cores_[i].cluster].reserved) return true;
-        found = static_cast<int32_t>(i);
-        return false;
-      });
-      if (found >= 0) return found;
-    }
-    if (!pipelining()) return -1;
-    int32_t found = -1;
-    for_busy_from(warm_, [&](uint32_t i) {
-      if (cores_[i].core_type != core_type || !can_queue(cores_[i])) return true;
-      found = static_cast<int32_t>(i);
-      return false;
-    });
-    return found;
-  }
+  int32_t core_for(uint32_t core_type) const { return find_core<false>(core_type, warm_, 0); }
 
   // dispatch_threshold's core_for: the same places, among the pool's first `active` cores only,
   // scanned from the warm core (locality) or from the pool's round-robin cursor, which moves
   // past the core chosen (round_robin).
   int32_t core_for(uint32_t core_type, bool round_robin, uint32_t active) {
     if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
-    const uint32_t from = round_robin ? rr_[core_type] : warm_;
-    int32_t found = -1;
-    if (idle_by_type_[core_type] != 0 && !at_cap()) {
-      for (uint32_t k = 0; k < count_ && found < 0; ++k) {
-        const uint32_t i = (from + k) % count_;
-        const Core &c = cores_[i];
-        if (c.core_type == core_type && c.pool_index < active && c.collected == c.seq &&
-            !clusters_[c.cluster].reserved)
-          found = static_cast<int32_t>(i);
-      }
-    }
-    for (uint32_t k = 0; k < count_ && found < 0 && pipelining(); ++k) {
-      const uint32_t i = (from + k) % count_;
-      if (cores_[i].core_type == core_type && cores_[i].pool_index < active && can_queue(cores_[i]))
-        found = static_cast<int32_t>(i);
-    }
+    const int32_t found = find_core<true>(core_type, round_robin ? rr_[core_type] : warm_, active);
     if (found >= 0 && round_robin) rr_[core_type] = (static_cast<uint32_t>(found) + 1) % count_;
     return found;
   }
@@ -244,53 +210,37 @@ class CorePool {
     bool progress = false;
     if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
       const graph::DispatchChoice ch = choose(graph::kPoolMix);
-      bool waiting = true;
-      for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
-        Cluster &cl = clusters_[c];
-        if (cl.id >= ch.active) continue;
-        uint64_t t;
-        while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
-          progress = true;
-          cl.reserved = false;
-          if (take_mix(static_cast<int64_t>(t), c, ch.tag)) break;
-        }
-        waiting = !ready.probably_empty(pool_bit(graph::kPoolMix));
-      }
-      if (waiting) reserve_one(ch.active);
+      progress = feed_mix<true>(
+          ready, [&](int64_t t, uint32_t c) { return take_mix(t, c, ch.tag); }, ch.active);
     } else {
-      for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+      unreserve_all();
     }
     for (uint32_t type = 0; type < PTO_CORE_TYPE_COUNT; ++type) {
-      const uint32_t mask = pool_bit(type) | pool_bit(graph::kPoolAny);
-      if (ready.probably_empty(mask)) continue;
+      if (ready.probably_empty(pool_bit(type) | pool_bit(graph::kPoolAny))) continue;
       const graph::DispatchChoice ch = choose(type);
       const bool rr = ch.policy == DispatchPolicy::kRoundRobin;
       const uint32_t from = rr ? rr_[type] : warm_;
-      for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
-        const uint32_t i = (from + k) % count_;
-        const Core &c = cores_[i];
-        if (c.core_type != type || c.pool_index >= ch.active || c.collected != c.seq ||
-            clusters_[c.cluster].reserved)
-          continue;
-        uint64_t t;
-        while (ready.try_pop_any(mask, &t)) {
-          progress = true;
-          if (take(static_cast<int64_t>(t), i, ch.tag)) {
-            if (rr) rr_[type] = (i + 1) % count_;
-            break;
-          }
-        }
+      auto tagged = [&](int64_t t, uint32_t i) { return take(t, i, ch.tag); };
+      auto in_set = [&](uint32_t i) { return cores_[i].pool_index < ch.active; };
+      if (!at_cap()) {
+        auto take_idle = [&](int64_t t, uint32_t i) {  // the round-robin cursor moves past it
+          if (!tagged(t, i)) return false;
+          if (rr) rr_[type] = (i + 1) % count_;
+          return true;
+        };
+        for_idle_from(1u << type, from, [&](uint32_t i) {
+          if (!in_set(i) || clusters_[cores_[i].cluster].reserved) return true;
+          return pop_into(ready, i, take_idle, &progress) && !at_cap();
+        });
       }
       if (!pipelining()) continue;
-      for (uint32_t k = 0; k < count_; ++k) {
-        const uint32_t i = (from + k) % count_;
-        if (cores_[i].core_type != type || cores_[i].pool_index >= ch.active) continue;
-        uint64_t t;
-        while (can_queue(cores_[i]) && ready.try_pop_any(mask, &t)) {
-          progress = true;
-          take(static_cast<int64_t>(t), i, ch.tag);
+      for_busy_from(from, [&](uint32_t i) {
+        if (cores_[i].core_type != type || !in_set(i)) return true;
+        while (can_queue(cores_[i])) {
+          if (!pop_into(ready, i, tagged, &progress)) return false;
         }
-      }
+        return true;
+      });
     }
     return progress;
   }
@@ -304,23 +254,11 @@ class CorePool {
   // a cluster reserves one: no new single tasks go there until it drains.
   template <typename Take, typename TakeMix>
   bool feed(graph::ReadyQueueSet &ready, Take &&take, TakeMix &&take_mix) {
-    using graph::pool_bit;
     bool progress = false;
-    if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
-      bool waiting = true;
-      for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
-        Cluster &cl = clusters_[c];
-        uint64_t t;
-        while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
-          progress = true;
-          cl.reserved = false;
-          if (take_mix(static_cast<int64_t>(t), c)) break;
-        }
-        waiting = !ready.probably_empty(pool_bit(graph::kPoolMix));
-      }
-      if (waiting) reserve_one();
+    if (!ready.probably_empty(graph::pool_bit(graph::kPoolMix))) {
+      progress = feed_mix<false>(ready, take_mix, graph::DispatchThreshold::kAllCores);
     } else {
-      for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+      unreserve_all();
     }
     if (ready.probably_empty(graph::kSingleCorePools)) return progress;
     // Idle cores are found through their bits (idle_mask_), from the warm core on, and once a
@@ -379,6 +317,62 @@ class CorePool {
       if (take(static_cast<int64_t>(t), i)) return true;
     }
     return false;
+  }
+
+  // The MIX pool (not empty): idle clusters take whole-cluster tasks, take_mix(task, cluster)
+  // as take in feed(); a MIX task still waiting for a cluster reserves one, so no new single
+  // tasks go there until it drains. kActiveSet: only clusters whose chip index is below `active`.
+  template <bool kActiveSet, typename TakeMix>
+  bool feed_mix(graph::ReadyQueueSet &ready, TakeMix &&take_mix, uint32_t active) {
+    bool progress = false;
+    bool waiting = true;
+    for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
+      Cluster &cl = clusters_[c];
+      if (kActiveSet && cl.id >= active) continue;
+      uint64_t t;
+      while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
+        progress = true;
+        cl.reserved = false;
+        if (take_mix(static_cast<int64_t>(t), c)) break;
+      }
+      waiting = !ready.probably_empty(graph::pool_bit(graph::kPoolMix));
+    }
+    if (waiting) reserve_one(active);
+    return progress;
+  }
+  void unreserve_all() {
+    for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+  }
+
+  // core_for's places, scanned from core `from`. kActiveSet: only cores whose pool index is
+  // below `active` (if constexpr: without it, the walks' closures stay as small as before).
+  template <bool kActiveSet>
+  int32_t find_core(uint32_t core_type, uint32_t from, uint32_t active) const {
+    (void)active;  // read only with kActiveSet
+    if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
+    if (idle_by_type_[core_type] != 0 && !at_cap()) {
+      int32_t found = -1;
+      for_idle_from(1u << core_type, from, [&](uint32_t i) {
+        if (clusters_[cores_[i].cluster].reserved) return true;
+        if constexpr (kActiveSet) {
+          if (cores_[i].pool_index >= active) return true;
+        }
+        found = static_cast<int32_t>(i);
+        return false;
+      });
+      if (found >= 0) return found;
+    }
+    if (!pipelining()) return -1;
+    int32_t found = -1;
+    for_busy_from(from, [&](uint32_t i) {
+      if (cores_[i].core_type != core_type || !can_queue(cores_[i])) return true;
+      if constexpr (kActiveSet) {
+        if (cores_[i].pool_index >= active) return true;
+      }
+      found = static_cast<int32_t>(i);
+      return false;
+    });
+    return found;
   }
 
  public:
@@ -542,7 +536,7 @@ class CorePool {
   }
 
   // `active`: only clusters whose chip index is below it (dispatch_threshold's active set).
-  void reserve_one(uint32_t active = graph::DispatchThreshold::kAllCores) {
+  void reserve_one(uint32_t active) {
     uint32_t best = nclusters_;
     for (uint32_t c = 0; c < nclusters_; ++c) {
       if (clusters_[c].reserved) return;  // one at a time
