@@ -101,16 +101,21 @@ struct FiberPool::Impl {
     return buckets[h >> 56];
   }
 
-  void start_worker();
-  void worker_main(Worker *w);
-  Fiber *find_work(Worker *w);
-  Fiber *steal_handoff(Worker *w);
+  // Also used by the seeded executor.
   uint8_t resume(Worker *w, Fiber *f);  // runs f until it switches back; its request
-  void run(Worker *w, Fiber *f);
-  bool try_park(Fiber *f);  // false: rung since f looked, it must run again
-  void finish_park(Worker *w, Fiber *f);
+  bool try_park(Fiber *f);              // false: rung since f looked, it must run again
   void finish(Fiber *f);
-  void make_runnable(Fiber *f);
+
+  // The pool's own (fiber_pool.cpp, their only caller). Inline, so the compiler may fold them
+  // into the worker loop and the ring path as it did while their signatures named types of
+  // that file alone (internal linkage): a worker's spin and hand-off run these per fiber.
+  void start_worker();
+  inline void worker_main(Worker *w);
+  inline Fiber *find_work(Worker *w);
+  inline Fiber *steal_handoff(Worker *w);
+  inline void run(Worker *w, Fiber *f);
+  inline void finish_park(Worker *w, Fiber *f);
+  inline void make_runnable(Fiber *f);
   void make_runnable_from_outside(Fiber *f) {  // not from a worker's fiber: no hand-off
     if (void *det = f->group->det_.load(std::memory_order_acquire)) {
       fibers::det_push(det, f, nullptr);
