@@ -1,10 +1,9 @@
 // src/core/core_pool.h — the clusters one AICPU scheduler thread owns: dispatch and completion.
 //
-// Shared by every runtime's scheduler. The device's handshake block has AIC cores first (slot
-// c is cluster c's AIC core), then AIV cores (slots C + 2c and C + 2c + 1 belong to cluster c,
-// for the C clusters of the chip); a run uses clusters 0 .. block_dim - 1. Scheduler thread i
-// of S owns the clusters c with c % S == i, whole, so it can give a MIX task (one task on all
-// three cores of a cluster) a cluster of its own. During a run only the owner writes the
+// Shared by every runtime's scheduler. The device's handshake block holds every core of the
+// chip, laid out as core/cluster_layout.h says; a run uses clusters 0 .. block_dim - 1.
+// Scheduler thread i of S owns the clusters c with c % S == i, whole, so it can give a MIX task
+// (one task on every core of a cluster) a cluster of its own. During a run only the owner writes the
 // scheduler half of its slots (protocol and orders in core/handshake.h); the slots outlive
 // the run, so the next run's owner picks up their sequence numbers where this one left them.
 #ifndef PTO_CORE_CORE_POOL_H
@@ -34,11 +33,12 @@ constexpr uint32_t kPipelineNs = 10000;
 class CorePool {
  public:
   static constexpr uint32_t kMaxClusters = 32;
-  static constexpr uint32_t kMaxCores = 3 * kMaxClusters;
+  static constexpr uint32_t kMaxCores = kMaxCoresPerCluster * kMaxClusters;
   static constexpr uint32_t kDepth = Handshake::kDepth;
 
-  // Takes clusters idx, idx + stride, ... below block_dim of a chip with `clusters` clusters
-  // and points their completions at `bell`. Every core must be idle (the previous run's
+  // Takes clusters idx, idx + stride, ... below block_dim of a chip laid out as `layout` (at
+  // most kMaxCoresPerCluster cores a cluster: the geometry table checks) and points their
+  // completions at `bell`. Every core must be idle (the previous run's
   // scheduler waited for its cores; the host's launch orders that before this). With
   // `profiling`, collect() reports CoreTiming.
   //
@@ -58,7 +58,7 @@ class CorePool {
   // `mix`: the run's MixSync blocks, one per cluster below block_dim (core/mix_sync.h), for
   // runtimes with MIX tasks; dispatch_mix hands cluster c's block to the task it starts there.
   // `price` (profiling in sim timing mode): timings carry each kernel's KernelPrice too.
-  void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
+  void init(Handshake *slots, const ClusterLayout &layout, uint32_t block_dim, uint32_t idx, uint32_t stride,
             Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0,
             uint64_t pipeline_ticks = 0, MixSync *mix = nullptr, bool price = false) {
     mix_ = mix;
@@ -75,21 +75,22 @@ class CorePool {
     price_ = profiling_ && price;
     idle_by_type_[0] = idle_by_type_[1] = 0;
     rr_[0] = rr_[1] = 0;
+    per_cluster_ = layout.cores_per_cluster();
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = *new (&clusters_[nclusters_]) Cluster();
       cl.id = c;
-      const uint32_t members[3] = {c, clusters + 2 * c, clusters + 2 * c + 1};
-      for (uint32_t k = 0; k < 3; ++k) {
-        Handshake &hs = slots[members[k]];
+      for (uint32_t k = 0; k < per_cluster_; ++k) {
+        const uint32_t slot = layout.slot(c, k);
+        Handshake &hs = slots[slot];
         hs.owner_bell.store(reinterpret_cast<uint64_t>(bell), std::memory_order_relaxed);
         hs.pmu.store(pmu_ ? 1 : 0, std::memory_order_relaxed);  // published by the dispatch ring
         cl.core[k] = count_;
         Core &core = *new (&cores_[count_++]) Core();
         core.hs = &hs;
-        core.slot = members[k];
+        core.slot = slot;
         core.core_type = hs.core_type;
         core.cluster = nclusters_;
-        core.pool_index = k == 0 ? c : 2 * c + (k - 1);  // AIC cores by cluster, AIV cores two a cluster
+        core.pool_index = layout.type_index(c, k);
         core.seq = core.collected = hs.dispatch.seq.load(std::memory_order_relaxed);
         ++idle_by_type_[hs.core_type & 1];
         set_idle(count_ - 1, true);
@@ -102,8 +103,8 @@ class CorePool {
   uint32_t busy() const { return busy_; }  // tasks dispatched and not yet collected
   uint32_t slot(uint32_t i) const { return cores_[i].slot; }
 
-  // Calls on_done(task, timing) once for every task whose cores all finished (three for a
-  // MIX task), in each core's dispatch order; returns how many. `timing` is filled only when
+  // Calls on_done(task, timing) once for every task whose cores all finished (all of its
+  // cluster's for a MIX task), in each core's dispatch order; returns how many. `timing` is filled only when
   // profiling.
   // Visits only the cores with work in flight (busy_mask_), in index order: a scan of every
   // core's state was half of a scheduler's time per task when few cores are busy.
@@ -376,28 +377,28 @@ class CorePool {
   }
 
  public:
-  // Starts a MIX task on all three cores of idle cluster c: payloads[0] to the AIC core,
-  // payloads[1] and [2] to the AIV cores. collect reports it once all three finished. The
+  // Starts a MIX task on every core of idle cluster c: payloads[k] to its member k (AIC cores
+  // first, then AIV: core/cluster_layout.h). collect reports it once all finished. The
   // cluster's MixSync block, reset, becomes the task's (the parts' call blocks point at it);
   // the dispatch rings publish both.
-  void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[3],
+  void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[kMaxCoresPerCluster],
                     graph::DispatchTag tag = 0) {
     Cluster &cl = clusters_[c];
     if (mix_) {
       MixSync &m = mix_[cl.id];
       mix_sync_reset(m, task);
-      for (uint32_t k = 0; k < 3; ++k)
+      for (uint32_t k = 0; k < per_cluster_; ++k)
         reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync =
             reinterpret_cast<uint64_t>(&m);
     }
     cl.mix_task = task;
-    cl.parts_left = 3;
+    cl.parts_left = per_cluster_;
     if (profiling()) {
       cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
       cl.mix_timing.dispatch_tag = tag;
       cl.mix_price = KernelPrice{};
     }
-    for (uint32_t k = 0; k < 3; ++k) push(cl.core[k], task, payloads[k], true, tag);
+    for (uint32_t k = 0; k < per_cluster_; ++k) push(cl.core[k], task, payloads[k], true, tag);
   }
   uint32_t cluster_aic_slot(uint32_t c) const { return cores_[clusters_[c].core[0]].slot; }
 
@@ -449,7 +450,7 @@ class CorePool {
     CoreCounters counters;           // this run's, always collected
   };
   struct Cluster {
-    uint32_t core[3] = {};    // indices into cores_: AIC, AIV, AIV
+    uint32_t core[kMaxCoresPerCluster] = {};  // indices into cores_, in the layout's member order
     uint32_t id = 0;          // the chip's cluster index
     uint32_t busy = 0;        // tasks in flight on its cores
     int64_t mix_task = -1;    // the MIX task on it, if any (until its last part finishes)
@@ -565,6 +566,7 @@ class CorePool {
   uint64_t idle_mask_[PTO_CORE_TYPE_COUNT][kMaskWords] = {};
   MixSync *mix_ = nullptr;               // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;
+  uint32_t per_cluster_ = 0;  // cores a cluster (init's layout)
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
