@@ -1,4 +1,4 @@
-// include/pto/backend.h — the backend registry (cpu_sim, ascend_npu, amd_aie) and CompileOptions.
+// include/pto/backend.h — the backend registry (cpu_sim, ascend_npu, amd_aie) and BackendOptions.
 //
 // A backend is what a platform name runs on: the simulated chips a2a3sim / a5sim run on
 // `cpu_sim`, the Ascend chips a2a3 / a5 on `ascend_npu`; `amd_aie` has no platform yet. The
@@ -26,18 +26,17 @@
 
 namespace pto {
 
-namespace backend {
-
-// What a compile of a program for one backend is asked to do (seed 004, section 2). Checked
-// by Backend::check; turned into KernelCompiler options and a ChipCallConfig by
-// pto/compile_options.h. (pto::CompileOptions, without `backend::`, is the older struct of
-// KernelCompiler's flags: include directories, defines, cache.) Python: pto_runtime.CompileOptions.
+// What a compile of a program for one backend, and its runs, are asked to do (seed 004,
+// section 2). Checked by Backend::check; turned into KernelCompiler options and a
+// ChipCallConfig by pto/compile_options.h. (pto::CompileOptions is KernelCompiler's own flags:
+// include directories, defines, cache.) Python: pto_runtime.CompileOptions, whose fields and
+// error messages ("CompileOptions.<field>") are these.
 //
 // `sched` is seed 004's lowered schedule configuration (pto/schedule_config.h): task_window
 // with its overflow mode, pipeline_depth with its scope, batch_deps (tensormap runtime; a no-op
 // in host_build_graph) and dispatch_threshold with its metric, scope, policies and active core
 // set. make_call_config copies it into the ChipCallConfig fields both runtimes read.
-struct CompileOptions {
+struct BackendOptions {
   std::string target = "cpu_sim";  // a registered backend name (pto::backends())
   std::string platform;            // a platform of that backend; "" = its first one
   int opt_level = 2;               // 0..3: the kernels' -O level
@@ -50,8 +49,6 @@ struct CompileOptions {
   // The schedule primitives; the default asks for none (task_window 0 keeps the call config's).
   ScheduleConfig sched;
 };
-
-}  // namespace backend
 
 // One row of backends().
 struct BackendInfo {
@@ -75,10 +72,10 @@ class Backend {
   // Checks `options` against this backend (target must be this backend): INVALID_ARGUMENT
   // naming the field for a value out of range or a platform of another backend,
   // NOT_SUPPORTED for a value this backend cannot honour. Backends refine it.
-  virtual void check(const backend::CompileOptions &options) const;
+  virtual void check(const BackendOptions &options) const;
   // options.platform, or this backend's first platform when it is empty (NOT_SUPPORTED when
   // the backend has none).
-  std::string platform_for(const backend::CompileOptions &options) const;
+  std::string platform_for(const BackendOptions &options) const;
 };
 
 using BackendFactory = std::unique_ptr<Backend> (*)();

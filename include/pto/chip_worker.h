@@ -122,7 +122,7 @@ struct RunStats {
   double effective_us = 0;   // earliest kernel start to latest kernel end
   double scheduling_us = 0;  // AICPU scheduler threads' time not parked, summed over threads
   struct Core {
-    uint32_t slot = 0;  // handshake slot: AIC cores 0..C-1, then AIV (cluster c: C+2c, C+2c+1)
+    uint32_t slot = 0;  // handshake slot: the chip's AIC cores by cluster, then its AIV cores
     pto_core_type type = PTO_CORE_AIV;
     uint32_t cluster = 0;
     uint64_t tasks = 0;        // kernels run (a MIX task counts on each of its cores)

@@ -78,7 +78,7 @@ struct CompileOptions {
   // kernels compile against it (else $PTO_ISA_ROOT); scalar compiles get -I<root>/include.
   std::string pto_isa_root;
   std::string opt_level = "-O2";
-  bool debug_info = false;  // adds -g (pto::backend::CompileOptions::debug sets it)
+  bool debug_info = false;  // adds -g (pto::BackendOptions::debug sets it)
   TileMode tile = TileMode::kAuto;
   // Kernels built for this CPU: -march=native, minus what could change a result — no FMA
   // contraction (-ffp-contract=off; PTO-ISA's explicit std::fma still becomes one instruction)

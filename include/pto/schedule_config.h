@@ -4,7 +4,7 @@
 // ScheduleConfig is what both L2 runtimes read the same way: the host copies it into the run's
 // header and the shared scheduler loop (src/core/graph/scheduler_loop.h) and the tensormap
 // orchestrator read it from there. It is plain data with no STL, so device code includes this
-// header too. Users set it as pto::backend::CompileOptions::sched (lowered by make_call_config)
+// header too. Users set it as pto::BackendOptions::sched (lowered by make_call_config)
 // or as the ChipCallConfig fields task_window_overflow, pipeline_depth, pipeline_scope and
 // batch_deps, dispatch_* and active_cores_below (pto/call_config.h). Semantics per runtime:
 // docs/architecture.md, "Schedule primitives".

@@ -20,7 +20,7 @@ namespace {
 
 using nb::literals::operator""_a;
 namespace fs = std::filesystem;
-using Options = pto::backend::CompileOptions;
+using Options = pto::BackendOptions;
 
 const char *py_bool(bool b) {
   return b ? "True" : "False";

@@ -206,7 +206,7 @@ std::vector<std::string> Backend::platforms() const {
   return platforms_of(name());
 }
 
-std::string Backend::platform_for(const backend::CompileOptions &options) const {
+std::string Backend::platform_for(const BackendOptions &options) const {
   if (!options.platform.empty()) return options.platform;
   const std::vector<std::string> mine = platforms();
   if (mine.empty()) {
@@ -215,7 +215,7 @@ std::string Backend::platform_for(const backend::CompileOptions &options) const 
   return mine.front();
 }
 
-void Backend::check(const backend::CompileOptions &o) const {
+void Backend::check(const BackendOptions &o) const {
   if (o.target != name()) {
     throw Error(PTO_INVALID_ARGUMENT, "CompileOptions.target '" + o.target + "' is checked by backend '" +
                                           name() + "'; call get_backend(target).check(options)");

@@ -1,10 +1,9 @@
 // src/core/core_pool.h — the clusters one AICPU scheduler thread owns: dispatch and completion.
 //
-// Shared by every runtime's scheduler. The device's handshake block has AIC cores first (slot
-// c is cluster c's AIC core), then AIV cores (slots C + 2c and C + 2c + 1 belong to cluster c,
-// for the C clusters of the chip); a run uses clusters 0 .. block_dim - 1. Scheduler thread i
-// of S owns the clusters c with c % S == i, whole, so it can give a MIX task (one task on all
-// three cores of a cluster) a cluster of its own. During a run only the owner writes the
+// Shared by every runtime's scheduler. The device's handshake block holds every core of the
+// chip, laid out as core/cluster_layout.h says; a run uses clusters 0 .. block_dim - 1.
+// Scheduler thread i of S owns the clusters c with c % S == i, whole, so it can give a MIX task
+// (one task on every core of a cluster) a cluster of its own. During a run only the owner writes the
 // scheduler half of its slots (protocol and orders in core/handshake.h); the slots outlive
 // the run, so the next run's owner picks up their sequence numbers where this one left them.
 #ifndef PTO_CORE_CORE_POOL_H
@@ -34,11 +33,12 @@ constexpr uint32_t kPipelineNs = 10000;
 class CorePool {
  public:
   static constexpr uint32_t kMaxClusters = 32;
-  static constexpr uint32_t kMaxCores = 3 * kMaxClusters;
+  static constexpr uint32_t kMaxCores = kMaxCoresPerCluster * kMaxClusters;
   static constexpr uint32_t kDepth = Handshake::kDepth;
 
-  // Takes clusters idx, idx + stride, ... below block_dim of a chip with `clusters` clusters
-  // and points their completions at `bell`. Every core must be idle (the previous run's
+  // Takes clusters idx, idx + stride, ... below block_dim of a chip laid out as `layout` (at
+  // most kMaxCoresPerCluster cores a cluster: the geometry table checks) and points their
+  // completions at `bell`. Every core must be idle (the previous run's
   // scheduler waited for its cores; the host's launch orders that before this). With
   // `profiling`, collect() reports CoreTiming.
   //
@@ -58,7 +58,7 @@ class CorePool {
   // `mix`: the run's MixSync blocks, one per cluster below block_dim (core/mix_sync.h), for
   // runtimes with MIX tasks; dispatch_mix hands cluster c's block to the task it starts there.
   // `price` (profiling in sim timing mode): timings carry each kernel's KernelPrice too.
-  void init(Handshake *slots, uint32_t clusters, uint32_t block_dim, uint32_t idx, uint32_t stride,
+  void init(Handshake *slots, const ClusterLayout &layout, uint32_t block_dim, uint32_t idx, uint32_t stride,
             Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0,
             uint64_t pipeline_ticks = 0, MixSync *mix = nullptr, bool price = false) {
     mix_ = mix;
@@ -75,21 +75,22 @@ class CorePool {
     price_ = profiling_ && price;
     idle_by_type_[0] = idle_by_type_[1] = 0;
     rr_[0] = rr_[1] = 0;
+    per_cluster_ = layout.cores_per_cluster();
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = *new (&clusters_[nclusters_]) Cluster();
       cl.id = c;
-      const uint32_t members[3] = {c, clusters + 2 * c, clusters + 2 * c + 1};
-      for (uint32_t k = 0; k < 3; ++k) {
-        Handshake &hs = slots[members[k]];
+      for (uint32_t k = 0; k < per_cluster_; ++k) {
+        const uint32_t slot = layout.slot(c, k);
+        Handshake &hs = slots[slot];
         hs.owner_bell.store(reinterpret_cast<uint64_t>(bell), std::memory_order_relaxed);
         hs.pmu.store(pmu_ ? 1 : 0, std::memory_order_relaxed);  // published by the dispatch ring
         cl.core[k] = count_;
         Core &core = *new (&cores_[count_++]) Core();
         core.hs = &hs;
-        core.slot = members[k];
+        core.slot = slot;
         core.core_type = hs.core_type;
         core.cluster = nclusters_;
-        core.pool_index = k == 0 ? c : 2 * c + (k - 1);  // AIC cores by cluster, AIV cores two a cluster
+        core.pool_index = layout.type_index(c, k);
         core.seq = core.collected = hs.dispatch.seq.load(std::memory_order_relaxed);
         ++idle_by_type_[hs.core_type & 1];
         set_idle(count_ - 1, true);
@@ -102,8 +103,8 @@ class CorePool {
   uint32_t busy() const { return busy_; }  // tasks dispatched and not yet collected
   uint32_t slot(uint32_t i) const { return cores_[i].slot; }
 
-  // Calls on_done(task, timing) once for every task whose cores all finished (three for a
-  // MIX task), in each core's dispatch order; returns how many. `timing` is filled only when
+  // Calls on_done(task, timing) once for every task whose cores all finished (all of its
+  // cluster's for a MIX task), in each core's dispatch order; returns how many. `timing` is filled only when
   // profiling.
   // Visits only the cores with work in flight (busy_mask_), in index order: a scan of every
   // core's state was half of a scheduler's time per task when few cores are busy.
@@ -186,48 +187,14 @@ class CorePool {
   // an idle core outside reserved clusters, the warm one if it qualifies, unless at the
   // short-task cap; else, while kernels are short, a busy core with room (warm first); -1 if
   // none.
-  int32_t core_for(uint32_t core_type) const {
-    if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
-    if (idle_by_type_[core_type] != 0 && !at_cap()) {
-      int32_t found = -1;
-      for_idle_from(1u << core_type, warm_, [&](uint32_t i) {
-        if (clusters_[cores_[i].cluster].reserved) return true;
-        found = static_cast<int32_t>(i);
-        return false;
-      });
-      if (found >= 0) return found;
-    }
-    if (!pipelining()) return -1;
-    int32_t found = -1;
-    for_busy_from(warm_, [&](uint32_t i) {
-      if (cores_[i].core_type != core_type || !can_queue(cores_[i])) return true;
-      found = static_cast<int32_t>(i);
-      return false;
-    });
-    return found;
-  }
+  int32_t core_for(uint32_t core_type) const { return find_core<false>(core_type, warm_, 0); }
 
   // dispatch_threshold's core_for: the same places, among the pool's first `active` cores only,
   // scanned from the warm core (locality) or from the pool's round-robin cursor, which moves
   // past the core chosen (round_robin).
   int32_t core_for(uint32_t core_type, bool round_robin, uint32_t active) {
     if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
-    const uint32_t from = round_robin ? rr_[core_type] : warm_;
-    int32_t found = -1;
-    if (idle_by_type_[core_type] != 0 && !at_cap()) {
-      for (uint32_t k = 0; k < count_ && found < 0; ++k) {
-        const uint32_t i = (from + k) % count_;
-        const Core &c = cores_[i];
-        if (c.core_type == core_type && c.pool_index < active && c.collected == c.seq &&
-            !clusters_[c.cluster].reserved)
-          found = static_cast<int32_t>(i);
-      }
-    }
-    for (uint32_t k = 0; k < count_ && found < 0 && pipelining(); ++k) {
-      const uint32_t i = (from + k) % count_;
-      if (cores_[i].core_type == core_type && cores_[i].pool_index < active && can_queue(cores_[i]))
-        found = static_cast<int32_t>(i);
-    }
+    const int32_t found = find_core<true>(core_type, round_robin ? rr_[core_type] : warm_, active);
     if (found >= 0 && round_robin) rr_[core_type] = (static_cast<uint32_t>(found) + 1) % count_;
     return found;
   }
@@ -244,53 +211,37 @@ class CorePool {
     bool progress = false;
     if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
       const graph::DispatchChoice ch = choose(graph::kPoolMix);
-      bool waiting = true;
-      for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
-        Cluster &cl = clusters_[c];
-        if (cl.id >= ch.active) continue;
-        uint64_t t;
-        while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
-          progress = true;
-          cl.reserved = false;
-          if (take_mix(static_cast<int64_t>(t), c, ch.tag)) break;
-        }
-        waiting = !ready.probably_empty(pool_bit(graph::kPoolMix));
-      }
-      if (waiting) reserve_one(ch.active);
+      progress = feed_mix<true>(
+          ready, [&](int64_t t, uint32_t c) { return take_mix(t, c, ch.tag); }, ch.active);
     } else {
-      for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+      unreserve_all();
     }
     for (uint32_t type = 0; type < PTO_CORE_TYPE_COUNT; ++type) {
-      const uint32_t mask = pool_bit(type) | pool_bit(graph::kPoolAny);
-      if (ready.probably_empty(mask)) continue;
+      if (ready.probably_empty(pool_bit(type) | pool_bit(graph::kPoolAny))) continue;
       const graph::DispatchChoice ch = choose(type);
       const bool rr = ch.policy == DispatchPolicy::kRoundRobin;
       const uint32_t from = rr ? rr_[type] : warm_;
-      for (uint32_t k = 0; k < count_ && !at_cap(); ++k) {
-        const uint32_t i = (from + k) % count_;
-        const Core &c = cores_[i];
-        if (c.core_type != type || c.pool_index >= ch.active || c.collected != c.seq ||
-            clusters_[c.cluster].reserved)
-          continue;
-        uint64_t t;
-        while (ready.try_pop_any(mask, &t)) {
-          progress = true;
-          if (take(static_cast<int64_t>(t), i, ch.tag)) {
-            if (rr) rr_[type] = (i + 1) % count_;
-            break;
-          }
-        }
+      auto tagged = [&](int64_t t, uint32_t i) { return take(t, i, ch.tag); };
+      auto in_set = [&](uint32_t i) { return cores_[i].pool_index < ch.active; };
+      if (!at_cap()) {
+        auto take_idle = [&](int64_t t, uint32_t i) {  // the round-robin cursor moves past it
+          if (!tagged(t, i)) return false;
+          if (rr) rr_[type] = (i + 1) % count_;
+          return true;
+        };
+        for_idle_from(1u << type, from, [&](uint32_t i) {
+          if (!in_set(i) || clusters_[cores_[i].cluster].reserved) return true;
+          return pop_into(ready, i, take_idle, &progress) && !at_cap();
+        });
       }
       if (!pipelining()) continue;
-      for (uint32_t k = 0; k < count_; ++k) {
-        const uint32_t i = (from + k) % count_;
-        if (cores_[i].core_type != type || cores_[i].pool_index >= ch.active) continue;
-        uint64_t t;
-        while (can_queue(cores_[i]) && ready.try_pop_any(mask, &t)) {
-          progress = true;
-          take(static_cast<int64_t>(t), i, ch.tag);
+      for_busy_from(from, [&](uint32_t i) {
+        if (cores_[i].core_type != type || !in_set(i)) return true;
+        while (can_queue(cores_[i])) {
+          if (!pop_into(ready, i, tagged, &progress)) return false;
         }
-      }
+        return true;
+      });
     }
     return progress;
   }
@@ -304,23 +255,11 @@ class CorePool {
   // a cluster reserves one: no new single tasks go there until it drains.
   template <typename Take, typename TakeMix>
   bool feed(graph::ReadyQueueSet &ready, Take &&take, TakeMix &&take_mix) {
-    using graph::pool_bit;
     bool progress = false;
-    if (!ready.probably_empty(pool_bit(graph::kPoolMix))) {
-      bool waiting = true;
-      for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
-        Cluster &cl = clusters_[c];
-        uint64_t t;
-        while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
-          progress = true;
-          cl.reserved = false;
-          if (take_mix(static_cast<int64_t>(t), c)) break;
-        }
-        waiting = !ready.probably_empty(pool_bit(graph::kPoolMix));
-      }
-      if (waiting) reserve_one();
+    if (!ready.probably_empty(graph::pool_bit(graph::kPoolMix))) {
+      progress = feed_mix<false>(ready, take_mix, graph::DispatchThreshold::kAllCores);
     } else {
-      for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+      unreserve_all();
     }
     if (ready.probably_empty(graph::kSingleCorePools)) return progress;
     // Idle cores are found through their bits (idle_mask_), from the warm core on, and once a
@@ -381,29 +320,85 @@ class CorePool {
     return false;
   }
 
+  // The MIX pool (not empty): idle clusters take whole-cluster tasks, take_mix(task, cluster)
+  // as take in feed(); a MIX task still waiting for a cluster reserves one, so no new single
+  // tasks go there until it drains. kActiveSet: only clusters whose chip index is below `active`.
+  template <bool kActiveSet, typename TakeMix>
+  bool feed_mix(graph::ReadyQueueSet &ready, TakeMix &&take_mix, uint32_t active) {
+    bool progress = false;
+    bool waiting = true;
+    for (uint32_t c = 0; c < nclusters_ && waiting; ++c) {
+      Cluster &cl = clusters_[c];
+      if (kActiveSet && cl.id >= active) continue;
+      uint64_t t;
+      while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
+        progress = true;
+        cl.reserved = false;
+        if (take_mix(static_cast<int64_t>(t), c)) break;
+      }
+      waiting = !ready.probably_empty(graph::pool_bit(graph::kPoolMix));
+    }
+    if (waiting) reserve_one(active);
+    return progress;
+  }
+  void unreserve_all() {
+    for (uint32_t c = 0; c < nclusters_; ++c) clusters_[c].reserved = false;
+  }
+
+  // core_for's places, scanned from core `from`. kActiveSet: only cores whose pool index is
+  // below `active` (if constexpr: without it, the walks' closures stay as small as before).
+  template <bool kActiveSet>
+  int32_t find_core(uint32_t core_type, uint32_t from, uint32_t active) const {
+    (void)active;  // read only with kActiveSet
+    if (core_type >= PTO_CORE_TYPE_COUNT) return -1;
+    if (idle_by_type_[core_type] != 0 && !at_cap()) {
+      int32_t found = -1;
+      for_idle_from(1u << core_type, from, [&](uint32_t i) {
+        if (clusters_[cores_[i].cluster].reserved) return true;
+        if constexpr (kActiveSet) {
+          if (cores_[i].pool_index >= active) return true;
+        }
+        found = static_cast<int32_t>(i);
+        return false;
+      });
+      if (found >= 0) return found;
+    }
+    if (!pipelining()) return -1;
+    int32_t found = -1;
+    for_busy_from(from, [&](uint32_t i) {
+      if (cores_[i].core_type != core_type || !can_queue(cores_[i])) return true;
+      if constexpr (kActiveSet) {
+        if (cores_[i].pool_index >= active) return true;
+      }
+      found = static_cast<int32_t>(i);
+      return false;
+    });
+    return found;
+  }
+
  public:
-  // Starts a MIX task on all three cores of idle cluster c: payloads[0] to the AIC core,
-  // payloads[1] and [2] to the AIV cores. collect reports it once all three finished. The
+  // Starts a MIX task on every core of idle cluster c: payloads[k] to its member k (AIC cores
+  // first, then AIV: core/cluster_layout.h). collect reports it once all finished. The
   // cluster's MixSync block, reset, becomes the task's (the parts' call blocks point at it);
   // the dispatch rings publish both.
-  void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[3],
+  void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[kMaxCoresPerCluster],
                     graph::DispatchTag tag = 0) {
     Cluster &cl = clusters_[c];
     if (mix_) {
       MixSync &m = mix_[cl.id];
       mix_sync_reset(m, task);
-      for (uint32_t k = 0; k < 3; ++k)
+      for (uint32_t k = 0; k < per_cluster_; ++k)
         reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync =
             reinterpret_cast<uint64_t>(&m);
     }
     cl.mix_task = task;
-    cl.parts_left = 3;
+    cl.parts_left = per_cluster_;
     if (profiling()) {
       cl.mix_timing = CoreTiming{platform_ticks(), 0, 0, 0, -1};
       cl.mix_timing.dispatch_tag = tag;
       cl.mix_price = KernelPrice{};
     }
-    for (uint32_t k = 0; k < 3; ++k) push(cl.core[k], task, payloads[k], true, tag);
+    for (uint32_t k = 0; k < per_cluster_; ++k) push(cl.core[k], task, payloads[k], true, tag);
   }
   uint32_t cluster_aic_slot(uint32_t c) const { return cores_[clusters_[c].core[0]].slot; }
 
@@ -455,7 +450,7 @@ class CorePool {
     CoreCounters counters;           // this run's, always collected
   };
   struct Cluster {
-    uint32_t core[3] = {};    // indices into cores_: AIC, AIV, AIV
+    uint32_t core[kMaxCoresPerCluster] = {};  // indices into cores_, in the layout's member order
     uint32_t id = 0;          // the chip's cluster index
     uint32_t busy = 0;        // tasks in flight on its cores
     int64_t mix_task = -1;    // the MIX task on it, if any (until its last part finishes)
@@ -542,7 +537,7 @@ class CorePool {
   }
 
   // `active`: only clusters whose chip index is below it (dispatch_threshold's active set).
-  void reserve_one(uint32_t active = graph::DispatchThreshold::kAllCores) {
+  void reserve_one(uint32_t active) {
     uint32_t best = nclusters_;
     for (uint32_t c = 0; c < nclusters_; ++c) {
       if (clusters_[c].reserved) return;  // one at a time
@@ -571,6 +566,7 @@ class CorePool {
   uint64_t idle_mask_[PTO_CORE_TYPE_COUNT][kMaskWords] = {};
   MixSync *mix_ = nullptr;               // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;
+  uint32_t per_cluster_ = 0;  // cores a cluster (init's layout)
   uint32_t busy_ = 0;
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;

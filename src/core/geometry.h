@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "core/cluster_layout.h"
+
 namespace pto {
 
 struct ChipGeometry {
@@ -21,6 +23,10 @@ struct ChipGeometry {
 
   int32_t cores_per_cluster() const { return aic_per_cluster + aiv_per_cluster; }
   int32_t total_cores() const { return num_clusters * cores_per_cluster(); }
+  ClusterLayout layout() const {
+    return ClusterLayout{static_cast<uint32_t>(num_clusters), static_cast<uint32_t>(aic_per_cluster),
+                         static_cast<uint32_t>(aiv_per_cluster)};
+  }
 };
 
 // nullptr for an unknown name.

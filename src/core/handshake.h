@@ -13,9 +13,8 @@
 //              report before it dispatches s + kDepth, the only payload that reuses the entry.
 // Quit is a ring with `control` set instead of a payload; it is only sent to an idle core.
 //
-// A chip's handshake block has one slot per core, AIC cores first (slot A*c + l is cluster c's
-// AIC l, for A AIC per cluster), then AIV (slot A*C + V*c + l, for C clusters of V AIV each):
-// handshake_slot_place. The host's context owns it (host/device_runner.h) and hands it to the
+// A chip's handshake block has one slot per core, in the order core/cluster_layout.h gives
+// (AIC cores first, then AIV). The host's context owns it (host/device_runner.h) and hands it to the
 // device, whose cores serve it from load to shutdown.
 #ifndef PTO_CORE_HANDSHAKE_H
 #define PTO_CORE_HANDSHAKE_H
@@ -24,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/cluster_layout.h"
 #include "pto/types.h"
 #include "pto_platform/clock.h"
 #include "pto_platform/doorbell.h"
@@ -77,20 +77,6 @@ struct alignas(kCacheLine) Handshake {
 };
 static_assert(sizeof(Handshake) == 9 * kCacheLine, "scheduler- and core-written parts on own lines");
 static_assert(offsetof(Handshake, aicore_ready) == kCacheLine, "core-written part starts a line");
-
-// Where slot `slot` of the handshake block sits (see the top of this file).
-struct HandshakeSlotPlace {
-  uint32_t core_type;  // PTO_CORE_AIC or PTO_CORE_AIV
-  uint32_t cluster;
-  uint32_t lane;   // index among the cluster's cores of that type
-  uint32_t lanes;  // cores of that type per cluster
-};
-inline HandshakeSlotPlace handshake_slot_place(uint32_t slot, uint32_t clusters, uint32_t aic_per_cluster,
-                                               uint32_t aiv_per_cluster) {
-  const uint32_t aic = clusters * aic_per_cluster;
-  if (slot < aic) return {PTO_CORE_AIC, slot / aic_per_cluster, slot % aic_per_cluster, aic_per_cluster};
-  return {PTO_CORE_AIV, (slot - aic) / aiv_per_cluster, (slot - aic) % aiv_per_cluster, aiv_per_cluster};
-}
 
 // Tells an idle core to leave its loop (core/aicore_loop.h): at shutdown, no run in flight.
 inline void handshake_send_quit(Handshake &hs) {

@@ -84,9 +84,7 @@ DeviceShape device_shape(const ChipGeometry &g) {
   shape.backend = g.backend;
   shape.aicpu_threads = static_cast<uint32_t>(g.max_aicpu_threads);
   for (uint32_t slot = 0; slot < static_cast<uint32_t>(g.total_cores()); ++slot) {
-    const HandshakeSlotPlace p = handshake_slot_place(slot, static_cast<uint32_t>(g.num_clusters),
-                                                      static_cast<uint32_t>(g.aic_per_cluster),
-                                                      static_cast<uint32_t>(g.aiv_per_cluster));
+    const HandshakeSlotPlace p = g.layout().place(slot);
     CoreDesc core;
     core.cluster = p.cluster;
     core.lane = p.lane;
@@ -181,10 +179,7 @@ pto_status DeviceRunner::start_device(Device &device, std::string *error) {
   for (uint32_t t = 0; t < threads; ++t) new (&bells[t]) SchedulerSlot();
   for (uint32_t c = 0; c < cores; ++c) {
     new (&slots[c]) Handshake();
-    slots[c].core_type = handshake_slot_place(c, static_cast<uint32_t>(g.num_clusters),
-                                              static_cast<uint32_t>(g.aic_per_cluster),
-                                              static_cast<uint32_t>(g.aiv_per_cluster))
-                             .core_type;
+    slots[c].core_type = g.layout().place(c).core_type;
   }
   CoreProgram program;
   program.block = slots;
@@ -422,7 +417,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   // The tensormap orchestrator hands tasks ready at submit to the schedulers in batches held at
   // most this long (docs/tensormap_runtime.md); seeded runs hand each over at once.
   in.ready_hold_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(graph::kReadyHoldNs / in.ns_per_tick);
-  in.num_clusters = geometry_->num_clusters;
+  in.layout = geometry_->layout();
   in.timed = timed;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
   if (timed) {

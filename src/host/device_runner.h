@@ -39,7 +39,7 @@ struct RunInputs {
   double ns_per_tick = 1.0;                  // Device::ns_per_tick() (core/tick_clock.h)
   uint64_t pipeline_ticks = 0;               // CorePool's queueing threshold (core/core_pool.h)
   uint64_t ready_hold_ticks = 0;             // tensormap: longest hold of a ready batch (0 = none)
-  int32_t num_clusters = 0;                  // of the chip (the block's layout)
+  ClusterLayout layout;                      // of the chip (the handshake block's)
   bool timed = false;                        // sim timing mode (kernels report KernelPrice)
 };
 

@@ -32,9 +32,9 @@ TickClock read_tick_clock(Device &device, const void *region, double ns_per_tick
   return tick_clock_of(s, ns_per_tick);
 }
 
-void read_run_counters(Device &device, const void *region, uint32_t threads, uint32_t clusters,
+void read_run_counters(Device &device, const void *region, uint32_t threads, const ClusterLayout &layout,
                        uint32_t block_dim, double ns_per_tick, pto_run_stats *stats) {
-  const uint32_t cores = 3 * clusters;
+  const uint32_t cores = layout.cores();
   std::vector<char> buf(run_counters_bytes(threads, cores));
   device.copy_from_device(buf.data(), region, buf.size());
   const auto base = reinterpret_cast<uint64_t>(buf.data());
@@ -51,7 +51,7 @@ void read_run_counters(Device &device, const void *region, uint32_t threads, uin
   }
   uint64_t first = UINT64_MAX, last = 0;
   stats->num_cores = cores < PTO_STATS_MAX_CORES ? cores : PTO_STATS_MAX_CORES;
-  stats->num_clusters = clusters;
+  stats->num_clusters = layout.clusters;
   stats->block_dim = block_dim;
   for (uint32_t c = 0; c < stats->num_cores; ++c) {
     stats->core_busy_ns[c] = clock.span_ns(core[c].busy_ticks);

@@ -56,9 +56,9 @@ struct LaunchedRun {
 
 // Fills the always-collected part of *stats (effective and scheduling time, per-core busy time
 // and task counts) from a run's counters region (core/run_counters.h) at device address
-// `region`, written by `threads` scheduler threads for a chip of `clusters` clusters of which
+// `region`, written by `threads` scheduler threads for a chip of `layout`'s clusters of which
 // the run used `block_dim`; `ns_per_tick` is Device::ns_per_tick().
-void read_run_counters(Device &device, const void *region, uint32_t threads, uint32_t clusters,
+void read_run_counters(Device &device, const void *region, uint32_t threads, const ClusterLayout &layout,
                        uint32_t block_dim, double ns_per_tick, pto_run_stats *stats);
 
 // The map from the run's device ticks to platform nanoseconds (core/tick_clock.h), from the

@@ -88,7 +88,7 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
                           const TaskTrace *tasks, size_t num_tasks, const std::vector<EdgeTrace> &edges) {
   const uint64_t t0 = meta.launch_ns;
   const TickClock &clk = meta.clock;
-  const auto clusters = static_cast<uint32_t>(g.num_clusters);
+  const ClusterLayout layout = g.layout();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   std::string j;
   j.reserve(256 + num_tasks * 160 + edges.size() * 48);
@@ -97,12 +97,13 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
        ", \"aicpu_threads\": " + std::to_string(meta.aicpu_threads) +
        ", \"clock\": \"ns\", \"dropped_tasks\": " + std::to_string(meta.dropped_tasks) +
        ", \"dropped_edges\": " + std::to_string(meta.dropped_edges) + ",\n\"cores\": [";
-  // The run's cores: cluster c has AIC slot c and AIV slots C + 2c, C + 2c + 1.
+  // The run's cores, cluster by cluster (core/cluster_layout.h).
   for (uint32_t c = 0; c < block_dim; ++c) {
-    const uint32_t slots[3] = {c, clusters + 2 * c, clusters + 2 * c + 1};
-    for (uint32_t k = 0; k < 3; ++k) {
-      j += std::string(c || k ? ", " : "") + "{\"slot\": " + std::to_string(slots[k]) + ", \"type\": \"" +
-           (k == 0 ? "AIC" : "AIV") + "\", \"cluster\": " + std::to_string(c) + "}";
+    for (uint32_t k = 0; k < layout.cores_per_cluster(); ++k) {
+      const uint32_t slot = layout.slot(c, k);
+      const auto type = static_cast<pto_core_type>(layout.place(slot).core_type);
+      j += std::string(c || k ? ", " : "") + "{\"slot\": " + std::to_string(slot) + ", \"type\": \"" +
+           pto_core_type_name(type) + "\", \"cluster\": " + std::to_string(c) + "}";
     }
   }
   j += "],\n\"tasks\": [";
@@ -114,10 +115,12 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
     if (t.status == kTraceNone) continue;
     const char *shape = t.shape < 3 ? kShapeNames[t.shape] : "AIV";
     std::string cores = "[" + std::to_string(t.core) + "]";
-    if (t.shape == PTO_CORE_MIX && t.core >= 0) {
-      const auto c = static_cast<uint32_t>(t.core);
-      cores = "[" + std::to_string(c) + ", " + std::to_string(clusters + 2 * c) + ", " +
-              std::to_string(clusters + 2 * c + 1) + "]";
+    if (t.shape == PTO_CORE_MIX && t.core >= 0) {  // t.core: the cluster's first AIC slot
+      const uint32_t c = layout.place(static_cast<uint32_t>(t.core)).cluster;
+      cores = "[";
+      for (uint32_t k = 0; k < layout.cores_per_cluster(); ++k)
+        cores += (k ? ", " : "") + std::to_string(layout.slot(c, k));
+      cores += "]";
     }
     const bool ran = t.status != kTraceSkipped;
     j += std::string(first ? "" : ",") + "\n{\"id\": " + std::to_string(t.id) +

@@ -5,14 +5,10 @@
 // payload bytes, tile index, error text) with tag 16 + 2(k mod span) and the payload with the
 // next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
 //
-// Over 600 lines: one concept (this rank's side of every message) whose parts share the
-// thread's state; the node doorbells (make_bells, ring) are the piece to move to a file of
-// their own next, with the trace rows.
-#include <fcntl.h>
-#include <pthread.h>
+// The node doorbells the thread parks on are node_bells.cpp; PTO_L4_EDGE_TRACE's rows,
+// edge_trace.cpp.
 #include <mpi.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <array>
@@ -27,7 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "hierarchical/shm_bell.h"
+#include "l4/edge_trace.h"
+#include "l4/node_bells.h"
 #include "l4/progress.h"
 #include "pto/error.h"
 
@@ -102,16 +99,10 @@ struct Progress::Impl {
   // Set (under mu) with every post and by close(): lets a spinning thread skip taking mu.
   std::atomic<bool> poked{false};
 
-  // Doorbells (docs/l4.md, "Progress"): the thread parks on `bell` (a futex word); post() and
-  // close() ring it, and so does every rank on the same node that sends to this one (after its
-  // Isend) or completes a receive from it. peer_bell[r]: rank r's bell when r shares this
-  // node (make_bells), else null: messages from other nodes are noticed by polling. own_bell:
-  // when the shared segment could not be made.
-  l3::ShmBell own_bell;
-  l3::ShmBell *bell = &own_bell;
-  std::vector<l3::ShmBell *> peer_bell;
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  bool closed = false;                    // close()'s caller only
+  // The thread parks on bells.mine(); post() and close() ring it, and so do the ranks of this
+  // node that send to this one or complete a receive from it (node_bells.h).
+  NodeBells bells;
+  bool closed = false;  // close()'s caller only
 
   // The progress thread's own state (nobody else touches it while the thread runs).
   std::vector<std::unique_ptr<Op>> ops;
@@ -122,12 +113,7 @@ struct Progress::Impl {
   char hb_in = 0, bye_in = 0, hb_out = 0, bye_out = 0;
   MPI_Request hb_req = MPI_REQUEST_NULL, bye_req = MPI_REQUEST_NULL;
 
-  // PTO_L4_EDGE_TRACE=<dir>: a row per finished transfer half, written by the thread, saved by
-  // close() after the join to <dir>/edges.rank<r>.tsv (bench/l4/edge_breakdown.py). Off: one
-  // test of `trace` per post and per finished transfer.
-  std::string trace_dir;
-  bool trace = false;
-  std::vector<std::string> trace_rows;
+  EdgeTrace trace;  // rows added by the thread, saved by close() after the join
 
   // Counters: written by the thread, read by transfers() on any thread (relaxed: statistics).
   std::atomic<uint64_t> sent_done{0}, received_done{0};
@@ -153,58 +139,7 @@ struct Progress::Impl {
     }
     op.issued = true;
     if (rc != MPI_SUCCESS) op.mpi_error = "MPI reported an error: " + mpi_error_string(rc);
-    if (p.send) ring(p.peer);  // the receiver, if it parks on this node, tests now
-  }
-
-  void ring(int peer) const {
-    if (l3::ShmBell *b = peer_bell.empty() ? nullptr : peer_bell[static_cast<size_t>(peer)]) b->ring();
-  }
-
-  // The doorbells of the ranks on this node, one 64-byte slot each in a POSIX shared-memory
-  // segment that node rank 0 creates and names (unlinked once every rank mapped it). Not an MPI
-  // shared window: MPI_Finalize frees windows collectively, which hangs once a peer died. On
-  // any failure a rank has no bells (its messages are then polled for). Collective over the node.
-  void make_bells() {
-    peer_bell.assign(static_cast<size_t>(size), nullptr);
-    if (size == 1 || MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm) != MPI_SUCCESS)
-      return;
-    int node_size = 0, node_rank = 0;
-    MPI_Comm_size(node_comm, &node_size);
-    MPI_Comm_rank(node_comm, &node_rank);
-    const size_t bytes = 64 * static_cast<size_t>(node_size);
-    char name[64] = {0};
-    if (node_rank == 0) {
-      std::snprintf(name, sizeof name, "/pto_l4_bells_%d_%llx", static_cast<int>(getpid()),
-                    static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()));
-      const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-      if (fd < 0 || ftruncate(fd, static_cast<off_t>(bytes)) != 0) name[0] = 0;  // zero-filled: idle bells
-      if (fd >= 0) ::close(fd);
-    }
-    MPI_Bcast(name, sizeof name, MPI_CHAR, 0, node_comm);
-    char *base = nullptr;
-    if (name[0]) {
-      const int fd = shm_open(name, O_RDWR, 0600);
-      if (fd >= 0) {
-        void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (p != MAP_FAILED) base = static_cast<char *>(p);
-        ::close(fd);
-      }
-    }
-    MPI_Barrier(node_comm);  // every rank mapped it (or gave up)
-    if (node_rank == 0 && name[0]) shm_unlink(name);
-    if (base == nullptr) return;
-    bell = reinterpret_cast<l3::ShmBell *>(base + 64 * static_cast<size_t>(node_rank));
-    MPI_Group node_group, group;
-    MPI_Comm_group(node_comm, &node_group);
-    MPI_Comm_group(comm, &group);
-    for (int j = 0; j < node_size; ++j) {
-      int r = MPI_UNDEFINED;
-      MPI_Group_translate_ranks(node_group, 1, &j, group, &r);
-      if (r != MPI_UNDEFINED && r != rank)
-        peer_bell[static_cast<size_t>(r)] = reinterpret_cast<l3::ShmBell *>(base + 64 * static_cast<size_t>(j));
-    }
-    MPI_Group_free(&node_group);
-    MPI_Group_free(&group);
+    if (p.send) bells.ring(p.peer);  // the receiver, if it parks on this node, tests now
   }
 
   static void settle(Op &op, const std::string *failure) {
@@ -254,14 +189,10 @@ struct Progress::Impl {
   }
 
   void finish(Op &op) {
-    if (trace) {
+    if (trace.on()) {
       op.completed = now_s();
       finish_untraced(op);
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%s\t%llu\t%d\t%.9f\t%.9f\t%.9f\t%.9f\t", op.p.send ? "send" : "recv",
-                    static_cast<unsigned long long>(op.p.seq), op.p.peer, op.post_called, op.posted, op.completed,
-                    now_s());
-      trace_rows.push_back(buf + op.p.what);
+      trace.row(op.p.send, op.p.seq, op.p.peer, op.post_called, op.posted, op.completed, now_s(), op.p.what);
       return;
     }
     finish_untraced(op);
@@ -274,7 +205,7 @@ struct Progress::Impl {
       return;
     }
     received_done.fetch_add(1, std::memory_order_relaxed);
-    ring(op.p.peer);  // the sender, if it parks on this node, sees its send complete now
+    bells.ring(op.p.peer);  // the sender, if it parks on this node, sees its send complete now
     last_heard[static_cast<size_t>(op.p.peer)] = now_s();
     HeaderFields h;
     std::memcpy(&h, op.header.data(), sizeof h);
@@ -452,7 +383,7 @@ struct Progress::Impl {
     double last_event = next_beat;  // a post, or a transfer or control message completed
     for (;;) {
       // Read before testing: a ring after this point makes the park below return at once.
-      const uint32_t seen = bell->prepare();
+      const uint32_t seen = bells.mine().prepare();
       std::deque<std::unique_ptr<Op>> taken;
       bool stopping = false;
       if (poked.exchange(false, std::memory_order_acquire)) {
@@ -491,14 +422,14 @@ struct Progress::Impl {
       if (!ops.empty()) {
         // Rung: a message is on its way (a sender rings once its Isend returned, which need not
         // mean the message can be matched yet), so spin again rather than park for a pause.
-        if (bell->wait(seen, static_cast<uint64_t>(pause * 1e9), 0, 0))
+        if (bells.mine().wait(seen, static_cast<uint64_t>(pause * 1e9), 0, 0))
           last_event = now_s();
         else
           pause = std::min(pause * 2, poll_max);
       } else if (size > 1) {
-        bell->wait(seen, static_cast<uint64_t>(std::max(1e-6, next_beat - now) * 1e9), 0, 0);
+        bells.mine().wait(seen, static_cast<uint64_t>(std::max(1e-6, next_beat - now) * 1e9), 0, 0);
       } else {
-        bell->wait(seen, 0, 0, 0);
+        bells.mine().wait(seen, 0, 0, 0);
       }
     }
   }
@@ -575,12 +506,8 @@ Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin
   m.poll_max = std::max(poll_max_us * 1e-6, kPollMinS);
   m.direct_issue = m.provided >= MPI_THREAD_MULTIPLE;
   m.spin = spin_us * 1e-6;
-  if (const char *dir = std::getenv("PTO_L4_EDGE_TRACE"); dir && *dir) {
-    m.trace_dir = dir;
-    m.trace = true;
-  }
   m.last_heard.assign(static_cast<size_t>(m.size), now_s());
-  m.make_bells();  // collective over the node
+  m.bells.make(m.comm, m.rank, m.size);  // collective over the node
   g_open.fetch_add(1, std::memory_order_acq_rel);
   m.thread = std::thread([&m] {
     pthread_setname_np(pthread_self(), "pto-l4-progress");  // named for top -H, perf and gdb
@@ -605,7 +532,7 @@ bool Progress::available() { return true; }
 void Progress::post(TransferPost p) {
   Impl &m = *impl_;
   auto op = std::make_unique<Op>();
-  if (m.trace) op->post_called = now_s();
+  if (m.trace.on()) op->post_called = now_s();
   op->tag = m.tag_of(p.seq);
   op->p = std::move(p);
   if (op->p.send) {
@@ -636,7 +563,7 @@ void Progress::post(TransferPost p) {
   }
   m.posts.push_back(std::move(op));
   m.poked.store(true, std::memory_order_release);
-  m.bell->ring();
+  m.bells.mine().ring();
 }
 
 void Progress::close() {
@@ -647,17 +574,10 @@ void Progress::close() {
     std::lock_guard<std::mutex> lk(m.mu);
     m.stop = true;
     m.poked.store(true, std::memory_order_release);
-    m.bell->ring();
+    m.bells.mine().ring();
   }
   if (m.thread.joinable()) m.thread.join();
-  if (m.trace) {
-    const std::string path = m.trace_dir + "/edges.rank" + std::to_string(m.rank) + ".tsv";
-    if (FILE *f = std::fopen(path.c_str(), "w")) {
-      std::fputs("kind\tseq\tpeer\tpost_called\tissued\tcompleted\tsettled\twhat\n", f);
-      for (const std::string &row : m.trace_rows) std::fprintf(f, "%s\n", row.c_str());
-      std::fclose(f);
-    }
-  }
+  m.trace.save(m.rank);
   m.say_goodbye(1.0);
   g_open.fetch_sub(1, std::memory_order_acq_rel);
   // The duplicated and node communicators are not freed: MPI_Comm_free may wait for a dead

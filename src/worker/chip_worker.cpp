@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include "core/geometry.h"
 #include "pto/kernel_list.h"
 #include "pto/schedule_config.h"
 
@@ -227,6 +228,7 @@ struct ChipWorker::Impl {
   decltype(&::get_last_error_message) last_error = nullptr;
   decltype(&::get_platform_info) platform_info = nullptr;
   decltype(&::get_last_trace_json) last_trace = nullptr;
+  ClusterLayout layout;  // of the platform's chip (geometry table): where each handshake slot sits
 
   [[noreturn]] void raise(int code, const std::string &what) const {
     std::string msg = what;
@@ -291,6 +293,11 @@ void ChipWorker::init(const RuntimeBinaries &binaries) {
     throw Error(static_cast<pto_status>(rc),
                 "cannot create a device context for platform '" + binaries.platform + "'");
   }
+  const ChipGeometry *g = find_geometry(binaries.platform.c_str());
+  if (g == nullptr) {  // create_device_context knows the same table, so it has refused it already
+    throw Error(PTO_INTERNAL, "platform '" + binaries.platform + "' has no row in the geometry table");
+  }
+  m.layout = g->layout();
 }
 
 namespace {
@@ -341,7 +348,7 @@ void ChipWorker::set_device(int device_id) {
 
 namespace {
 
-RunStats to_run_stats(const pto_run_stats &s) {
+RunStats to_run_stats(const pto_run_stats &s, const ClusterLayout &layout) {
   RunStats out;
   out.tasks_run = s.tasks_run;
   out.aic_tasks = s.tasks_per_core_type[PTO_CORE_AIC];
@@ -381,13 +388,13 @@ RunStats to_run_stats(const pto_run_stats &s) {
   out.dispatch_round_robin = s.dispatch_tasks[1];
   out.dispatch_work_stealing = s.dispatch_tasks[2];
   out.dispatch_switches = s.dispatch_switches;
-  const uint32_t C = s.num_clusters;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
+    const HandshakeSlotPlace place = layout.place(slot);
     RunStats::Core c;
     c.slot = slot;
-    c.type = slot < C ? PTO_CORE_AIC : PTO_CORE_AIV;
-    c.cluster = slot < C ? slot : (slot - C) / 2;
+    c.type = static_cast<pto_core_type>(place.core_type);
+    c.cluster = place.cluster;
     if (c.cluster >= s.block_dim) continue;
     c.tasks = s.core_tasks[slot];
     c.busy_us = static_cast<double>(s.core_busy_ns[slot]) / 1e3;
@@ -438,7 +445,7 @@ RunStats ChipWorker::run(const ChipCallable &callable, const ChipStorageTaskArgs
   pto_run_stats s{};
   int rc = m.run(m.ctx, &c.desc, args.descs().data(), static_cast<uint32_t>(args.descs().size()), &cfg, &s);
   if (rc != PTO_OK) m.raise(rc, "run failed");
-  return to_run_stats(s);
+  return to_run_stats(s, m.layout);
 }
 
 void ChipWorker::start(const ChipCallable &callable, const ChipStorageTaskArgs &args,
@@ -465,7 +472,7 @@ bool ChipWorker::poll(RunStats *stats) {
   if (!done && rc == PTO_OK) return false;
   m.busy = false;
   if (rc != PTO_OK) m.raise(rc, "run failed");
-  if (stats) *stats = to_run_stats(s);
+  if (stats) *stats = to_run_stats(s, m.layout);
   return true;
 }
 

@@ -1,4 +1,4 @@
-// src/worker/compile_options.cpp — turns a backend::CompileOptions into KernelCompiler options and a
+// src/worker/compile_options.cpp — turns a BackendOptions into KernelCompiler options and a
 // ChipCallConfig.
 #include "pto/compile_options.h"
 
@@ -7,7 +7,7 @@
 namespace pto {
 namespace {
 
-const Backend &checked(const backend::CompileOptions &o) {
+const Backend &checked(const BackendOptions &o) {
   const Backend &b = get_backend(o.target);
   b.check(o);
   return b;
@@ -15,22 +15,22 @@ const Backend &checked(const backend::CompileOptions &o) {
 
 }  // namespace
 
-std::string platform_of(const backend::CompileOptions &o) {
+std::string platform_of(const BackendOptions &o) {
   return checked(o).platform_for(o);
 }
 
-CompileOptions kernel_compile_options(const backend::CompileOptions &o, CompileOptions base) {
+CompileOptions kernel_compile_options(const BackendOptions &o, CompileOptions base) {
   checked(o);
   base.opt_level = "-O" + std::to_string(o.opt_level);
   base.debug_info = o.debug;
   return base;
 }
 
-KernelCompiler make_kernel_compiler(const backend::CompileOptions &o, CompileOptions base) {
+KernelCompiler make_kernel_compiler(const BackendOptions &o, CompileOptions base) {
   return KernelCompiler(platform_of(o), kernel_compile_options(o, std::move(base)));
 }
 
-ChipCallConfig make_call_config(const backend::CompileOptions &o, ChipCallConfig base) {
+ChipCallConfig make_call_config(const BackendOptions &o, ChipCallConfig base) {
   checked(o);
   base.enable_profiling = o.profiling;
   if (o.aicpu_threads != 0) base.aicpu_thread_num = o.aicpu_threads;

@@ -9,9 +9,9 @@
 // as they are now and takes the binary only if that name exists, so a changed header (or a
 // header that is gone) misses. A file newly shadowing one in an earlier include directory
 // cannot be seen this way; that is the one change a rebuild does not notice, as with make.
-// (Over 600 lines, as one concept: the flags of each kind of compile and the cache protocol
-// that keys them. The tile toolchain probe, the cache's helpers, child processes, parallel
-// batches and cost-model twins' extras each have a file of their own beside it.)
+// What runs the compiler for each kind of compile is compile_command.cpp; the tile toolchain
+// probe, the cache's helpers, child processes, parallel batches and cost-model twins' extras
+// each have a file of their own beside it too.
 // Every file is written as a uniquely named temporary and rename()d into place: a reader sees
 // no file or a complete one, and racing writers of one name write identical content. A
 // .deps replaced by a racing compile is still a true list for that stem, because the list can
@@ -27,8 +27,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "core/entry_points.h"
@@ -38,29 +36,28 @@
 #include "pto/kernel_list.h"
 #include "pto/runtime_builder.h"
 #include "pto_platform/files.h"
+#include "worker/compile_command.h"
 #include "worker/cost_model_twin.h"
 #include "worker/kernel_cache.h"
 #include "worker/paths.h"
 #include "worker/process.h"
 #include "worker/tile_toolchain.h"
 
-#ifndef PTO_SOURCE_INCLUDE_DIR
-#error "PTO_SOURCE_INCLUDE_DIR must be defined (src/worker/CMakeLists.txt sets it)"
-#endif
-
 namespace pto {
 namespace {
 
 using worker::cache_error;
+using worker::Command;
 using worker::digest_of_files;
-using worker::joined;
 using worker::directory_of;
 using worker::Fnv1a64;
 using worker::is_cache_file;
+using worker::joined;
 using worker::joined_lines;
 using worker::parse_depfile;
 using worker::ProcessResult;
 using worker::pto_headers_digest;
+using worker::pto_include_dir;
 using worker::read_file;
 using worker::run_process;
 using worker::shell_quoted;
@@ -71,50 +68,6 @@ using worker::write_file;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
 constexpr const char *kCacheFormat = "pto-kernel-cache-v3";
-
-// `<compiler> --version`, asked once per process per compiler: it costs a process spawn,
-// which would otherwise dominate a cache hit. The mutex is held while the query runs so
-// that racing first compiles spawn it once, not once per thread.
-std::string compiler_version(const std::vector<std::string> &cxx, const std::string &cxx_text) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> versions;  // guarded by mutex
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = versions.find(cxx_text);
-  if (it != versions.end()) return it->second;
-  std::vector<std::string> argv = cxx;
-  argv.push_back("--version");
-  const ProcessResult r = run_process(argv);
-  if (!r.ok()) {
-    throw Error(PTO_KERNEL_COMPILE, "cannot run the C++ compiler '" + cxx_text + "' (`" + shell_quoted(argv) +
-                                        "` " + r.describe() + ")" +
-                                        (r.output.empty() ? "" : ":\n" + trimmed_output(r.output)) +
-                                        "\nInstall a C++ compiler or set CXX to one (e.g. CXX=g++).");
-  }
-  versions.emplace(cxx_text, r.output);
-  return r.output;
-}
-
-bool has_kernel_header(const std::string &include_dir) {
-  return worker::is_regular_file(worker::join_path(include_dir, "pto/kernel.h"));
-}
-
-// The directory holding pto/kernel.h: the environment, then the installed layout this binary
-// belongs to (the Python package or `cmake --install`, worker/paths.h), then the source tree
-// we were built from.
-std::string pto_include_dir() {
-  const std::string env = worker::env_or_empty("PTO_RUNTIME_INCLUDE_DIR");
-  if (!env.empty()) {
-    if (!has_kernel_header(env)) {
-      throw Error(PTO_INVALID_ARGUMENT, "PTO_RUNTIME_INCLUDE_DIR=" + env +
-                                            " does not contain pto/kernel.h; point it at the "
-                                            "runtime's include directory or unset it");
-    }
-    return env;
-  }
-  const std::string packaged = worker::packaged_include_dir();
-  if (!packaged.empty()) return packaged;
-  return PTO_SOURCE_INCLUDE_DIR;
-}
 
 // A file-name-safe stem: the name appears in the cache and in `ls`, so keep it readable.
 std::string sanitized(const std::string &name) {
@@ -200,72 +153,6 @@ const EntryPoint &orchestration_entry(const std::string &runtime) {
     throw Error(PTO_INTERNAL, "runtime '" + runtime + "' has no orchestration entry in core/entry_points.h");
   }
   return *e;
-}
-
-// What runs the compiler for one kind of compile, before the call's own flags.
-struct Command {
-  std::vector<std::string> cxx;    // the compiler command, split into words
-  std::string cxx_text;            // ... as written ($CXX, $PTO_TILE_CXX or the probe's pick)
-  std::string version;             // its --version output (key only)
-  std::vector<std::string> flags;  // language, optimisation, include directories, defines
-  std::vector<std::string> link;   // after the source: libraries the binary needs
-  const char *cflags_env;          // the environment variable whose words come last
-};
-
-// Language, optimisation and debug flags, then the include path both toolchains share:
-// ours, the user's, `middle` (PTO-ISA's), the descriptor ABI's. Then the user's defines.
-void common_flags(const CompileOptions &o, const std::string &include_dir,
-                  const std::vector<std::string> &middle, std::vector<std::string> *flags) {
-  flags->insert(flags->end(), {"-fPIC", "-shared"});
-  if (!o.opt_level.empty()) flags->push_back(o.opt_level);
-  if (o.debug_info) flags->push_back("-g");
-  flags->push_back("-I" + include_dir);
-  for (const std::string &dir : o.include_dirs) flags->push_back("-I" + dir);
-  for (const std::string &dir : middle) flags->push_back("-I" + dir);
-  flags->push_back("-I" + worker::abi_include_dir(include_dir));
-  for (const std::string &d : o.defines) flags->push_back("-D" + d);
-  flags->push_back("-DPTO_PLATFORM_SIM=1");
-}
-
-// Scalar kernels and orchestrations: the host compiler, C++17.
-Command scalar_command(const CompileOptions &o, const std::string &include_dir) {
-  Command c;
-  c.cxx_text = worker::env_or_empty("CXX");
-  if (c.cxx_text.empty()) c.cxx_text = "c++";
-  c.cxx = split_words(c.cxx_text);  // CXX="ccache g++" is common
-  if (c.cxx.empty()) throw Error(PTO_INVALID_ARGUMENT, "CXX is blank; set it to a C++ compiler or unset it");
-  c.version = compiler_version(c.cxx, c.cxx_text);
-  c.flags.push_back("-std=c++17");
-  std::vector<std::string> isa;
-  if (!o.pto_isa_root.empty()) isa.push_back(worker::join_path(o.pto_isa_root, "include"));
-  common_flags(o, include_dir, isa, &c.flags);
-  c.cflags_env = "PTO_KERNEL_CFLAGS";
-  return c;
-}
-
-// Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h). A
-// cost-model twin also gets the cost-model shims and the formula tables ahead of PTO-ISA's
-// headers (the shims #include_next theirs), and the cost-model flags of tile_flags.
-Command tile_command(const CompileOptions &o, const std::string &origin, pto_core_type core_type,
-                     const std::string &include_dir, bool cost_model, const std::string &cache_dir) {
-  const std::string root = worker::tile_isa_root(o.pto_isa_root, origin);
-  const std::string shim = worker::tile_shim_dir(include_dir);
-  const worker::TileCompiler &tc = worker::tile_compiler(shim, "tile kernel '" + origin + "'");
-  Command c;
-  c.cxx = tc.argv;
-  c.cxx_text = tc.text;
-  c.version = tc.version;
-  c.flags.push_back("-std=c++23");
-  std::vector<std::string> isa;
-  if (cost_model) isa = {worker::costmodel_shim_dir(include_dir), worker::formula_tables(root, cache_dir)};
-  isa.push_back(worker::join_path(root, "include"));
-  isa.push_back(worker::join_path(root, "include/pto"));
-  common_flags(o, include_dir, isa, &c.flags);
-  const std::vector<std::string> tile = worker::tile_flags(tc, shim, core_type, cost_model);
-  c.flags.insert(c.flags.end(), tile.begin(), tile.end());
-  if (!tc.builtins_library.empty()) c.link.push_back(tc.builtins_library);
-  c.cflags_env = "PTO_TILE_KERNEL_CFLAGS";
-  return c;
 }
 
 // Throws unless the binary at `so` exports what `entry` asks for. A compute kernel may export
@@ -502,8 +389,8 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   const std::string include_dir = pto_include_dir();
   const std::string dir = cache_dir();
   const Command cmd =
-      job.tile ? tile_command(options_, job.origin, job.core_type, include_dir, job.cost_model, dir)
-               : scalar_command(options_, include_dir);
+      job.tile ? worker::tile_command(options_, job.origin, job.core_type, include_dir, job.cost_model, dir)
+               : worker::scalar_command(options_, include_dir);
   const bool reuse = cache_enabled();
   std::vector<std::string> flags = cmd.flags;
   // Never for a twin: it computes no values, and its price must not depend on the host.

@@ -36,7 +36,8 @@ struct Fixture {
       pto::MpmcQueue::format(cells[q].get(), 64, nullptr, 0);
       queues.attach(q, cells[q].get(), 64, 0);
     }
-    pool.init(slots.get(), kClusters, kClusters, 0, 1, &bell, false, false, short_ticks, pipeline_ticks);
+    pool.init(slots.get(), pto::ClusterLayout{kClusters, 1, 2}, kClusters, 0, 1, &bell, false, false,
+              short_ticks, pipeline_ticks);
   }
   void push(int q, uint64_t first, uint64_t n) {
     for (uint64_t t = first; t < first + n; ++t) ASSERT_TRUE(queues.push(q, t));

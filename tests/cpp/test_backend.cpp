@@ -1,4 +1,4 @@
-// tests/cpp/test_backend.cpp — the backend registry and CompileOptions checks (include/pto/backend.h).
+// tests/cpp/test_backend.cpp — the backend registry and BackendOptions checks (include/pto/backend.h).
 #include "pto/backend.h"
 
 #include <algorithm>
@@ -74,11 +74,8 @@ TEST(GetBackend, AscendNamesTheMissingToolkit) {
 }
 
 TEST(GetBackend, UnknownNameIsInvalidArgumentListingRegisteredOnes) {
-  const pto::Error e = pto_test::error_of([] { pto::get_backend("tpu"); });
-  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(e.what(), "'tpu'")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "cpu_sim")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "amd_aie")) << e.what();
+  pto_test::expect_error([] { pto::get_backend("tpu"); }, PTO_INVALID_ARGUMENT,
+                         {"'tpu'", "cpu_sim", "amd_aie"});
 }
 
 TEST(GetBackend, ReturnsTheSameInstanceEveryTime) {
@@ -94,9 +91,7 @@ TEST(BackendForPlatform, MapsEachPlatformThroughTheGeometryTable) {
   EXPECT_STREQ(pto::backend_for_platform("a2a3sim").name(), "cpu_sim");
   EXPECT_STREQ(pto::backend_for_platform("a5sim").name(), "cpu_sim");
   EXPECT_EQ(pto_test::error_of([] { pto::backend_for_platform("a2a3"); }).code(), PTO_NOT_SUPPORTED);
-  const pto::Error e = pto_test::error_of([] { pto::backend_for_platform("a9sim"); });
-  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(e.what(), "a5sim")) << e.what();
+  pto_test::expect_error([] { pto::backend_for_platform("a9sim"); }, PTO_INVALID_ARGUMENT, {"a5sim"});
 }
 
 // A backend registered at run time, as a library that was linked would register at start-up.
@@ -125,27 +120,26 @@ TEST(RegisterBackend, RegistersOnceAndBuildsLazilyOnce) {
   EXPECT_TRUE(r->available);
   EXPECT_TRUE(r->platforms.empty());  // no geometry row names it
 
-  const pto::Error dup = pto_test::error_of([] { pto::register_backend("test_fake", &make_fake); });
-  EXPECT_EQ(dup.code(), PTO_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(dup.what(), "already registered")) << dup.what();
+  pto_test::expect_error([] { pto::register_backend("test_fake", &make_fake); }, PTO_INVALID_ARGUMENT,
+                         {"already registered"});
   EXPECT_EQ(pto_test::error_of([] { pto::register_backend("", &make_fake); }).code(), PTO_INVALID_ARGUMENT);
   EXPECT_EQ(pto_test::error_of([] { pto::register_backend("test_null", nullptr); }).code(),
             PTO_INVALID_ARGUMENT);
 }
 
-// --- CompileOptions ---
+// --- BackendOptions ---
 
-TEST(CompileOptions, DefaultsPassTheCpuSimCheck) {
-  const pto::backend::CompileOptions o;
+TEST(BackendOptions, DefaultsPassTheCpuSimCheck) {
+  const pto::BackendOptions o;
   EXPECT_EQ(o.target, "cpu_sim");
   pto::get_backend(o.target).check(o);
   EXPECT_EQ(pto::get_backend(o.target).platform_for(o), "a2a3sim");
 }
 
-TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
+TEST(BackendOptions, EachBadFieldIsNamedInTheError) {
   const pto::Backend &sim = pto::get_backend("cpu_sim");
   struct Case {
-    std::function<void(pto::backend::CompileOptions &)> set;
+    std::function<void(pto::BackendOptions &)> set;
     pto_status code;
     const char *field;
   };
@@ -161,7 +155,7 @@ TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
       {[](auto &o) { o.target = "amd_aie"; }, PTO_INVALID_ARGUMENT, "target"},
   };
   for (const Case &c : cases) {
-    pto::backend::CompileOptions o;
+    pto::BackendOptions o;
     c.set(o);
     const pto::Error e = pto_test::error_of([&] { sim.check(o); });
     EXPECT_EQ(e.code(), c.code) << c.field << ": " << e.what();
@@ -169,8 +163,8 @@ TEST(CompileOptions, EachBadFieldIsNamedInTheError) {
   }
 }
 
-TEST(CompileOptions, AicpuThreadLimitFollowsThePlatform) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptions, AicpuThreadLimitFollowsThePlatform) {
+  pto::BackendOptions o;
   o.platform = "a5sim";  // 7 AICPU threads
   o.aicpu_threads = 7;
   pto::get_backend("cpu_sim").check(o);
@@ -181,23 +175,20 @@ TEST(CompileOptions, AicpuThreadLimitFollowsThePlatform) {
 // --- The registry is what RuntimeBuilder and KernelCompiler consult ---
 
 TEST(RegistryWiring, KernelCompilerRefusesAnUnavailableBackendWithItsReason) {
-  const pto::Error e = pto_test::error_of([] { pto::KernelCompiler kc("a2a3"); });
-  EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED);
-  EXPECT_TRUE(contains(e.what(), "ascend_npu")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "not found at build time")) << e.what();
+  pto_test::expect_error([] { pto::KernelCompiler kc("a2a3"); }, PTO_NOT_SUPPORTED,
+                         {"ascend_npu", "not found at build time"});
 }
 
 TEST(RegistryWiring, RuntimeBuilderRefusesAnUnavailableBackendWithItsReason) {
   const pto::RuntimeBuilder b("a5");
-  const pto::Error e = pto_test::error_of([&] { b.get_binaries("host_build_graph"); });
-  EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED);
-  EXPECT_TRUE(contains(e.what(), "not found at build time")) << e.what();
+  pto_test::expect_error([&] { b.get_binaries("host_build_graph"); }, PTO_NOT_SUPPORTED,
+                         {"not found at build time"});
 }
 
-// --- CompileOptions applied (pto/compile_options.h) ---
+// --- BackendOptions applied (pto/compile_options.h) ---
 
-TEST(CompileOptionsApplied, SetTheKernelCompilerFlagsAndThePlatform) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptionsApplied, SetTheKernelCompilerFlagsAndThePlatform) {
+  pto::BackendOptions o;
   o.platform = "a5sim";
   o.opt_level = 3;
   o.debug = true;
@@ -212,8 +203,8 @@ TEST(CompileOptionsApplied, SetTheKernelCompilerFlagsAndThePlatform) {
   EXPECT_EQ(pto::make_kernel_compiler(o).platform(), "a2a3sim");
 }
 
-TEST(CompileOptionsApplied, SetTheRunConfiguration) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptionsApplied, SetTheRunConfiguration) {
+  pto::BackendOptions o;
   o.profiling = true;
   o.aicpu_threads = 3;
   pto::ChipCallConfig base;
@@ -226,8 +217,8 @@ TEST(CompileOptionsApplied, SetTheRunConfiguration) {
   EXPECT_EQ(pto::make_call_config(o, base).aicpu_thread_num, base.aicpu_thread_num);
 }
 
-TEST(CompileOptionsApplied, AnUnavailableTargetIsNotSupported) {
-  pto::backend::CompileOptions o;
+TEST(BackendOptionsApplied, AnUnavailableTargetIsNotSupported) {
+  pto::BackendOptions o;
   o.target = "ascend_npu";
   EXPECT_EQ(pto_test::error_of([&] { pto::make_kernel_compiler(o); }).code(), PTO_NOT_SUPPORTED);
   EXPECT_EQ(pto_test::error_of([&] { pto::make_call_config(o); }).code(), PTO_NOT_SUPPORTED);

@@ -208,7 +208,7 @@ class GlueRun : public ::testing::Test {
     return f;
   }
 
-  pto::backend::CompileOptions options_;
+  pto::BackendOptions options_;
   std::unique_ptr<pto::KernelCompiler> kc_;
   std::string program_, orchestration_;
   pto::ChipWorker w_;

@@ -1,13 +1,8 @@
 // tests/cpp/test_runtime_builder.cpp — RuntimeBuilder: name lists, lib root and binary lookup.
 #include "pto/runtime_builder.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,11 +11,10 @@
 #include "common/expect_error.h"
 
 #include "common/scoped_env.h"
+#include "common/scratch_dir.h"
 #include "pto/error.h"
 
 namespace {
-
-namespace fs = std::filesystem;
 
 using pto_test::ScopedEnv;
 
@@ -33,28 +27,12 @@ bool listed(const std::vector<std::string> &names, const std::string &name) {
 // Points PTO_RUNTIME_LIB_DIR at a fresh, empty directory for the test.
 class RuntimeBuilderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char *tmp = getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pto_runtime_builder_test.XXXXXX";
-    ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
-    root_ = tmpl;
-    lib_env_ = std::make_unique<ScopedEnv>("PTO_RUNTIME_LIB_DIR", root_.c_str());
-  }
-  void TearDown() override {
-    lib_env_.reset();
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
   // An empty file is enough: get_binaries checks presence, the loader checks content.
-  void touch(const std::string &relative) {
-    const fs::path path = fs::path(root_) / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << "";
-  }
+  void touch(const std::string &relative) { dir_.write(relative, ""); }
 
-  std::string root_;
-  std::unique_ptr<ScopedEnv> lib_env_;
+  pto_test::ScratchDir dir_{"pto_runtime_builder_test"};
+  const std::string root_ = dir_.path();
+  ScopedEnv lib_env_{"PTO_RUNTIME_LIB_DIR", root_.c_str()};
 };
 
 TEST(RuntimeBuilder, PlatformsListsEveryGeometryRow) {
@@ -69,18 +47,13 @@ TEST(RuntimeBuilder, RuntimesListsHostBuildGraph) {
 }
 
 TEST(RuntimeBuilder, UnknownPlatformIsInvalidArgumentListingValidNames) {
-  const pto::Error e = pto_test::error_of([] { pto::RuntimeBuilder b("a9sim"); });
-  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(e.what(), "a9sim")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "a2a3sim")) << e.what();
+  pto_test::expect_error([] { pto::RuntimeBuilder b("a9sim"); }, PTO_INVALID_ARGUMENT, {"a9sim", "a2a3sim"});
 }
 
 TEST_F(RuntimeBuilderTest, UnknownRuntimeIsInvalidArgumentListingValidNames) {
   const pto::RuntimeBuilder b("a2a3sim");
-  const pto::Error e = pto_test::error_of([&] { b.get_binaries("no_such_runtime"); });
-  EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(e.what(), "no_such_runtime")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "host_build_graph")) << e.what();
+  pto_test::expect_error([&] { b.get_binaries("no_such_runtime"); }, PTO_INVALID_ARGUMENT,
+                         {"no_such_runtime", "host_build_graph"});
 }
 
 TEST_F(RuntimeBuilderTest, AscendPlatformsAreNotSupported) {

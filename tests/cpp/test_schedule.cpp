@@ -519,7 +519,7 @@ TEST(ScheduleConfig, CallConfigFieldsOutOfRangeNameTheFieldAndTheRange) {
 }
 
 TEST(ScheduleConfig, CompileOptionsLowerIntoTheCallConfigFields) {
-  pto::backend::CompileOptions o;
+  pto::BackendOptions o;
   o.sched.task_window = 64;
   o.sched.window_overflow = pto::WindowOverflow::kEvictCompleted;
   o.sched.pipeline_depth = 2;
@@ -531,13 +531,12 @@ TEST(ScheduleConfig, CompileOptionsLowerIntoTheCallConfigFields) {
   EXPECT_EQ(c.task_window_overflow, 1u);
   EXPECT_EQ(c.pipeline_depth, 2u);
   EXPECT_EQ(c.pipeline_scope, 1u);
-  EXPECT_EQ(pto::make_call_config(pto::backend::CompileOptions{}).task_window,
-            pto::ChipCallConfig{}.task_window)
+  EXPECT_EQ(pto::make_call_config(pto::BackendOptions{}).task_window, pto::ChipCallConfig{}.task_window)
       << "sched.task_window 0 keeps the call config's window";
 }
 
 TEST(ScheduleConfig, CompileOptionsOutOfRangeNameTheField) {
-  pto::backend::CompileOptions o;
+  pto::BackendOptions o;
   o.sched.pipeline_depth = 70000;
   try {
     pto::make_call_config(o);
@@ -586,7 +585,7 @@ TEST(ScheduleConfig, CompileOptionsOutOfRangeNameTheField) {
 }
 
 TEST(ScheduleConfig, DispatchThresholdLowersIntoTheCallConfigFields) {
-  pto::backend::CompileOptions o;
+  pto::BackendOptions o;
   o.sched.dispatch_metric = pto::DispatchMetric::kReady;
   o.sched.dispatch_threshold = 7;
   o.sched.dispatch_scope = pto::DispatchScope::kPerPool;

@@ -14,7 +14,7 @@ class CpuSimBackend final : public Backend {
   // src/platform/sim/; the runtime programs are built into <root>/sim/<runtime>/.
   const char *program_dir() const override { return "sim"; }
   bool host_compiled_kernels() const override { return true; }
-  void check(const backend::CompileOptions &o) const override {
+  void check(const BackendOptions &o) const override {
     Backend::check(o);
     if (o.host_threads != 0) {
       // The fiber pool that runs every simulated AICPU thread and core is created once per

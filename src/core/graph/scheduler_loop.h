@@ -67,7 +67,7 @@ struct SchedulerEnv {
   SchedulerSlot *sched;       // every scheduler thread's doorbell slot
   uint32_t sched_threads;     // scheduler threads of the run (peers)
   uint32_t counter_threads;   // SchedulerCounters entries in the counters region
-  uint32_t num_clusters;      // of the chip: the handshake block's layout
+  ClusterLayout layout;       // of the chip: the handshake block's
   uint32_t block_dim;         // clusters the run uses
   uint64_t short_task_ticks;  // core/core_pool.h
   uint64_t pipeline_ticks;    // core/core_pool.h
@@ -95,7 +95,7 @@ SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter
   e.sched = reinterpret_cast<SchedulerSlot *>(h->sched_addr);
   e.sched_threads = sched_threads;
   e.counter_threads = counter_threads;
-  e.num_clusters = h->num_clusters;
+  e.layout = ClusterLayout{h->num_clusters, h->aic_per_cluster, h->aiv_per_cluster};
   e.block_dim = h->block_dim;
   e.short_task_ticks = h->short_task_ticks;
   e.pipeline_ticks = h->pipeline_ticks;
@@ -132,7 +132,7 @@ class SchedulerLoop {
         bell_(&env.sched[idx].bell),
         peers_(env.sched, env.sched_threads, idx),
         dispatch_(env.schedule) {
-    cores_.init(env.handshakes, env.num_clusters, env.block_dim, idx, count, bell_, env.trace_addr != 0,
+    cores_.init(env.handshakes, env.layout, env.block_dim, idx, count, bell_, env.trace_addr != 0,
                 env.pmu_addr != 0, env.short_task_ticks, env.pipeline_ticks, env.mix, env.price_addr != 0);
     counters_.start = platform_clock_pair();
   }
@@ -284,7 +284,7 @@ class SchedulerLoop {
     t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);
-    const DispatchPayload *parts[3];
+    const DispatchPayload *parts[kMaxCoresPerCluster];
     policy_.mix_parts(id, parts);
     cores_.dispatch_mix(cluster, id, parts, tag);
     return true;

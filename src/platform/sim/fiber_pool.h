@@ -89,7 +89,7 @@ class DeterministicExecutor {
   // How many kernel invocations of the last timed launch each KernelPrice source priced.
   void priced(uint64_t (&counts)[PTO_PRICE_SOURCE_COUNT]) const;
 
-  struct Impl;  // fiber_pool.cpp
+  struct Impl;  // deterministic_executor.cpp
 
  private:
   Impl *impl_;
@@ -126,7 +126,7 @@ class FiberPool {
   unsigned workers() const;  // OS threads running fibers now (the base count plus any added)
   unsigned base_workers() const;
 
-  struct Impl;  // fiber_pool.cpp
+  struct Impl;  // fiber_pool_impl.h
 
  private:
   FiberPool();

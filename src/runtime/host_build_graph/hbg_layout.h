@@ -49,7 +49,8 @@ struct alignas(kCacheLine) RuntimeHeader {
   // --- Host-written before launch, read-only during the run. ---
   uint32_t num_tasks;
   uint32_t block_dim;
-  uint32_t num_clusters;      // of the chip: the handshake block's layout (core/core_pool.h)
+  uint32_t num_clusters;  // of the chip: the handshake block's layout (core/cluster_layout.h)
+  uint32_t aic_per_cluster, aiv_per_cluster;
   uint64_t short_task_ticks;  // Device::short_task_ns() in ticks (core/core_pool.h)
   uint64_t pipeline_ticks;    // queue behind running kernels shorter than this (core/core_pool.h)
   uint32_t aicpu_threads;

@@ -101,6 +101,7 @@ struct alignas(kCacheLine) Header {
   // --- Host-written before launch. ---
   uint32_t window;                                                 // power of two
   uint32_t block_dim, num_clusters, aicpu_threads, sched_threads;  // num_clusters: of the chip
+  uint32_t aic_per_cluster, aiv_per_cluster;  // the chip's cluster layout (core/cluster_layout.h)
   uint64_t short_task_ticks;  // Device::short_task_ns() in ticks (core/core_pool.h)
   uint64_t pipeline_ticks;    // queue behind running kernels shorter than this (core/core_pool.h)
   uint64_t ready_hold_ticks;  // the orchestrator holds ready tasks at most this long (0: never)

@@ -97,7 +97,9 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   auto *h = new (base) RuntimeHeader();
   h->num_tasks = static_cast<uint32_t>(graph.size());
   h->block_dim = block_dim;
-  h->num_clusters = static_cast<uint32_t>(in.num_clusters);
+  h->num_clusters = in.layout.clusters;
+  h->aic_per_cluster = in.layout.aic_per_cluster;
+  h->aiv_per_cluster = in.layout.aiv_per_cluster;
   h->short_task_ticks = in.short_task_ticks;
   h->pipeline_ticks = in.pipeline_ticks;
   h->aicpu_threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
@@ -310,7 +312,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg, in.timed, threads,
-                                          3 * static_cast<uint32_t>(in.num_clusters));
+                                          in.layout.cores());
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
     *error = "cannot allocate " + std::to_string(L->total) + " device bytes for the runtime";
@@ -369,10 +371,10 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     }
     st->tasks_run = g.size();
     for (const HostTask &t : g) ++st->tasks_per_core_type[t.core_type];
-    st->cores_used = 3 * block_dim;
+    st->cores_used = in.layout.cores_per_cluster() * block_dim;
     st->aicpu_threads_used = threads;
-    read_run_counters(d, static_cast<const char *>(dev_ptr) + L->counters, threads,
-                      static_cast<uint32_t>(in.num_clusters), block_dim, in.ns_per_tick, st);
+    read_run_counters(d, static_cast<const char *>(dev_ptr) + L->counters, threads, in.layout, block_dim,
+                      in.ns_per_tick, st);
     read_pipeline_stats(d, L->gates ? static_cast<const char *>(dev_ptr) + L->gates : nullptr, in.cfg, st);
     return PTO_OK;
   };

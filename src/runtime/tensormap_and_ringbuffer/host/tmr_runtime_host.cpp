@@ -62,7 +62,7 @@ struct Layout {
     kernels = take(uint64_t{num_kernels} * sizeof(tmr::KernelSlot));
     tensors = take(in.tensors.size() * sizeof(TensorView));
     scalars = take(in.scalars.size() * sizeof(int64_t));
-    counters = take(run_counters_bytes(sched_threads, 3 * static_cast<uint32_t>(in.num_clusters)));
+    counters = take(run_counters_bytes(sched_threads, in.layout.cores()));
     if (const uint64_t bytes = dump_region_bytes(c)) dump = take(bytes);
     if (const uint64_t bytes = pipeline_gates_bytes(c)) gates = take(bytes);
     image = off;
@@ -113,7 +113,9 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
   auto *h = new (base) Header();
   h->window = static_cast<uint32_t>(L.window);
   h->block_dim = static_cast<uint32_t>(in.cfg.block_dim);
-  h->num_clusters = static_cast<uint32_t>(in.num_clusters);
+  h->num_clusters = in.layout.clusters;
+  h->aic_per_cluster = in.layout.aic_per_cluster;
+  h->aiv_per_cluster = in.layout.aiv_per_cluster;
   h->short_task_ticks = in.short_task_ticks;
   h->pipeline_ticks = in.pipeline_ticks;
   h->ready_hold_ticks = in.ready_hold_ticks;
@@ -318,11 +320,10 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   stats->tasks_run = ran;
   for (int t = 0; t < PTO_TASK_SHAPE_COUNT; ++t)
     stats->tasks_per_core_type[t] = hdr->run_by_type[t].load(std::memory_order_relaxed);
-  stats->cores_used = 3 * static_cast<uint32_t>(in.cfg.block_dim);
+  stats->cores_used = in.layout.cores_per_cluster() * static_cast<uint32_t>(in.cfg.block_dim);
   stats->aicpu_threads_used = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  read_run_counters(device, static_cast<const char *>(dev_ptr) + L.counters, L.sched_threads,
-                    static_cast<uint32_t>(in.num_clusters), static_cast<uint32_t>(in.cfg.block_dim),
-                    in.ns_per_tick, stats);
+  read_run_counters(device, static_cast<const char *>(dev_ptr) + L.counters, L.sched_threads, in.layout,
+                    static_cast<uint32_t>(in.cfg.block_dim), in.ns_per_tick, stats);
   if (in.cfg.aicpu_thread_num == 1) {  // the one thread also orchestrated: that is not scheduling
     stats->scheduling_ns -= std::min(stats->scheduling_ns, stats->orchestration_ns);
   }
