@@ -16,11 +16,8 @@
 //             runs the task)
 // Everything a runtime adds (dependency tracking, the transfer header, the scheduler) is absent,
 // so wake2 is the floor under l4_overhead_cpp's chain_cross with the same spin_us.
-// All ranks must share one node (the futex words live in one POSIX shared-memory segment).
-#include <fcntl.h>
+// All ranks must share one node (the doorbells are the runtime's l4::NodeBells).
 #include <mpi.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +31,7 @@
 #include <vector>
 
 #include "hierarchical/shm_bell.h"
+#include "l4/node_bells.h"
 
 namespace {
 
@@ -46,10 +44,8 @@ double now_s() {
 struct Setup {
   int rank = 0, size = 1, hops = 200;
   double spin_s = 100e-6;
-  ShmBell *bells = nullptr;  // one per rank, 64 bytes apart, in the node's segment
-  ShmBell &bell(int r) const {
-    return *reinterpret_cast<ShmBell *>(reinterpret_cast<char *>(bells) + 64 * static_cast<size_t>(r));
-  }
+  pto::l4::NodeBells *bells = nullptr;  // the runtime's own: one futex word per rank of the node
+  ShmBell &own() const { return bells->mine(); }
   int next() const { return (rank + 1) % size; }
   int prev() const { return (rank + size - 1) % size; }
 };
@@ -72,7 +68,7 @@ void wait_request(const Setup &s, MPI_Request &req, ShmBell &own) {
 
 void send_and_ring(const Setup &s, int64_t *val, MPI_Request &req) {
   MPI_Isend(val, 1, MPI_INT64_T, s.next(), 0, MPI_COMM_WORLD, &req);
-  s.bell(s.next()).ring();
+  s.bells->ring(s.next());
 }
 
 void run_blocking(const Setup &s) {
@@ -92,7 +88,7 @@ void run_wake1(const Setup &s) {
       if (i > 0) {
         MPI_Request recv;
         MPI_Irecv(&in, 1, MPI_INT64_T, s.prev(), 0, MPI_COMM_WORLD, &recv);
-        wait_request(s, recv, s.bell(s.rank));
+        wait_request(s, recv, s.own());
       }
       if (send != MPI_REQUEST_NULL) MPI_Wait(&send, MPI_STATUS_IGNORE);  // long done: R-1 hops ago
       out = in + 1;
@@ -121,7 +117,7 @@ void run_wake2_shape(const Setup &s, bool busy) {
       out = in + 1;
       if (i + 1 < s.hops) send_and_ring(s, &out, send);
       posted.store(i, std::memory_order_release);
-      s.bell(s.rank).ring();  // the progress thread owns the send request from here
+      s.own().ring();  // the progress thread owns the send request from here
     }
   });
   std::thread progress([&] {
@@ -129,7 +125,7 @@ void run_wake2_shape(const Setup &s, bool busy) {
       if (i > 0) {
         MPI_Request recv;
         MPI_Irecv(&in, 1, MPI_INT64_T, s.prev(), 0, MPI_COMM_WORLD, &recv);
-        wait_request(s, recv, s.bell(s.rank));
+        wait_request(s, recv, s.own());
       }
       handed.store(i, std::memory_order_release);
       worker_bell.ring();
@@ -137,10 +133,10 @@ void run_wake2_shape(const Setup &s, bool busy) {
       int64_t never = 0;
       if (busy) MPI_Irecv(&never, 1, MPI_INT64_T, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &idle);
       for (;;) {  // the worker's send, completed by this thread as the runtime's progress does
-        const uint32_t seen = s.bell(s.rank).prepare();
+        const uint32_t seen = s.own().prepare();
         if (posted.load(std::memory_order_acquire) == i) break;
         if (!busy) {
-            s.bell(s.rank).wait(seen, 1000000, 0, 0);
+            s.own().wait(seen, 1000000, 0, 0);
           continue;
         }
         int done = 0;
@@ -151,7 +147,7 @@ void run_wake2_shape(const Setup &s, bool busy) {
         MPI_Cancel(&idle);
         MPI_Wait(&idle, MPI_STATUS_IGNORE);
       }
-      if (send != MPI_REQUEST_NULL) wait_request(s, send, s.bell(s.rank));
+      if (send != MPI_REQUEST_NULL) wait_request(s, send, s.own());
     }
   });
   progress.join();
@@ -168,23 +164,6 @@ void print(const char *shape, const Setup &s, int reps, std::vector<double> us) 
               "\"us_per_task_max\": %.1f}\n",
               shape, s.size, s.hops, reps, s.spin_s * 1e6, us[us.size() / 2], us.front(), us.back());
   std::fflush(stdout);
-}
-
-// The node's futex words: rank 0 creates the segment, the others map it, rank 0 unlinks it.
-ShmBell *map_bells(int rank, int size) {
-  char name[64] = {};
-  if (rank == 0) std::snprintf(name, sizeof name, "/pto_edge_floor.%d", static_cast<int>(getpid()));
-  MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
-  const size_t bytes = 64 * static_cast<size_t>(size);
-  const int fd = shm_open(name, rank == 0 ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
-  if (fd < 0 && rank != 0) return nullptr;
-  if (fd < 0 || (rank == 0 && ftruncate(fd, static_cast<off_t>(bytes)) != 0)) return nullptr;
-  MPI_Barrier(MPI_COMM_WORLD);  // rank 0 has sized it before anyone maps it
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) shm_unlink(name);
-  return p == MAP_FAILED ? nullptr : static_cast<ShmBell *>(p);
 }
 
 }  // namespace
@@ -213,14 +192,9 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  s.bells = map_bells(s.rank, s.size);  // zero-filled by ftruncate: every bell at rest
-  int ok = s.bells != nullptr, all_ok = 0;
-  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!all_ok) {
-    if (s.rank == 0) std::fprintf(stderr, "l4_edge_floor: could not map the shared futex words\n");
-    MPI_Finalize();
-    return 1;
-  }
+  pto::l4::NodeBells bells;
+  bells.make(MPI_COMM_WORLD, s.rank, s.size);
+  s.bells = &bells;
   MPI_Barrier(MPI_COMM_WORLD);
   struct Shape {
     const char *name;
