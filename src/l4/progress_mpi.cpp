@@ -3,7 +3,7 @@
 // Messages on the runtime's own communicator (MPI_Comm_dup of the job's, MPI_COMM_WORLD by
 // default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
 // payload bytes, tile index, error text) with tag 16 + 2(k mod span) and the payload with the
-// next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
+// next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/guide/l4.md, "Messages".
 //
 // Over 600 lines: one concept (this rank's side of every message) whose parts share the
 // thread's state; the node doorbells (make_bells, ring) are the piece to move to a file of
@@ -101,7 +101,7 @@ struct Progress::Impl {
   // Set (under mu) with every post and by close(): lets a spinning thread skip taking mu.
   std::atomic<bool> poked{false};
 
-  // Doorbells (docs/l4.md, "Progress"): the thread parks on `bell` (a futex word); post() and
+  // Doorbells (docs/guide/l4.md, "Progress"): the thread parks on `bell` (a futex word); post() and
   // close() ring it, and so does every rank on the same node that sends to this one (after its
   // Isend) or completes a receive from it. peer_bell[r]: rank r's bell when r shares this
   // node (make_bells), else null: messages from other nodes are noticed by polling. own_bell:
