@@ -5,28 +5,14 @@ Usage: python tests/docs/run_code_blocks.py [-v] [--keep] [FILE.md ...]
 (no files: README.md and every docs/**/*.md). Needs the package installed (scripts/docs.sh
 check, or scripts/test_all.sh, does it first). Exit status 1 when a block fails.
 
-Each page's blocks run in order in a scratch directory of their own that links to the
-repository's top-level folders (so a block can name `examples/basic/orchestration.cpp`) and
-holds the page's files: a block whose info string has `title="NAME"` is written there as NAME
-before any block runs. Then, in page order:
-
-- ```python: run with this interpreter (a titled one as `python NAME`);
-- ```cpp with `int main(`: compiled against the installed package's headers and library
-  (`pto_runtime/include`, `libpto_runtime_py.so`) and run; a titled C++ file without `main` is
-  a file for the other blocks (it must be named by one of them);
-- ```sh / ```bash / ```shell: run with `bash -euo pipefail`;
-- any other language (json, cmake, text, none) is data and is not run, unless titled.
-
-An HTML comment on the line before a block changes that (the runner fails on an unknown one):
-
-- `<!-- doc: fragment -->`: a piece of a program on purpose, not run;
-- `<!-- doc: skip "reason" -->`: complete but not run here; the reason is required;
-- `<!-- doc: kernel AIV|AIC|MIX -->`: a kernel, compiled with KernelCompiler for that core;
-- `<!-- doc: orchestration RUNTIME -->`: an orchestration, compiled for that runtime.
-
-Every other block must run: a C++ block without `main` and without a marker fails, as does
-any block that exits non-zero or runs longer than its time limit (PTO_DOC_BLOCK_TIMEOUT
-seconds, default 300).
+What runs how, and the HTML comments that mark a block as a fragment, as skipped (with a
+reason), as a kernel or as an orchestration, is described for writers of the docs in
+docs/guide/setup.md, "Documentation"; in short: each page's blocks run in order in a scratch
+directory of their own that links the repository's top-level folders and holds the page's
+files (blocks with title="NAME"); Python runs with this interpreter, shell with bash -euo
+pipefail, C++ with main() is compiled against the installed package and run. Any block that
+is not marked and does not run fails, as does a block over PTO_DOC_BLOCK_TIMEOUT seconds
+(default 300).
 """
 
 from __future__ import annotations
