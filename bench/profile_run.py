@@ -7,8 +7,8 @@ function they hit: the orchestrator's submit path, the orchestration function it
 schedulers, the simulated cores and kernels, the fiber pool and doorbells, the OS kernel. The
 shares are of all CPUs' samples over the whole process (set-up included, a few percent), so
 they say which side of the hand-off a run spends its CPUs on; ns per task and the
-orchestrator's busy ns per task come from the binary's own JSON line (docs/tensormap_runtime.md,
-"Where a run's time goes").
+orchestrator's busy ns per task come from the binary's own JSON line
+(docs/design/tensormap_runtime.md, "Where a run's time goes").
 
     python3 bench/profile_run.py build/release                  # tensormap runtime, bd24
     python3 bench/profile_run.py build/release --runtime pto_hbg --block-dim 1

@@ -1,5 +1,5 @@
 # cmake/PtoPackage.cmake — the installable C++ package: libpto_runtime.so, the public headers,
-# the runtimes and the CMake config files behind find_package(pto_runtime) (docs/install.md).
+# the runtimes and the CMake config files behind find_package(pto_runtime) (docs/guide/install.md).
 #
 # `cmake --install <build> --prefix <p>` lays out (GNUInstallDirs; libdir is lib or lib64 or
 # lib/<multiarch>):

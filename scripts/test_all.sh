@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test_all.sh — installs what tests need and runs every test: C++ (plain, ThreadSanitizer,
-# AddressSanitizer+UBSan), a smoke run of the benchmarks, and Python. .ci/run calls exactly this.
+# AddressSanitizer+UBSan), a smoke run of the benchmarks, Python, and the documentation (the
+# strict site build and every code block of README.md and docs/). .ci/run calls exactly this.
 # PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 skip those parts for a quick local pass.
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
@@ -11,12 +12,9 @@ fi
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh --test
 # Tile kernels compile against PTO-ISA: the pinned copy beside the checkout unless PTO_ISA_ROOT
-# names one (scripts/fetch_pto_isa.sh fetches it). PTO_REQUIRE_TILE=1 turns the tile tests'
+# names one (scripts/pto_isa_root.sh). PTO_REQUIRE_TILE=1 turns the tile tests'
 # "skipped: no pto-isa / no clang" into failures, so CI cannot pass without running them.
-if [ -z "${PTO_ISA_ROOT:-}" ] && [ -f ../shared/third_party/pto-isa/include/pto/pto-inst.hpp ]; then
-  PTO_ISA_ROOT="$(cd ../shared/third_party/pto-isa && pwd)"
-  export PTO_ISA_ROOT
-fi
+. scripts/pto_isa_root.sh
 echo "== PTO_ISA_ROOT=${PTO_ISA_ROOT:-(none: tile tests would fail)}"
 export PTO_REQUIRE_TILE="${PTO_REQUIRE_TILE:-1}"
 . scripts/venv.sh  # python3 and pip below are the project's venv (.venv/), not the system's
@@ -47,8 +45,8 @@ if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
 fi
 
 echo "== Python: lint"
-python3 -m ruff check python tests/python examples bench
-python3 -m ruff format --check python tests/python examples bench
+python3 -m ruff check python tests/python tests/docs examples bench scripts
+python3 -m ruff format --check python tests/python tests/docs examples bench scripts
 
 echo "== Python: install the package"
 scripts/install_package.sh "[test]"
@@ -61,3 +59,6 @@ for example in examples/*/main.py; do python3 -m mypy "$example"; done
 
 echo "== Python: pytest"
 python3 -m pytest -q tests/python
+
+echo "== Docs: mkdocs build --strict and every code block of README.md and docs/ (scripts/docs.sh)"
+scripts/docs.sh check

@@ -13,7 +13,8 @@ RUNTIMES = [
     "pto_hbg", "pto_tmr", "pto_hbg_threads", "pto_tmr_threads",
 ]  # fmt: skip
 # The *_threads variants run the same binary with the sim's thread-per-core execution path
-# (PTO_SIM_EXEC=threads, docs/sim_execution.md) instead of fibers, for comparison in one run.
+# (PTO_SIM_EXEC=threads, docs/design/sim_execution.md) instead of fibers, for comparison in one
+# run.
 PTO_VARIANTS = {
     "pto_hbg": ("pto_hbg", {}),
     "pto_tmr": ("pto_tmr", {}),

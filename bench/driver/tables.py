@@ -275,7 +275,7 @@ def report(rows: list[dict], metg: list[dict]) -> None:
         cells,
         "pto_tmr: what submitting costs; the rest of the row above is the orchestrator waiting for "
         "the task window while the sim runs the tasks (bench_submit measures the submit path "
-        "alone: docs/tensormap_runtime.md)",
+        "alone: docs/design/tensormap_runtime.md)",
     )
 
     bd = [r for r in rows if r["experiment"] == "blockdim"]
@@ -324,8 +324,8 @@ def report(rows: list[dict], metg: list[dict]) -> None:
         cols,
         cells,
         "predicted: sim_timing's virtual-time makespan for the block_dim's clusters (kernels cost "
-        "their host time, scheduler hand-offs the a2a3 profile, docs/sim_execution.md); wall: "
-        "the same workload in the default (fiber, parallel) mode here",
+        "their host time, scheduler hand-offs the a2a3 profile, docs/design/sim_execution.md); "
+        "wall: the same workload in the default (fiber, parallel) mode here",
     )
 
 

@@ -14,9 +14,9 @@ at a mid-size decode step) it reports, over --reps warm runs (median [min-max]):
 and the kernels' compile time: cold (an empty kernel cache, in parallel on every CPU) and
 cached (a second compile in the same process). Kernels are built as the examples build them
 (tile kernels for this CPU), or with --portable for any x86-64. Every run's output is checked
-against NumPy. With --timing it measures the sim's timing mode instead (docs/sim_execution.md):
-each rep runs the workload in the default parallel mode and then timed, its kernels priced by
-their PTO-ISA cost-model twins, on one worker, and reports per pair
+against NumPy. With --timing it measures the sim's timing mode instead
+(docs/design/sim_execution.md): each rep runs the workload in the default parallel mode and then
+timed, its kernels priced by their PTO-ISA cost-model twins, on one worker, and reports per pair
 
   parallel  the parallel run's wall time (worker.run)
   timed     the timed run's wall time, and timed / parallel (its cost)
@@ -62,7 +62,7 @@ def load_example(name: str) -> ModuleType:
 
 
 def sim_cpus() -> int:
-    """The OS threads the simulator's fiber pool runs on (docs/sim_execution.md)."""
+    """The OS threads the simulator's fiber pool runs on (docs/design/sim_execution.md)."""
     forced = os.environ.get("PTO_SIM_WORKERS")
     return int(forced) if forced else len(os.sched_getaffinity(0))
 
@@ -173,8 +173,9 @@ def kernel_seconds_uncontended(key: str, opts: argparse.Namespace) -> list[float
     """The tasks' summed kernel time, measured with the simulator held to one OS thread per CPU.
 
     By default the simulator's pool adds a thread when every thread has been held by one kernel
-    for a while (docs/sim_execution.md), so several kernels can share a CPU and each one's wall
-    time overstates its CPU time. Held to the CPU count, a kernel's wall time is its CPU time."""
+    for a while (docs/design/sim_execution.md), so several kernels can share a CPU and each one's
+    wall time overstates its CPU time. Held to the CPU count, a kernel's wall time is its CPU
+    time."""
     cmd = [
         sys.executable,
         __file__,

@@ -16,8 +16,8 @@ float32 sums stay inside rtol = atol = 1e-3. The tile kernels need a PTO-ISA che
 (PTO_ISA_ROOT) and clang++-19.
 
 --timing runs the program a second time in the sim's timing mode with each tile kernel priced by
-PTO-ISA's cost model (its cost-model twin, docs/sim_execution.md), checks that result too, prints
-the predicted makespan and writes bgemm.measured.html, bgemm.predicted.html and
+PTO-ISA's cost model (its cost-model twin, docs/design/sim_execution.md), checks that result too,
+prints the predicted makespan and writes bgemm.measured.html, bgemm.predicted.html and
 bgemm.compare.html to DIR (default: the current directory).
 """
 

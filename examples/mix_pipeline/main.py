@@ -5,7 +5,7 @@ Usage: python examples/mix_pipeline/main.py [-p a2a3sim|a5sim] [--block-dim N] [
 One MIX task per block of query rows runs on a whole cluster: its AIC part computes score
 tiles s = q k^T and pushes them through two MIX pipes (pto::pipe_push), its two AIV parts pop
 them (pto::pipe_pop) and write the row softmax. Full pipes suspend the AIC part, empty ones
-the AIV parts (docs/mix_sync.md). Checks the result against NumPy.
+the AIV parts (docs/design/mix_sync.md). Checks the result against NumPy.
 """
 
 from __future__ import annotations

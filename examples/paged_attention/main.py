@@ -18,7 +18,7 @@ same rounded inputs (rtol = atol = 1e-3). One KV head (kv_head_num 1), so the ca
 clang++-19.
 
 --timing runs the program a second time in the sim's timing mode with each tile kernel priced by
-PTO-ISA's cost model (docs/sim_execution.md), checks that result too, prints the predicted
+PTO-ISA's cost model (docs/design/sim_execution.md), checks that result too, prints the predicted
 makespan and writes paged_attention.{measured,predicted,compare}.html to DIR (default: .).
 """
 

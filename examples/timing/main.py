@@ -12,7 +12,7 @@ stage order inferred by the tensormap runtime) twice on the same worker:
 - predicted: timing mode (``sim_seed``, ``sim_timing``), a seeded run in virtual time: each
   kernel costs its measured host time x --kernel-time-pct / 100, or its entry in
   --kernel-costs ("func_id=ns,..."), and every scheduler hand-off the platform profile's
-  latency (docs/sim_execution.md, "Timing mode"). Its trace is the schedule the timing model
+  latency (docs/design/sim_execution.md, "Timing mode"). Its trace is the schedule the timing model
   predicts for the whole chip.
 
 Both results are checked against NumPy; the two swimlane pages go to DIR (default: the current
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind in sorted(k for k in set(m_busy) | set(p_busy) if m_busy.get(k) or p_busy.get(k)):
         print(f"{kind + ' busy':24}{m_busy.get(kind, 0):14.0%}{p_busy.get(kind, 0):14.0%}")
     print("(measured: this machine's CPUs take turns at being the chip's cores; predicted: the")
-    print(" timing model's schedule for the chip, docs/sim_execution.md 'Timing mode')")
+    print(" timing model's schedule for the chip, docs/design/sim_execution.md 'Timing mode')")
 
     page = write_swimlanes(m_trace, p_trace, opts.out, "softmax")
     print(f"swimlanes: {page} (measured above, predicted below)")

@@ -87,7 +87,7 @@ typedef struct pto_call_config {
   uint32_t dump_max_tasks;       /* enable_dump_tensor: tasks dumped at most */
   uint64_t dump_bytes;           /* enable_dump_tensor: device memory for the copies */
   int64_t sim_seed;              /* sim: >= 0 a reproducible (seeded) schedule; -1 = PTO_SIM_SEED or off */
-  int32_t sim_timing;            /* sim, seeded runs: in virtual time (docs/sim_execution.md) */
+  int32_t sim_timing;            /* sim, seeded runs: in virtual time (docs/design/sim_execution.md) */
   int32_t sim_kernel_time_pct;   /* sim_timing: uncosted kernels take host time x this / 100 */
 } pto_call_config;
 
@@ -181,7 +181,7 @@ const char *get_last_error_message(pto_device_context *ctx);
 /* Geometry of the context's platform (valid after create_device_context). */
 int get_platform_info(pto_device_context *ctx, int32_t *num_clusters, int32_t *max_aicpu_threads,
                       int32_t *num_devices);
-/* The last run's trace as JSON (docs/profiling.md), "" unless it ran with enable_profiling;
+/* The last run's trace as JSON (docs/guide/profiling.md), "" unless it ran with enable_profiling;
  * valid until the next call on ctx. */
 const char *get_last_trace_json(pto_device_context *ctx);
 int get_c_api_version(void);

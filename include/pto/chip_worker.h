@@ -53,7 +53,7 @@ class ChipCallable {
   // read_kernel_table and add_kernel do.
   uint32_t add_kernels(const std::string &program_path);
   // Sim timing mode: kernel func_id's cost-model twin (KernelCompiler::compile_incore_cost_model),
-  // which prices each of its invocations with PTO-ISA's cost model (docs/sim_execution.md); or,
+  // which prices each of its invocations with PTO-ISA's cost model (docs/design/sim_execution.md); or,
   // with an empty path, why there is none (`unavailable`, which the run reports). Throws
   // INVALID_ARGUMENT if func_id is not defined or both strings are empty.
   void set_cost_model(uint32_t func_id, std::string twin_path, std::string unavailable = "");
@@ -135,7 +135,7 @@ struct RunStats {
   // sim_timing: the device makespan in virtual time, as the timing model predicts it (the
   // trace's timestamps and the busy times above are virtual then too); 0 otherwise.
   double predicted_makespan_us = 0;
-  // sim_timing: kernel invocations by what priced them (docs/sim_execution.md): PTO-ISA's cost
+  // sim_timing: kernel invocations by what priced them (docs/design/sim_execution.md): PTO-ISA's cost
   // model (a twin, set_cost_model), PTO_SIM_KERNEL_COSTS, or the measured host time.
   uint64_t priced_isa_model = 0, priced_table = 0, priced_host_time = 0;
   // sim_timing: what prices each kernel of the callable, by func_id: "isa_model", "table" or
@@ -154,7 +154,7 @@ struct RunStats {
   uint32_t pipeline_max_in_flight = 0;    // pipeline_depth: the most in flight in one gate
   // batch_deps (tensormap_and_ringbuffer; 0 otherwise): batches filed into the TensorMap,
   // TensorMap look-ups the batch made unnecessary, accesses never filed (a later write in the
-  // same batch covered them). docs/architecture.md, "Schedule primitives".
+  // same batch covered them). docs/design/architecture.md, "Schedule primitives".
   uint64_t batch_flushes = 0;
   uint64_t batch_local_hits = 0;
   uint64_t batch_unfiled = 0;
@@ -213,7 +213,7 @@ class ChipWorker {
   // is finalized (finalize() was called); create a new ChipWorker".
   void finalize();
 
-  // The last run's trace as JSON (docs/profiling.md); empty unless it ran with
+  // The last run's trace as JSON (docs/guide/profiling.md); empty unless it ran with
   // enable_profiling.
   std::string last_trace_json() const;
   bool initialized() const;

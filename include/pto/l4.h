@@ -11,7 +11,7 @@
 // orchestration function is replicated: every rank unrolls the same task sequence and keeps the
 // same table of which rank holds a valid copy of which array, so no message is needed for the
 // graph; a rank runs only its own tasks and adds send/receive SUB tasks where data crosses
-// ranks. Python's pto_runtime.Worker(level=4) binds this class: docs/l4.md.
+// ranks. Python's pto_runtime.Worker(level=4) binds this class: docs/guide/l4.md.
 //
 // MPI is optional at build time: without it (CMake found no MPI C library) constructing a
 // Worker throws NOT_SUPPORTED saying how to enable it. When the program has not initialized MPI
@@ -47,7 +47,7 @@ constexpr uint32_t kMaxSpinUs = 1000000;
 constexpr uint64_t kMinLandingBytes = 4096;        // one page
 constexpr uint64_t kMaxLandingBytes = 1ull << 40;  // as heap_bytes' bound
 
-// How alloc_distributed cuts an array into tiles (docs/l4.md, "Distributed arrays"). Tile k is
+// How alloc_distributed cuts an array into tiles (docs/guide/l4.md, "Distributed arrays"). Tile k is
 // owned by rank k % size; only its owner may write it, and only the pages a rank writes (its own
 // tiles, the remote tiles it receives) take memory.
 //   kBlock: one tile per rank, ceil(nbytes / size) rounded up to 4096 bytes (the last one may be
@@ -65,7 +65,7 @@ struct WorkerOptions : pto::WorkerOptions {
   // How the progress thread waits for messages while transfers are pending: for spin_us after
   // the last event (a transfer posted or completed) it tests MPI continuously, yielding its CPU
   // between tests, so a message is noticed within microseconds of landing; after that it
-  // pauses between tests, 50 us doubling up to poll_max_us. CPU against latency: docs/l4.md,
+  // pauses between tests, 50 us doubling up to poll_max_us. CPU against latency: docs/guide/l4.md,
   // "Progress". 0..kMaxSpinUs.
   uint32_t spin_us = 100;
   uint32_t poll_max_us = 1000;

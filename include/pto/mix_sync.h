@@ -30,7 +30,7 @@
  * Calling any of these from a task that is not a MIX task fails the task too.
  *
  * The state lives in device memory the runtime owns: one pto_mix_sync-sized block per cluster,
- * reset by the scheduler each time it starts a MIX task there (docs/mix_sync.md). A kernel
+ * reset by the scheduler each time it starts a MIX task there (docs/design/mix_sync.md). A kernel
  * reaches it only through the running core's function table, pto_kernel_call.mix_ops: kernels
  * are separately compiled and cannot link the runtime's wait code. On an Ascend device the
  * flags map to FFTS cross-core flags (whose counters also hold at most 15 sets). */

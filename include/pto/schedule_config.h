@@ -7,7 +7,7 @@
 // header too. Users set it as pto::BackendOptions::sched (lowered by make_call_config)
 // or as the ChipCallConfig fields task_window_overflow, pipeline_depth, pipeline_scope and
 // batch_deps, dispatch_* and active_cores_below (pto/call_config.h). Semantics per runtime:
-// docs/architecture.md, "Schedule primitives".
+// docs/design/architecture.md, "Schedule primitives".
 //
 //   task_window + overflow   what a full task window does: stall | evict_completed | error
 //   pipeline_depth + scope   at most `depth` tasks in flight (dispatched, not yet completed) per

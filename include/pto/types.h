@@ -40,7 +40,7 @@ typedef enum pto_dtype {
 
 /* How a task uses a tensor argument. host_build_graph uses it for copy-in/copy-out of run
  * arguments; the tensormap runtime also infers dependencies from it. */
-/* sim_timing: what set a kernel invocation's virtual duration (docs/sim_execution.md). */
+/* sim_timing: what set a kernel invocation's virtual duration (docs/design/sim_execution.md). */
 typedef enum pto_price_source {
   PTO_PRICE_NONE = 0,      /* not a timed run */
   PTO_PRICE_HOST_TIME = 1, /* its measured host time x sim_kernel_time_pct / 100 */

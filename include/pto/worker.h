@@ -11,7 +11,7 @@
 // The orchestration function runs on the caller's thread; tasks start as soon as they are
 // submitted. Dependencies are inferred from the byte ranges of the tensor arguments (INPUT
 // reads, OUTPUT writes, INOUT both): read-after-write, write-after-write and write-after-read.
-// Design: docs/l3.md.
+// Design: docs/guide/l3.md.
 #ifndef PTO_WORKER_H
 #define PTO_WORKER_H
 
@@ -125,7 +125,7 @@ class SubContext {
 using SubFn = std::function<void(SubContext &)>;
 
 // Submits tasks for one run; handed to the orchestration function and valid only during it.
-// (The L3 Orchestrator of docs/l3.md; "Host" because pto::Orchestrator is the device-side
+// (The L3 Orchestrator of docs/guide/l3.md; "Host" because pto::Orchestrator is the device-side
 // orchestration API of include/pto/orchestration.h. Python calls it pto_runtime.Orchestrator.)
 class HostOrchestrator {
  public:

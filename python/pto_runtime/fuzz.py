@@ -3,7 +3,7 @@
 A correct orchestration gives the same buffers under every legal schedule. One that declares a
 written view as an input, or forgets a dependency, gives results that depend on which task ran
 first — and a parallel run shows that only by luck. Seeded runs (``ChipCallConfig.sim_seed``,
-docs/sim_execution.md) make the schedule a function of the seed, so::
+docs/design/sim_execution.md) make the schedule a function of the seed, so::
 
     report = pto.fuzz_schedules(worker, callable, make_args, seeds=20)
     if report:                      # a seed whose buffers differ from the baseline seed's

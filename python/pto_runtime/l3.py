@@ -14,7 +14,7 @@
 
 The orchestration function runs on the calling thread; tasks start as soon as they are
 submitted. Dependencies are inferred from the tensors each task reads and writes (by byte
-range): read-after-write, write-after-write and write-after-read. Design: docs/l3.md.
+range): read-after-write, write-after-write and write-after-read. Design: docs/guide/l3.md.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ SUB tasks, the MPI progress thread — is the C++ ``pto::l4::Worker`` (include/p
 src/l4/), bound by the module ``_l4native``, which is built only when CMake finds MPI. This
 file turns Python arguments into its arguments (numpy arrays into byte ranges, "any"/"all" into
 ranks, seconds into ms/µs) and keeps a run's Python objects alive until it is done. Design,
-failures, scale: docs/l4.md ("Distributed arrays" for ``alloc(..., distribute=)``).
+failures, scale: docs/guide/l4.md ("Distributed arrays" for ``alloc(..., distribute=)``).
 """
 
 from __future__ import annotations
@@ -130,9 +130,9 @@ class Orchestrator:
         name: str = "",
         after: Iterable[int] = (),
     ) -> int:
-        """A chip task on ``rank`` (an int, or "any": chosen deterministically, see docs/l4.md)
-        and chip index ``chip`` of that rank (None = any idle chip). Its tensors must lie in
-        arrays of ``Worker.alloc``. Returns the L4 task id."""
+        """A chip task on ``rank`` (an int, or "any": chosen deterministically, see
+        docs/guide/l4.md) and chip index ``chip`` of that rank (None = any idle chip). Its tensors
+        must lie in arrays of ``Worker.alloc``. Returns the L4 task id."""
         if not isinstance(args, ChipStorageTaskArgs):
             raise _invalid(
                 "submit_chip (L4): args must be a pto_runtime.ChipStorageTaskArgs whose tensors "
@@ -199,7 +199,7 @@ class RunHandle:
         return self._inner.wait(timeout)
 
     def cancel(self) -> None:
-        """Cancels this rank's part only (docs/l4.md: peers then time out on it)."""
+        """Cancels this rank's part only (docs/guide/l4.md: peers then time out on it)."""
         self._inner.cancel()
 
     @property
@@ -242,7 +242,7 @@ class Worker:
     of the program. ``peer_timeout`` (seconds) bounds how long a receive waits on a silent rank
     before failing. While transfers are pending the progress thread tests MPI continuously for
     ``spin`` seconds after the last transfer event (yielding its CPU between tests), then pauses
-    between tests up to ``poll_max`` seconds (latency against CPU; docs/l4.md, "Progress").
+    between tests up to ``poll_max`` seconds (latency against CPU; docs/guide/l4.md, "Progress").
     ``num_sub_workers`` >= 1 because transfers are SUB tasks (they only post to the progress
     thread and return). ``landing_bytes`` bounds the bytes of remote tiles of distributed arrays
     a rank holds at once (older landed tiles are evicted to make room; default 256 MiB).

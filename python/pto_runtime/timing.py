@@ -1,7 +1,7 @@
 """python/pto_runtime/timing.py — programs priced by PTO-ISA's cost model in the sim's timing mode.
 
 Timing mode (``ChipCallConfig(sim_seed=N, sim_timing=True)``) runs a program in virtual time and
-predicts its device makespan (docs/sim_execution.md, "Timing mode"). A tile kernel whose
+predicts its device makespan (docs/design/sim_execution.md, "Timing mode"). A tile kernel whose
 cost-model twin the callable carries is charged, per invocation, the cycles PTO-ISA's cost
 model predicts for it; :func:`add_cost_models` builds the twins and attaches them, and
 :func:`timing_lines` says what a timed run predicted and what priced its kernels.

@@ -379,7 +379,7 @@ void bind_worker(nb::module_ &m) {
             nb::gil_scoped_release release;
             return locked(w, [](pto::ChipWorker &cw) { return cw.last_trace_json(); });
           },
-          "The last run's trace as JSON text (docs/profiling.md); empty unless that run had "
+          "The last run's trace as JSON text (docs/guide/profiling.md); empty unless that run had "
           "ChipCallConfig.enable_profiling. ChipWorker.last_trace() parses it.")
       .def(
           "last_trace",
@@ -393,7 +393,7 @@ void bind_worker(nb::module_ &m) {
             return nb::module_::import_("json").attr("loads")(nb::str(text.data(), text.size()));
           },
           nb::sig("def last_trace(self) -> dict[str, typing.Any] | None"),
-          "The last run's trace as a dict (schema in docs/profiling.md), or None unless that run "
+          "The last run's trace as a dict (schema in docs/guide/profiling.md), or None unless that run "
           "had ChipCallConfig(enable_profiling=True).")
       .def(
           "__enter__", [](nb::handle self) { return nb::borrow(self); },

@@ -244,7 +244,8 @@ void bind_call_config(nb::module_ &m) {
   nb::class_<ChipCallConfig> cls(
       m, "ChipCallConfig",
       "Per-run configuration. block_dim and aicpu_thread_num may be given by position, every "
-      "field by keyword; see the field docs (and the README) for meanings, defaults and ranges. "
+      "field by keyword; see the field docs (and docs/guide/configuration.md) for meanings, defaults "
+      "and ranges. "
       "A value out of its field's range raises InvalidArgumentError naming field, value and range "
       "(block_dim and aicpu_thread_num are also checked against the platform at run). An "
       "enumerated field (task_window_overflow, pipeline_scope, dispatch_metric, dispatch_scope, "

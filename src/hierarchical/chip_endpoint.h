@@ -4,7 +4,7 @@
 // implementations today: ThreadChip (a ChipWorker in this process, ChipWorker::start/poll)
 // and ProcessChip (a forked chip process behind a shared-memory mailbox). A chip of another
 // host driven from this one would be a third implementation of this interface: nothing above
-// it knows about fork, futexes or shared memory. (L4, docs/l4.md, does not use one: each host
+// it knows about fork, futexes or shared memory. (L4, docs/guide/l4.md, does not use one: each host
 // runs its own L3 worker and data moves between hosts as SUB tasks.) All methods are called by the scheduler thread only
 // (plus construction/shutdown by the Worker, when the scheduler is not running).
 #ifndef PTO_HIERARCHICAL_CHIP_ENDPOINT_H

@@ -1,7 +1,7 @@
 // src/hierarchical/chip_mailbox.h — PROCESS mode: the shared-memory mailbox of each chip process.
 //
 // One control block, mapped MAP_SHARED | MAP_ANONYMOUS before the zygote is forked, holds the
-// scheduler's bell and one mailbox per chip. Protocol (docs/l3.md, "Mailbox"):
+// scheduler's bell and one mailbox per chip. Protocol (docs/guide/l3.md, "Mailbox"):
 //   parent: write payload + op, then cmd.ring()             (cmd.seq is the command number)
 //   child:  wait cmd.seq != seen; run; write result; done_seq = seq (release); parent_bell.ring()
 //   zygote: after reaping a chip process: wait_status, then dead_gen = its generation (release);

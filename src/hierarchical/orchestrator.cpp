@@ -19,7 +19,8 @@ void check_chip_config(const ChipCallConfig &config) {
   if (what) {
     throw Error(PTO_NOT_SUPPORTED, std::string("ChipCallConfig.") + what +
                                        " on an L3 chip task: per-chip traces, counters and dumps are not "
-                                       "collected at L3 yet (docs/l3.md); use a level-2 ChipWorker for that");
+                                       "collected at L3 yet (docs/guide/l3.md); use a level-2 ChipWorker for "
+                                       "that");
   }
 }
 

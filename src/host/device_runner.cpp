@@ -415,7 +415,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   // Seeded: no decision may depend on measured time, and queueing behind short kernels does.
   in.pipeline_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(pipeline_ns() / in.ns_per_tick);
   // The tensormap orchestrator hands tasks ready at submit to the schedulers in batches held at
-  // most this long (docs/tensormap_runtime.md); seeded runs hand each over at once.
+  // most this long (docs/design/tensormap_runtime.md); seeded runs hand each over at once.
   in.ready_hold_ticks = seed >= 0 ? 0 : static_cast<uint64_t>(graph::kReadyHoldNs / in.ns_per_tick);
   in.layout = geometry_->layout();
   in.timed = timed;

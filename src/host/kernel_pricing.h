@@ -1,4 +1,4 @@
-// src/host/kernel_pricing.h — what prices each kernel of a timed run (docs/sim_execution.md).
+// src/host/kernel_pricing.h — what prices each kernel of a timed run (docs/design/sim_execution.md).
 //
 // Three sources, first match wins, per kernel binary (its entry address):
 //   table      PTO_SIM_KERNEL_COSTS lists its func_id;

@@ -5,7 +5,7 @@
 // <build>/stage/sim_profiles/ and installed to <package>/sim_profiles/ (three levels above each
 // runtimes/<backend>/<runtime>/libhost.so, which is how a run finds them). PTO_SIM_PROFILE names
 // another file. Every constant carries its value and a `source` string saying where the number
-// comes from or that it is an estimate. docs/sim_execution.md ("Timing profile") describes the
+// comes from or that it is an estimate. docs/design/sim_execution.md ("Timing profile") describes the
 // format; the host copies the latencies into the launch's SimTiming (pto_platform/device.h).
 #ifndef PTO_HOST_SIM_TIMING_PROFILE_H
 #define PTO_HOST_SIM_TIMING_PROFILE_H

@@ -1,5 +1,5 @@
 // src/host/tensor_dump_files.h — enable_dump_tensor on the host: the dump region's layout and,
-// after the run, one .npy file per dumped tensor plus an index.json (docs/profiling.md).
+// after the run, one .npy file per dumped tensor plus an index.json (docs/guide/profiling.md).
 #ifndef PTO_HOST_TENSOR_DUMP_FILES_H
 #define PTO_HOST_TENSOR_DUMP_FILES_H
 

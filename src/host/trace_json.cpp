@@ -1,4 +1,4 @@
-// src/host/trace_json.cpp — JSON export of a run's trace (schema in docs/profiling.md).
+// src/host/trace_json.cpp — JSON export of a run's trace (schema in docs/guide/profiling.md).
 #include "host/trace_json.h"
 
 #include <algorithm>
@@ -46,7 +46,7 @@ std::string rel(uint64_t t, uint64_t base) {
   return std::to_string(t >= base ? t - base : 0);
 }
 
-// Sim timing mode: what priced a task's kernel (docs/profiling.md, "cost").
+// Sim timing mode: what priced a task's kernel (docs/guide/profiling.md, "cost").
 std::string price_json(const KernelPrice &p) {
   std::string j = std::string("{\"source\": \"") + pto_price_source_name(p.source) + "\"";
   if (p.source == PTO_PRICE_ISA_MODEL) {
@@ -130,7 +130,7 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
          ", \"end\": " + (ran ? rel(clk.ns(t.end), t0) : "null") + ", \"status\": \"" +
          kStatusNames[t.status < 4 ? t.status : 0] + "\"";
     if (t.submit) j += ", \"submit\": " + rel(clk.ns(t.submit), t0);
-    // In flight from dispatch to complete: what pipeline_depth bounds (docs/profiling.md).
+    // In flight from dispatch to complete: what pipeline_depth bounds (docs/guide/profiling.md).
     if (ran) {
       j +=
           ", \"dispatch\": " + rel(clk.ns(t.dispatch), t0) + ", \"complete\": " + rel(clk.ns(t.complete), t0);

@@ -1,5 +1,5 @@
 // src/host/trace_json.h — turns a run's trace records into the JSON document Python reads
-// (docs/profiling.md).
+// (docs/guide/profiling.md).
 #ifndef PTO_HOST_TRACE_JSON_H
 #define PTO_HOST_TRACE_JSON_H
 

@@ -3,7 +3,7 @@
 // The progress thread parks on its own bell (a futex word, l3::ShmBell); post() and close() ring
 // it, and so does every rank on the same node that sends to this one (after its Isend) or
 // completes a receive from it. Messages from other nodes are noticed by polling
-// (docs/l4.md, "Progress"). The bells of a node sit in one POSIX shared-memory segment.
+// (docs/guide/l4.md, "Progress"). The bells of a node sit in one POSIX shared-memory segment.
 #ifndef PTO_L4_NODE_BELLS_H
 #define PTO_L4_NODE_BELLS_H
 

@@ -6,7 +6,7 @@
 // both L3 SUB tasks with always_run; a tile receive first evicts older landed tiles when the
 // target's landing_bytes would be exceeded), submits the task itself to the local L3 worker only
 // on its own rank, and marks the units it writes valid on that rank only. Ordering within a rank
-// is L3's (byte-range dependencies on the local copies); docs/l4.md, "Coherence" and
+// is L3's (byte-range dependencies on the local copies); docs/guide/l4.md, "Coherence" and
 // "Distributed arrays", explains why that gives sequential semantics.
 #include <sys/mman.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
 // the peers and fails receives from a peer silent for peer_timeout. With MPI_THREAD_SERIALIZED
 // every MPI call of the runtime after construction is made on this thread (construction and
 // close() run on the caller's thread, before it starts and after it stopped).
-// Design: docs/l4.md, "Messages", "Progress" and "Failures". Built from progress_mpi.cpp when
+// Design: docs/guide/l4.md, "Messages", "Progress" and "Failures". Built from progress_mpi.cpp when
 // CMake found MPI, else from progress_none.cpp (the constructor throws NOT_SUPPORTED).
 #ifndef PTO_L4_PROGRESS_H
 #define PTO_L4_PROGRESS_H

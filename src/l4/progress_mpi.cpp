@@ -3,7 +3,7 @@
 // Messages on the runtime's own communicator (MPI_Comm_dup of the job's, MPI_COMM_WORLD by
 // default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
 // payload bytes, tile index, error text) with tag 16 + 2(k mod span) and the payload with the
-// next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/l4.md, "Messages".
+// next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/guide/l4.md, "Messages".
 //
 // The node doorbells the thread parks on are node_bells.cpp; PTO_L4_EDGE_TRACE's rows,
 // edge_trace.cpp.

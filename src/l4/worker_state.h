@@ -3,7 +3,7 @@
 //
 // The replicated part (arrays and their units' valid sets, every rank's landed tiles, task and
 // transfer numbering, per-rank load) is the same on every rank: each computes it from the same
-// sequence of alloc() and submit calls, without messages (docs/l4.md, "Coherence"). It is
+// sequence of alloc() and submit calls, without messages (docs/guide/l4.md, "Coherence"). It is
 // written only by the thread running alloc() or an orchestration function, under `mu` (submit
 // holds it for the whole orchestration function, as Python's Worker does).
 #ifndef PTO_L4_WORKER_STATE_H

@@ -1,7 +1,7 @@
 // src/worker/cost_model_twin.h — what a tile kernel's cost-model twin needs beyond its compile:
 // PTO-ISA's generated formula tables in the kernel cache, and the exports the runtime calls.
 // KernelCompiler::compile_incore_cost_model (kernel_compiler.cpp) builds twins with these;
-// docs/tile_kernels.md ("Cost-model twins") says what a twin is.
+// docs/guide/tile_kernels.md ("Cost-model twins") says what a twin is.
 #ifndef PTO_WORKER_COST_MODEL_TWIN_H
 #define PTO_WORKER_COST_MODEL_TWIN_H
 

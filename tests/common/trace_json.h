@@ -35,7 +35,7 @@ struct TracedTask {
   uint64_t cycles = 0;      // isa_model only
 };
 
-// The trace's tasks that ran, by id (one task object per line, docs/profiling.md).
+// The trace's tasks that ran, by id (one task object per line, docs/guide/profiling.md).
 inline std::map<int64_t, TracedTask> traced_tasks(const std::string &json) {
   std::map<int64_t, TracedTask> out;
   const size_t to = json.find("\"edges\": [");

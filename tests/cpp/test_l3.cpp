@@ -191,7 +191,7 @@ TEST_P(L3, WaitTimeOutNamesThePendingTasksAndWhatEachWaitsFor) {
   EXPECT_EQ(s.sub_tasks, 2u);
 }
 
-// docs/l3.md: SubContext.defer only on the body's thread (the body's return reads the event
+// docs/guide/l3.md: SubContext.defer only on the body's thread (the body's return reads the event
 // count once; a defer racing with it could be lost). From another thread it is refused.
 TEST_P(L3, DeferFromAnotherThreadIsRefused) {
   pto::Worker w(l3_test::options(GetParam(), 1, 1));
@@ -582,7 +582,7 @@ TEST(L3Worker, ManySubTasksOnAChainAndAFanOut) {
 }
 
 // Sixteen a2a3sim chips at full geometry in thread mode: 1,216 simulated AICPU threads and cores
-// in this process, run as fibers on the one pool of CPU-sized workers (docs/sim_execution.md),
+// in this process, run as fibers on the one pool of CPU-sized workers (docs/design/sim_execution.md),
 // not as 1,216 OS threads. Every chip computes its own slice, and the process's OS threads stay
 // few while the chips are live.
 TEST(L3Worker, SixteenFullChipsInThreadModeShareOneFiberPool) {

@@ -1,6 +1,6 @@
 // tests/cpp/test_l4_mpi.cpp — claims about the C++ L4 worker, one scenario per ctest, each run under mpirun.
 //
-// Contract under test (docs/l4.md): every rank unrolls the same tasks; data crosses ranks only
+// Contract under test (docs/guide/l4.md): every rank unrolls the same tasks; data crosses ranks only
 // through send/receive SUB tasks ordered by L3 on each rank, which gives sequential semantics
 // across ranks (RAW, WAR, WAW); a task failing on one rank fails the dependents on other ranks
 // with an error naming the task and its rank; a dead rank makes the ranks waiting for it fail

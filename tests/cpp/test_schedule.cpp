@@ -1,7 +1,7 @@
 // tests/cpp/test_schedule.cpp — the schedule primitives' promises, on both L2 runtimes, checked from the
 // trace.
 //
-// Contract under test (docs/architecture.md, "Schedule primitives"):
+// Contract under test (docs/design/architecture.md, "Schedule primitives"):
 //   pipeline_depth D, scope S: at no instant does one gate of S have more than D tasks in flight
 //     (the trace's [dispatch, complete) intervals), results equal the ungated run's, and a
 //     depth of 1 never deadlocks, dependencies or not.

@@ -1,5 +1,5 @@
 // tests/cpp/test_sim_timing.cpp — ChipCallConfig::sim_timing: a seeded run in virtual time
-// (docs/sim_execution.md, "Timing mode"). The makespan it predicts is a function of the seed, the
+// (docs/design/sim_execution.md, "Timing mode"). The makespan it predicts is a function of the seed, the
 // program, the cost table (PTO_SIM_KERNEL_COSTS) and the platform's timing profile
 // (share/sim_profiles/<family>.json, or the file PTO_SIM_PROFILE names; read by
 // src/host/sim_timing_profile.cpp): the same across runs, exact for a chain, smaller on more cores.

@@ -2,7 +2,7 @@
 // the same buffers with and without it, and equal sequential execution; the trace says which
 // edges the batch map found.
 //
-// Contract under test (docs/architecture.md, "Schedule primitives"): dependency inference over a
+// Contract under test (docs/design/architecture.md, "Schedule primitives"): dependency inference over a
 // local batch map first, then the TensorMap, orders every read after write, write after write
 // and write after read exactly as the TensorMap alone does. The programs are made to batch:
 // runs of one kernel, the same views again (and views inside them), stream changes and scopes

@@ -1,5 +1,5 @@
 # tests/portable/check_no_stl.cmake — fails if a file under DIR includes an STL container, std::string,
-# <memory> or throws: the graph core is built into the AICPU program (docs/architecture.md).
+# <memory> or throws: the graph core is built into the AICPU program (docs/design/architecture.md).
 # cmake -DDIR=<src/core/graph> -P check_no_stl.cmake
 file(GLOB_RECURSE _files ${DIR}/*.h ${DIR}/*.cpp)
 if(NOT _files)

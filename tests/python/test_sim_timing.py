@@ -1,6 +1,6 @@
 """tests/python/test_sim_timing.py — ChipCallConfig.sim_timing from Python: a seeded run in
 virtual time returns the predicted device makespan and each core's predicted utilisation
-(docs/sim_execution.md, "Timing mode")."""
+(docs/design/sim_execution.md, "Timing mode")."""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ def test_native_and_portable_kernels_give_the_same_bits(run_example, tmp_path, e
 
 
 # --timing: a second run in the sim's timing mode, each tile kernel priced by PTO-ISA's cost
-# model (docs/sim_execution.md); small sizes, both runtimes share the kernels' twins.
+# model (docs/design/sim_execution.md); small sizes, both runtimes share the kernels' twins.
 BGEMM_TIMED = "--groups 2 --grid-k 2 --tile 64 --block-dim 4 --timing".split()
 
 

@@ -11,7 +11,7 @@ Run with ``ChipCallConfig(enable_profiling=True)``, then::
     trace.save_dot("graph.dot")                 # dependency graph for Graphviz
 
 or from a shell: ``python -m pto_runtime.trace render run.trace.json -o run.html``.
-Pure Python; the schema is in docs/profiling.md.
+Pure Python; the schema is in docs/guide/profiling.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A timed run (``ChipCallConfig(sim_seed=N, sim_timing=True, enable_profiling=True)``) leaves
 the schedule the timing model predicts; a parallel run of the same program leaves the one this
 machine measured. :func:`write_swimlanes` writes both pages and a third that shows them one
-above the other (docs/sim_execution.md, "Timing mode").
+above the other (docs/design/sim_execution.md, "Timing mode").
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ class CpuSimBackend final : public Backend {
     Backend::check(o);
     if (o.host_threads != 0) {
       // The fiber pool that runs every simulated AICPU thread and core is created once per
-      // process, sized by PTO_SIM_WORKERS (docs/sim_execution.md); one compile cannot resize it.
+      // process, sized by PTO_SIM_WORKERS (docs/design/sim_execution.md); one compile cannot resize it.
       throw Error(PTO_NOT_SUPPORTED, "CompileOptions.host_threads " + std::to_string(o.host_threads) +
                                          ": cpu_sim sizes its fiber pool once per process; set "
                                          "PTO_SIM_WORKERS before the first worker starts and leave "

@@ -11,7 +11,7 @@
 // try_pop_any takes from the first non-empty pool of a mask, lowest pool first: an idle AIV
 // core asks for mask {vector, any}, so it takes its own pool's work before it steals work that
 // any core may run. No runtime submits `any` tasks yet (pto_core_type has no such value); the
-// pool is there so the dispatch loop already serves it (docs/architecture.md).
+// pool is there so the dispatch loop already serves it (docs/design/architecture.md).
 #ifndef PTO_CORE_GRAPH_READY_QUEUE_SET_H
 #define PTO_CORE_GRAPH_READY_QUEUE_SET_H
 

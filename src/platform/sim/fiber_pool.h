@@ -1,5 +1,5 @@
 // src/platform/sim/fiber_pool.h — the sim's execution model: simulated threads and cores as
-// fibers on a pool of OS threads sized to the CPUs (docs/sim_execution.md).
+// fibers on a pool of OS threads sized to the CPUs (docs/design/sim_execution.md).
 //
 // Every simulated AICPU thread and AICore of every device in the process is a fiber
 // (Boost.Context, its own stack). A pool of worker threads — as many as the CPUs this process may
@@ -17,7 +17,7 @@
 // them on an OS thread of its own, the next fiber chosen by a seeded PRNG: a reproducible
 // schedule. In timing mode (a SimTiming given to begin) each fiber carries a virtual clock and the
 // next one is the runnable fiber with the smallest clock (ties: the PRNG), a discrete-event
-// simulation of the device (docs/sim_execution.md, timing mode).
+// simulation of the device (docs/design/sim_execution.md, timing mode).
 #ifndef PTO_PLATFORM_SIM_FIBER_POOL_H
 #define PTO_PLATFORM_SIM_FIBER_POOL_H
 
@@ -62,7 +62,7 @@ class FiberGroup {
 
 // Runs one group's fibers on an OS thread of its own, one at a time, the next one chosen among
 // the runnable ones by a PRNG seeded per run: the same seed and the same program give the same
-// schedule, whatever the machine's load (docs/sim_execution.md, seeded runs). Between begin()
+// schedule, whatever the machine's load (docs/design/sim_execution.md, seeded runs). Between begin()
 // and end() every fiber of the group that becomes runnable goes to this executor.
 class DeterministicExecutor {
  public:

@@ -8,7 +8,7 @@
 // (their doorbells are rung; the others stay suspended) and its fixed cost does not grow with
 // the chip. The device knows the chip only as its DeviceShape (pto_platform/device.h).
 // PTO_SIM_EXEC=threads runs each of them on an OS thread of its own instead (the model before
-// the pool; kept for comparison, docs/sim_execution.md).
+// the pool; kept for comparison, docs/design/sim_execution.md).
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>

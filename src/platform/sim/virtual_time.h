@@ -6,7 +6,7 @@
 // cost), when it yields (to the earliest other runnable clock) — and the executor runs the
 // runnable fiber with the smallest clock next, so whatever a fiber does in one resume happens at
 // one instant, and it happens only once no runnable fiber is earlier: a discrete-event simulation
-// in which nothing sees an effect before its cause (docs/sim_execution.md, timing mode).
+// in which nothing sees an effect before its cause (docs/design/sim_execution.md, timing mode).
 //
 // Owned by one DeterministicExecutor::Impl (deterministic_executor.cpp). Its thread is the only
 // one that touches a model while a launch runs, except where a method says "mu held": there the

@@ -38,7 +38,7 @@ inline uint64_t platform_host_ticks() {
 #endif
 }
 
-// Sim timing mode (docs/sim_execution.md): set when the sim binds this program; while what it
+// Sim timing mode (docs/design/sim_execution.md): set when the sim binds this program; while what it
 // points to is non-zero some launch of the process runs in virtual time, and platform_ticks()
 // asks platform_virtual_ticks() — the running fiber's virtual clock in ns if it belongs to that
 // launch, else the host counter. Null (no sim pool) or zero: one extra load per stamp.

@@ -70,7 +70,7 @@ struct CoreProgram {
   CoreActivity (*activity)(const void *block, uint32_t core) = nullptr;
 };
 
-// Timing mode of a seeded launch (sim only, docs/sim_execution.md "Timing mode"): every device
+// Timing mode of a seeded launch (sim only, docs/design/sim_execution.md "Timing mode"): every device
 // thread and core carries a virtual clock in ns and the one that runs next is the runnable one
 // with the smallest (ties: the seeded PRNG). A kernel takes its cost-table entry if listed, else
 // what its model prices it at if it has one, else its measured host time times kernel_factor; a

@@ -17,7 +17,7 @@
 // and a walk over the entries since the covering writer when it saves a TensorMap walk (short
 // in an accumulation; up to the whole batch when many tasks read what one wrote). A contiguous
 // write drops the entries it covers among those it walks (it now stands for them, as in
-// TensorMap::access). Measured: docs/architecture.md, "Schedule primitives".
+// TensorMap::access). Measured: docs/design/architecture.md, "Schedule primitives".
 //
 // Filing: an access that was looked up in the TensorMap was recorded there by the same walk
 // (TensorMap::access) and is only mirrored here (`filed`); one that skipped the look-up waits

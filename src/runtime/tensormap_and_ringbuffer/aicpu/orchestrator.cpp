@@ -92,7 +92,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
                                                  : funcs[1] >= 0 ? funcs[1]
                                                                  : funcs[2]);
   const int64_t id = next_id_;
-  // task_window_overflow (docs/tensormap_runtime.md, "Task window overflow"): the window
+  // task_window_overflow (docs/design/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
   graph::TaskWindow::Admission a = window_.admit(id, live_);
   if (a.verdict == graph::TaskWindow::Verdict::kWait) a = window_.admit(id, refresh_live());

@@ -13,7 +13,7 @@
 // submit_validation.cpp (what a task may ask for), back_pressure.h (waiting for ring space),
 // dependencies.cpp (TensorMap look-ups, the dependency pool, wiring into fanout lists),
 // heap_alloc.cpp (alloc_tensor on the heap ring), task_records.cpp (profiling trace and tensor
-// dump selection). See docs/tensormap_runtime.md, "Submitting a task".
+// dump selection). See docs/design/tensormap_runtime.md, "Submitting a task".
 #ifndef PTO_TMR_ORCHESTRATOR_H
 #define PTO_TMR_ORCHESTRATOR_H
 
