@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/test_all.sh — installs what tests need and runs every test: C++ (plain, ThreadSanitizer,
-# AddressSanitizer+UBSan), a smoke run of the benchmarks, and Python. .ci/run calls exactly this.
-# PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 skip those parts for a quick local pass.
+# AddressSanitizer+UBSan), the libFuzzer targets for a short while, a smoke run of the benchmarks,
+# and Python. .ci/run calls exactly this.
+# PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 / PTO_SKIP_FUZZ=1 skip those parts for a quick local
+# pass; PTO_FUZZ_SECONDS (20) is each fuzz target's time.
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 if [ $# -gt 0 ]; then
@@ -44,6 +46,11 @@ if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
     cmake --build --preset "$san" -j "$jobs"
     ctest --preset "$san"
   done
+fi
+
+if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== Fuzz: every libFuzzer target, ${PTO_FUZZ_SECONDS:-20} s each (docs/fuzzing.md)"
+  scripts/fuzz.sh all "${PTO_FUZZ_SECONDS:-20}"
 fi
 
 echo "== Python: lint"

@@ -31,8 +31,9 @@ namespace {
 // orchestration once the config passed).
 pto::ChipWorker &worker_for(const std::string &platform) {
   if (platform == "a2a3sim") return pto_fuzz::tmr_fuzz_worker();
-  static std::map<std::string, pto::ChipWorker *> others;  // never destroyed, like the other
-  pto::ChipWorker *&w = others[platform];
+  // Never destroyed, map included (a map destroyed at exit would leave its workers leaked).
+  static auto *others = new std::map<std::string, pto::ChipWorker *>;
+  pto::ChipWorker *&w = (*others)[platform];
   if (!w) {
     w = new pto::ChipWorker();
     w->init(platform, "tensormap_and_ringbuffer");
