@@ -40,7 +40,8 @@ const char kNotLive[] = "not a live device context (null, destroyed, or never cr
 
 // A required output pointer was null: INVALID_ARGUMENT, with the message every failure leaves.
 int null_argument(pto_device_context *ctx, const char *call, const char *name) {
-  ctx->error = std::string(call) + ": " + name + " is null (it receives the result; pass a pointer to an int)";
+  ctx->error =
+      std::string(call) + ": " + name + " is null (it receives the result; pass a pointer to an int)";
   return PTO_INVALID_ARGUMENT;
 }
 

@@ -46,9 +46,9 @@ TEST(HostHeap, RoundsUpToSixtyFourBytesAndAlignsEveryBlock) {
   h.check_invariants();
 }
 
-// Found writing tests/fuzz/fuzz_l3 (its oracle reads find): a range starting inside the heap and running past its end
-// (or starting before it and reaching in) was taken for memory outside the heap: accepted,
-// with its heap bytes untracked. It is refused like a range across blocks.
+// Found writing tests/fuzz/fuzz_l3 (its oracle reads find): a range starting inside the heap
+// and running past its end (or starting before it and reaching in) was taken for memory outside
+// the heap: accepted, with its heap bytes untracked. It is refused like a range across blocks.
 TEST(HostHeap, ARangeAcrossEitherEndOfTheHeapIsRefused) {
   HostHeap h(kHeap);
   Block *last = h.try_alloc(kHeap);  // the whole heap: its end is the heap's end

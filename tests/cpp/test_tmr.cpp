@@ -323,7 +323,8 @@ TEST_F(Tmr, UnknownKernelAndBadViewsAreOrchestrationErrors) {
 TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62; v.strides[0] = int64_t{1} << 40;\n"
+        run(callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62;\n"
+                     "v.strides[0] = int64_t{1} << 40;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "span_overflow"));
       },

@@ -130,8 +130,8 @@ struct Run {
 };
 
 int64_t extent(FuzzedDataProvider &in) {
-  static const int64_t kOdd[] = {-1, INT64_MIN, INT64_MAX, int64_t{1} << 32, int64_t{1} << 61, int64_t{1} << 62,
-                                 int64_t{1} << 63 >> 1};
+  static const int64_t kOdd[] = {
+      -1, INT64_MIN, INT64_MAX, int64_t{1} << 32, int64_t{1} << 61, int64_t{1} << 62, int64_t{1} << 63 >> 1};
   if (in.ConsumeIntegralInRange<int>(0, 9) == 0) return kOdd[in.ConsumeIntegralInRange<size_t>(0, 6)];
   return in.ConsumeIntegralInRange<int64_t>(0, 9);
 }
@@ -197,9 +197,8 @@ void make_callable(FuzzedDataProvider &in, Run *r) {
   r->callable = pto_callable_desc{x.orch.c_str(), r->kernels.data(), 1};
   const int how = in.ConsumeIntegralInRange<int>(0, 15);
   // Kernels 8 and 9 break only a run that submits a task: one with a tensor argument.
-  const bool tasks = std::any_of(r->args.begin(), r->args.end(), [](const pto_arg_desc &a) {
-    return a.kind == PTO_ARG_TENSOR;
-  });
+  const bool tasks = std::any_of(r->args.begin(), r->args.end(),
+                                 [](const pto_arg_desc &a) { return a.kind == PTO_ARG_TENSOR; });
   r->callable_valid = how >= 10 || ((how == 8 || how == 9) && !tasks);
   switch (how) {
     case 0:
@@ -278,9 +277,9 @@ void make_config(FuzzedDataProvider &in, Run *r) {
 // One handle slot and what the harness knows of it.
 struct Slot {
   pto_device_context *ctx = nullptr;
-  bool live = false;        // created, not destroyed (ctx may still hold the old, dead value)
-  bool device = false;      // set_device succeeded and no finalize since
-  bool a2a3 = false;        // of a2a3sim, the platform the kernels were built for
+  bool live = false;         // created, not destroyed (ctx may still hold the old, dead value)
+  bool device = false;       // set_device succeeded and no finalize since
+  bool a2a3 = false;         // of a2a3sim, the platform the kernels were built for
   std::unique_ptr<Run> run;  // started, not finished
 };
 
@@ -300,13 +299,16 @@ void check_failed_with_message(pto_device_context *ctx, bool live, int rc, const
 void check_outputs(const Run &r, const pto_run_stats *stats) {
   for (size_t i = 0; i < r.args.size(); ++i) {
     if (!r.bufs[i]) continue;
-    FUZZ_CHECK(*r.bufs[i] == r.expect[i], "argument %zu (direction %u) after the run is not its kernel's result", i,
+    FUZZ_CHECK(*r.bufs[i] == r.expect[i],
+               "argument %zu (direction %u) after the run is not its kernel's result", i,
                r.args[i].direction);
   }
-  if (stats) FUZZ_CHECK(stats->tasks_run == r.args.size() - std::count_if(r.args.begin(), r.args.end(), [](const pto_arg_desc &a) {
-                                                      return a.kind == PTO_ARG_SCALAR;
-                                                    }),
-                        "%llu tasks ran", static_cast<unsigned long long>(stats->tasks_run));
+  if (stats)
+    FUZZ_CHECK(stats->tasks_run == r.args.size() - std::count_if(r.args.begin(), r.args.end(),
+                                                                 [](const pto_arg_desc &a) {
+                                                                   return a.kind == PTO_ARG_SCALAR;
+                                                                 }),
+               "%llu tasks ran", static_cast<unsigned long long>(stats->tasks_run));
 }
 
 // A run of `r` that returned rc: what it must be.
@@ -317,7 +319,8 @@ void check_run_outcome(const Slot &s, const Run &r, int rc, const pto_run_stats 
                pto_status_name(rc), api().last_error(s.ctx));
   }
   if (!r.args_valid || !r.callable_valid)
-    FUZZ_CHECK(rc != PTO_OK, "%s succeeded although %s", call, r.args_valid ? "the callable is broken" : r.why.c_str());
+    FUZZ_CHECK(rc != PTO_OK, "%s succeeded although %s", call,
+               r.args_valid ? "the callable is broken" : r.why.c_str());
   if (rc == PTO_OK) check_outputs(r, stats);
 }
 
@@ -343,7 +346,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (s.live) x.destroy(s.ctx);
         s = Slot{};
         const int p = in.ConsumeIntegralInRange<int>(0, 7);
-        const char *platform = p < 4 ? "a2a3sim" : p == 4 ? "a5sim" : p == 5 ? "bogus" : p == 6 ? "" : nullptr;
+        const char *platform = p < 4    ? "a2a3sim"
+                               : p == 4 ? "a5sim"
+                               : p == 5 ? "bogus"
+                               : p == 6 ? ""
+                                        : nullptr;
         const int a = in.ConsumeIntegralInRange<int>(0, 7);
         const char *aicpu = a == 0 ? nullptr : a == 1 ? "/nonexistent/libaicpu.so" : x.bin.aicpu_path.c_str();
         const char *aicore = a == 2 ? nullptr : x.bin.aicore_path.c_str();
@@ -351,8 +358,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rc = x.create(platform, aicpu, aicore, out_null ? nullptr : &s.ctx);
         check_rc(rc, "create_device_context");
         const bool valid = !out_null && platform && aicpu && aicore && p <= 4;
-        FUZZ_CHECK((rc == PTO_OK) == valid, "create_device_context(%s) returned %s", platform ? platform : "null",
-                   pto_status_name(rc));
+        FUZZ_CHECK((rc == PTO_OK) == valid, "create_device_context(%s) returned %s",
+                   platform ? platform : "null", pto_status_name(rc));
         s.live = rc == PTO_OK;
         s.a2a3 = p < 4;
         if (s.live) FUZZ_CHECK(s.ctx != nullptr, "create_device_context: OK with no context");
@@ -362,7 +369,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int32_t clusters = 0, threads = 0, devices = 0;
         if (live) x.platform_info(ctx, &clusters, &threads, &devices);
         const int pick = in.ConsumeIntegralInRange<int>(0, 5);
-        const int id = pick == 0 ? in.ConsumeIntegral<int>() : pick == 1 ? devices : in.ConsumeIntegralInRange<int>(-1, 2);
+        const int id = pick == 0   ? in.ConsumeIntegral<int>()
+                       : pick == 1 ? devices
+                                   : in.ConsumeIntegralInRange<int>(-1, 2);
         rc = x.set_device(ctx, id);
         check_failed_with_message(ctx, live, rc, "set_device");
         if (!live) {
@@ -401,14 +410,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         } else if (!s.device) {
           FUZZ_CHECK(rc == PTO_NOT_INITIALIZED, "%s before set_device: %s", call, pto_status_name(rc));
         } else if (s.run) {
-          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "%s while a run is in flight: %s", call, pto_status_name(rc));
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "%s while a run is in flight: %s", call,
+                     pto_status_name(rc));
         } else if (!start) {
           check_run_outcome(s, *r, rc, null_stats ? nullptr : &stats, call);
         } else if (rc == PTO_OK) {
           s.run = std::move(r);  // finished by poll (or by finalize / destroy)
         } else {
-          FUZZ_CHECK(!(r->args_valid && r->callable_valid && r->cfg_default && s.a2a3), "start_runtime of a valid run: %s: %s",
-                     pto_status_name(rc), x.last_error(ctx));
+          FUZZ_CHECK(!(r->args_valid && r->callable_valid && r->cfg_default && s.a2a3),
+                     "start_runtime of a valid run: %s: %s", pto_status_name(rc), x.last_error(ctx));
         }
         break;
       }
@@ -423,8 +433,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "poll_runtime(%s): %s", live ? "done = null" : "dead handle",
                      pto_status_name(rc));
         } else if (!s.run) {
-          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT || rc == PTO_NOT_INITIALIZED, "poll_runtime without a run: %s",
-                     pto_status_name(rc));
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT || rc == PTO_NOT_INITIALIZED,
+                     "poll_runtime without a run: %s", pto_status_name(rc));
         } else {
           FUZZ_CHECK(done == 0 || done == 1, "poll_runtime: done = %d", done);
           FUZZ_CHECK(!block || done == 1, "a blocking poll_runtime returned before the run ended");
@@ -440,16 +450,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int ended = -1;
         rc = x.wait(ctx, in.ConsumeIntegralInRange<uint64_t>(0, 2000000), null_ended ? nullptr : &ended);
         check_failed_with_message(ctx, live, rc, "wait_runtime");
-        if (!live || null_ended) FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "wait_runtime: %s", pto_status_name(rc));
-        if (live && !null_ended && s.run && rc == PTO_OK) FUZZ_CHECK(ended == 0 || ended == 1, "ended = %d", ended);
+        if (!live || null_ended)
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "wait_runtime: %s", pto_status_name(rc));
+        if (live && !null_ended && s.run && rc == PTO_OK)
+          FUZZ_CHECK(ended == 0 || ended == 1, "ended = %d", ended);
         break;
       }
       case 6: {  // abort_runtime
         rc = x.abort(ctx);
         check_failed_with_message(ctx, live, rc, "abort_runtime");
-        if (!live) FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "abort_runtime on a dead handle: %s", pto_status_name(rc));
+        if (!live)
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "abort_runtime on a dead handle: %s", pto_status_name(rc));
         if (live && s.run) {
-          FUZZ_CHECK(rc == PTO_ABORTED || rc == PTO_OK, "abort_runtime of a started run: %s", pto_status_name(rc));
+          FUZZ_CHECK(rc == PTO_ABORTED || rc == PTO_OK, "abort_runtime of a started run: %s",
+                     pto_status_name(rc));
           s.run.reset();
         }
         break;
@@ -457,7 +471,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 7:  // finalize_device (again and again)
         rc = x.finalize(ctx);
         check_failed_with_message(ctx, live, rc, "finalize_device");
-        if (!live) FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "finalize_device on a dead handle: %s", pto_status_name(rc));
+        if (!live)
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "finalize_device on a dead handle: %s", pto_status_name(rc));
         if (live) FUZZ_CHECK(rc == PTO_OK, "finalize_device: %s: %s", pto_status_name(rc), x.last_error(ctx));
         if (live) s.device = false, s.run.reset();
         break;
@@ -468,7 +483,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 9: {  // the read-only calls, null outputs included
         int32_t a = 0, b = 0, c = 0;
         const int which = in.ConsumeIntegralInRange<int>(0, 7);
-        rc = x.platform_info(ctx, which & 1 ? nullptr : &a, which & 2 ? nullptr : &b, which & 4 ? nullptr : &c);
+        rc = x.platform_info(ctx, which & 1 ? nullptr : &a, which & 2 ? nullptr : &b,
+                             which & 4 ? nullptr : &c);
         check_rc(rc, "get_platform_info");
         FUZZ_CHECK((rc == PTO_OK) == live, "get_platform_info: %s", pto_status_name(rc));
         FUZZ_CHECK(x.last_error(ctx) != nullptr && x.last_trace(ctx) != nullptr, "a null string");

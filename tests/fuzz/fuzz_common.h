@@ -24,8 +24,8 @@ namespace pto_fuzz {
 
 }  // namespace pto_fuzz
 
-#define FUZZ_CHECK(cond, ...)                       \
-  do {                                              \
+#define FUZZ_CHECK(cond, ...)                        \
+  do {                                               \
     if (!(cond)) pto_fuzz::fuzz_failed(__VA_ARGS__); \
   } while (0)
 

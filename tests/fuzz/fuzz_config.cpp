@@ -141,8 +141,8 @@ pto::backend::CompileOptions make_options(FuzzedDataProvider &in) {
 bool affordable(const pto::ChipCallConfig &c) {
   return (c.heap_bytes % pto_fuzz::kBufBytes == 0 || c.heap_bytes < pto_fuzz::kBufBytes) &&
          c.heap_bytes <= (1u << 26) && uint64_t{c.task_window} * c.max_args_per_task <= (1u << 20) &&
-         c.dep_pool_entries <= (1u << 20) && c.tensormap_entries <= (1u << 20) && c.trace_tasks <= (1u << 20) &&
-         c.max_tasks <= (1u << 20);
+         c.dep_pool_entries <= (1u << 20) && c.tensormap_entries <= (1u << 20) &&
+         c.trace_tasks <= (1u << 20) && c.max_tasks <= (1u << 20);
 }
 
 void check_verdict(const std::string &platform, const pto::ChipCallConfig &cfg, const std::string &context) {
@@ -202,8 +202,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (platform != "a2a3sim" || !expected_refusal(platform, cfg, &code).empty() || !affordable(cfg)) return 0;
   // An accepted config runs a program (the rest of the bytes) to its meaning.
   pto_fuzz::TmrFuzzProgram p = pto_fuzz::make_tmr_fuzz_program(in);
-  cfg.timeout_ms = 30000;           // a hang shows as RUN_TIMEOUT, not as a slow input
-  cfg.enable_dump_tensor = false;   // files on every run
+  cfg.timeout_ms = 30000;          // a hang shows as RUN_TIMEOUT, not as a slow input
+  cfg.enable_dump_tensor = false;  // files on every run
   cfg.log_level = std::max(cfg.log_level, static_cast<int32_t>(PTO_LOG_WARN));  // likewise
   p.config = cfg;
   pto_fuzz::check_tmr_fuzz_run(p, true);

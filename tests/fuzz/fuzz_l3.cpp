@@ -109,7 +109,7 @@ std::vector<Op> make_ops(FuzzedDataProvider &in) {
         Range r;
         r.buf = in.ConsumeIntegralInRange<int>(0, kFixed - 1 + static_cast<int>(scope_of.size()));
         r.direction = in.ConsumeIntegralInRange<int>(0, 15) == 0 ? in.ConsumeIntegralInRange<uint32_t>(3, 9)
-                                                                  : in.ConsumeIntegralInRange<uint32_t>(0, 2);
+                                                                 : in.ConsumeIntegralInRange<uint32_t>(0, 2);
         r.offset = in.ConsumeIntegralInRange<uint64_t>(0, kBytes - 1);
         r.len = in.ConsumeIntegralInRange<int>(0, 7) == 0 ? in.ConsumeIntegralInRange<uint64_t>(0, 2 * kBytes)
                                                           : in.ConsumeIntegralInRange<uint64_t>(0, 64);
@@ -142,7 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::vector<Op> ops = make_ops(in);
   uint32_t x = seed | 1;
   for (int b = 0; b < kFixed; ++b)
-    for (uint64_t i = 0; i < kBytes; ++i) f.bufs[b][i] = static_cast<uint8_t>((x = x * 1103515245u + 12345u) >> 16);
+    for (uint64_t i = 0; i < kBytes; ++i)
+      f.bufs[b][i] = static_cast<uint8_t>((x = x * 1103515245u + 12345u) >> 16);
 
   // The model: copies of the fixed buffers; each run buffer beside the real one while it lives.
   std::vector<std::vector<uint8_t>> model(kFixed);
@@ -194,7 +195,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           rr.offset = std::min(rr.offset, bytes - 1);
           // Ordinary memory is the caller's to vouch for: never past its end.
           if (r.buf == 3) rr.len = std::min(rr.len, bytes - rr.offset);
-          if (bad.empty() && rr.direction > PTO_DIR_INOUT) bad = "a direction of " + std::to_string(rr.direction);
+          if (bad.empty() && rr.direction > PTO_DIR_INOUT)
+            bad = "a direction of " + std::to_string(rr.direction);
           if (bad.empty() && rr.len > 0 && rr.offset + rr.len > bytes) bad = "a range past its heap buffer";
           where.emplace_back(base + rr.offset, rr);
           where_model.emplace_back(mbase + rr.offset, rr);

@@ -92,7 +92,8 @@ void raw_profile(const std::string &text) {
 void valid_profile(FuzzedDataProvider &in) {
   const std::string family = in.ConsumeBool() ? "a2a3" : in.ConsumeRandomLengthString(8) + "x";
   uint64_t ns[3];
-  for (uint64_t &v : ns) v = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 3) : in.ConsumeIntegral<uint64_t>();
+  for (uint64_t &v : ns)
+    v = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 3) : in.ConsumeIntegral<uint64_t>();
   const uint32_t mhz_int = in.ConsumeIntegralInRange<uint32_t>(1, 100000);
   const uint32_t mhz_frac = in.ConsumeIntegralInRange<uint32_t>(0, 999);
   const std::string mhz_text = std::to_string(mhz_int) + (mhz_frac ? "." + std::to_string(mhz_frac) : "");
@@ -103,7 +104,8 @@ void valid_profile(FuzzedDataProvider &in) {
     const std::string source = quoted(in, in.ConsumeRandomLengthString(16) + "s");
     std::string c = quoted(in, names[i]) + space(in) + ":" + space(in) + "{" + space(in);
     if (in.ConsumeBool()) {
-      c += "\"value\"" + space(in) + ":" + space(in) + value + space(in) + "," + space(in) + "\"source\":" + source;
+      c += "\"value\"" + space(in) + ":" + space(in) + value + space(in) + "," + space(in) +
+           "\"source\":" + source;
     } else {
       c += "\"source\":" + space(in) + source + space(in) + "," + "\"value\"" + ":" + space(in) + value;
     }

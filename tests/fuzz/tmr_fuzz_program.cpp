@@ -1,4 +1,5 @@
-// tests/fuzz/tmr_fuzz_program.cpp — fuzz_tmr's programs, their replay and their meaning (tmr_fuzz_program.h).
+// tests/fuzz/tmr_fuzz_program.cpp — fuzz_tmr's programs, their replay and their meaning
+// (tmr_fuzz_program.h).
 #include "fuzz/tmr_fuzz_program.h"
 
 #include <algorithm>
@@ -27,7 +28,8 @@ PTO_DEVICE_ORCHESTRATION(orch) {
       const pto::TensorView t = orch.alloc_tensor(PTO_DTYPE_I32, 32, 32);
       // A fresh temp holds what the ring held before: zero it, so that reads before writes
       // have a meaning (no task uses it yet, so this does not wait).
-      if (orch.ok() && orch.wait_for_tasks_using(t, true)) memset(reinterpret_cast<void *>(t.buffer), 0, t.buffer_bytes);
+      if (orch.ok() && orch.wait_for_tasks_using(t, true))
+        memset(reinterpret_cast<void *>(t.buffer), 0, t.buffer_bytes);
       if (depth < 8) temps[depth] = t;
       ++depth;
       continue;
@@ -76,14 +78,15 @@ PTO_DEVICE_ORCHESTRATION(orch) {
         g[2 + d / 4] |= (stride & 0xFFFF) << (16 * (d % 4));
       }
       const uint64_t ndim = v.ndim < 8 ? v.ndim : 8;
-      const uint64_t head = ndim | uint64_t{pto_dtype_size(v.dtype)} << 8 | (static_cast<uint64_t>(q[5]) & 255) << 16;
+      const uint64_t head =
+          ndim | uint64_t{pto_dtype_size(v.dtype)} << 8 | (static_cast<uint64_t>(q[5]) & 255) << 16;
       a[2 + 6 * t] = pto::Arg::tensor(v, static_cast<pto::Access>(q[5]));
       a[3 + 6 * t] = pto::Arg::i64(static_cast<int64_t>(head));
       for (int k = 0; k < 4; ++k) a[4 + 6 * t + k] = pto::Arg::i64(static_cast<int64_t>(g[k]));
     }
-    const pto::TaskHandle h = orch.submit_task(static_cast<uint32_t>(func), static_cast<pto_core_type>(core), a,
-                                               static_cast<uint32_t>(2 + 6 * n), after,
-                                               static_cast<uint32_t>(num_after));
+    const pto::TaskHandle h =
+        orch.submit_task(static_cast<uint32_t>(func), static_cast<pto_core_type>(core), a,
+                         static_cast<uint32_t>(2 + 6 * n), after, static_cast<uint32_t>(num_after));
     if (h.valid()) ++task;
   }
 }
@@ -104,12 +107,14 @@ PTO_KERNEL(args) {
       const uint64_t head = static_cast<uint64_t>(args[3 + 6 * t]);
       const int ndim = static_cast<int>(head & 255);
       const uint64_t esize = (head >> 8) & 255, access = (head >> 16) & 255;
-      const bool reads = access == 0 || access == 2 || access == 4, writes = access == 1 || access == 2 || access == 3;
+      const bool reads = access == 0 || access == 2 || access == 4;
+      const bool writes = access == 1 || access == 2 || access == 3;
       if (pass == 0 ? !reads : !writes) continue;
       int64_t shape[8], strides[8], idx[8], numel = 1;
       for (int d = 0; d < ndim; ++d) {
-        shape[d] = static_cast<int64_t>((static_cast<uint64_t>(args[4 + 6 * t + d / 4]) >> (16 * (d % 4))) & 0xFFFF);
-        strides[d] = static_cast<int64_t>((static_cast<uint64_t>(args[6 + 6 * t + d / 4]) >> (16 * (d % 4))) & 0xFFFF);
+        const int shift = 16 * (d % 4);
+        shape[d] = static_cast<int64_t>((static_cast<uint64_t>(args[4 + 6 * t + d / 4]) >> shift) & 0xFFFF);
+        strides[d] = static_cast<int64_t>((static_cast<uint64_t>(args[6 + 6 * t + d / 4]) >> shift) & 0xFFFF);
         idx[d] = 0;
         numel *= shape[d];
       }
@@ -122,7 +127,8 @@ PTO_KERNEL(args) {
             acc = acc * 31u + x[b];
           } else {
             const uint32_t old = access == 2 ? x[b] * 3u : 0u;
-            x[b] = static_cast<uint8_t>(old + acc + static_cast<uint32_t>(e) * 131u + static_cast<uint32_t>(b));
+            x[b] = static_cast<uint8_t>(old + acc + static_cast<uint32_t>(e) * 131u +
+                                        static_cast<uint32_t>(b));
           }
         }
         for (int d = ndim; d-- > 0;) {
@@ -188,7 +194,8 @@ std::string view_fault(const View &v, int64_t depth) {
 
 __int128 numel_of(const View &v) {
   __int128 n = 1;
-  for (int d = 0; d < v.ndim && d < 8; ++d) n *= std::max<int64_t>(v.shape[d], 0), n = std::min<__int128>(n, 1 << 30);
+  for (int d = 0; d < v.ndim && d < 8; ++d)
+    n *= std::max<int64_t>(v.shape[d], 0), n = std::min<__int128>(n, 1 << 30);
   return n;
 }
 
@@ -223,7 +230,8 @@ struct Model {
               acc = acc * 31u + x[b];
             } else {
               const uint32_t old = v.access == kInout ? x[b] * 3u : 0u;
-              x[b] = static_cast<uint8_t>(old + acc + static_cast<uint32_t>(e) * 131u + static_cast<uint32_t>(b));
+              x[b] = static_cast<uint8_t>(old + acc + static_cast<uint32_t>(e) * 131u +
+                                          static_cast<uint32_t>(b));
             }
           }
           for (int d = static_cast<int>(v.ndim); d-- > 0;) {
@@ -257,18 +265,24 @@ int64_t special(FuzzedDataProvider &in) {
 
 // A value from lo..hi, or now and then one of the values that break arithmetic.
 int64_t value(FuzzedDataProvider &in, int64_t lo, int64_t hi) {
-  return in.ConsumeIntegralInRange<int>(0, 15) == 0 ? special(in) : in.ConsumeIntegralInRange<int64_t>(lo, hi);
+  return in.ConsumeIntegralInRange<int>(0, 15) == 0 ? special(in)
+                                                    : in.ConsumeIntegralInRange<int64_t>(lo, hi);
 }
 
 void append_view(FuzzedDataProvider &in, int64_t depth, std::vector<int64_t> *w) {
   View v;
   const int b = in.ConsumeIntegralInRange<int>(0, 15);
-  v.buf = b <= 8 ? b % 3 : b == 9 ? 3 : b <= 12 ? 4 + in.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(depth - 1, 0))
-          : b == 13 ? 4 + depth + in.ConsumeIntegralInRange<int64_t>(0, 2) : b == 14 ? 7 : -1;
+  v.buf = b <= 8    ? b % 3
+          : b == 9  ? 3
+          : b <= 12 ? 4 + in.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(depth - 1, 0))
+          : b == 13 ? 4 + depth + in.ConsumeIntegralInRange<int64_t>(0, 2)
+          : b == 14 ? 7
+                    : -1;
   v.delta = in.ConsumeIntegralInRange<int>(0, 15) == 0 ? special(in) : 0;
   v.dtype = in.ConsumeIntegralInRange<int>(0, 9) == 0 ? in.ConsumeIntegralInRange<int64_t>(0, 15)
                                                       : in.ConsumeIntegralInRange<int64_t>(1, 13);
-  v.ndim = in.ConsumeIntegralInRange<int>(0, 9) == 0 ? value(in, 0, 9) : in.ConsumeIntegralInRange<int64_t>(1, 3);
+  v.ndim =
+      in.ConsumeIntegralInRange<int>(0, 9) == 0 ? value(in, 0, 9) : in.ConsumeIntegralInRange<int64_t>(1, 3);
   v.access = in.ConsumeIntegralInRange<int>(0, 11) == 0 ? in.ConsumeIntegralInRange<int64_t>(5, 300)
                                                         : in.ConsumeIntegralInRange<int64_t>(0, 4);
   // NO_DEP vouches that nothing orders the access: only the constants, which no task writes.
@@ -279,7 +293,8 @@ void append_view(FuzzedDataProvider &in, int64_t depth, std::vector<int64_t> *w)
   int64_t expect = 1;
   for (int d = 8; d-- > 0;) {
     v.strides[d] = contiguous && d < v.ndim ? expect : value(in, 0, 8);
-    if (d < v.ndim && v.shape[d] > 0) expect = v.shape[d] > (1 << 20) ? int64_t{1} << 40 : expect * v.shape[d];
+    if (d < v.ndim && v.shape[d] > 0)
+      expect = v.shape[d] > (1 << 20) ? int64_t{1} << 40 : expect * v.shape[d];
     expect = std::min<int64_t>(expect, int64_t{1} << 40);
   }
   v.offset = value(in, 0, 256);
@@ -300,10 +315,11 @@ void append_view(FuzzedDataProvider &in, int64_t depth, std::vector<int64_t> *w)
 }
 
 std::string view_text(const View &v) {
-  std::string s = "buf " + std::to_string(v.buf) + (v.delta ? " bytes" + std::to_string(v.delta) : "") + " off " +
-                  std::to_string(v.offset) + " dtype " + std::to_string(v.dtype) + " access " +
+  std::string s = "buf " + std::to_string(v.buf) + (v.delta ? " bytes" + std::to_string(v.delta) : "") +
+                  " off " + std::to_string(v.offset) + " dtype " + std::to_string(v.dtype) + " access " +
                   std::to_string(v.access) + " shape/strides";
-  for (int d = 0; d < v.ndim && d < 8; ++d) s += " " + std::to_string(v.shape[d]) + "/" + std::to_string(v.strides[d]);
+  for (int d = 0; d < v.ndim && d < 8; ++d)
+    s += " " + std::to_string(v.shape[d]) + "/" + std::to_string(v.strides[d]);
   if (v.ndim <= 0 || v.ndim > 8) s += " (ndim " + std::to_string(v.ndim) + ")";
   return s;
 }
@@ -346,11 +362,13 @@ TmrFuzzProgram make_tmr_fuzz_program(FuzzedDataProvider &in) {
       depth = std::max<int64_t>(depth - 1, 0);  // the extra ones are the orchestration's mistake
     } else if (kind == 10) {
       p.words.push_back(kStream);
-      p.words.push_back(in.ConsumeIntegralInRange<int>(0, 7) == 0 ? in.ConsumeIntegralInRange<int64_t>(250, 300)
-                                                                  : in.ConsumeIntegralInRange<int64_t>(0, 3));
+      p.words.push_back(in.ConsumeIntegralInRange<int>(0, 7) == 0
+                            ? in.ConsumeIntegralInRange<int64_t>(250, 300)
+                            : in.ConsumeIntegralInRange<int64_t>(0, 3));
       const int t = in.ConsumeIntegralInRange<int>(0, 7);
-      p.words.push_back(t < 4 ? pto::kNoTarget : t < 7 ? in.ConsumeIntegralInRange<int64_t>(0, 3)
-                                                       : in.ConsumeIntegralInRange<int64_t>(250, 70000));
+      p.words.push_back(t < 4   ? pto::kNoTarget
+                        : t < 7 ? in.ConsumeIntegralInRange<int64_t>(0, 3)
+                                : in.ConsumeIntegralInRange<int64_t>(250, 70000));
     } else {
       p.words.push_back(kTask);
       int64_t core = in.ConsumeIntegralInRange<int64_t>(0, 2), func = core;
@@ -364,8 +382,10 @@ TmrFuzzProgram make_tmr_fuzz_program(FuzzedDataProvider &in) {
       for (int64_t v : {func, core, n, num_after}) p.words.push_back(v);
       for (int i = 0; i < 2; ++i) {
         const int how = in.ConsumeIntegralInRange<int>(0, 7);
-        p.words.push_back(how == 0 ? -1 : how == 1 ? tasks + in.ConsumeIntegralInRange<int64_t>(0, 3)
-                                                   : in.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(tasks - 1, 0)));
+        p.words.push_back(how == 0 ? -1
+                          : how == 1
+                              ? tasks + in.ConsumeIntegralInRange<int64_t>(0, 3)
+                              : in.ConsumeIntegralInRange<int64_t>(0, std::max<int64_t>(tasks - 1, 0)));
       }
       for (int64_t t = 0; t < n; ++t) append_view(in, depth, &p.words);
       ++tasks;
@@ -445,7 +465,8 @@ TmrFuzzOutcome tmr_fuzz_meaning(const TmrFuzzProgram &p) {
       continue;
     }
     if (core != func) {
-      fail(PTO_INVALID_ARGUMENT, who + ": core type " + std::to_string(core) + " for kernel " + std::to_string(func));
+      fail(PTO_INVALID_ARGUMENT,
+           who + ": core type " + std::to_string(core) + " for kernel " + std::to_string(func));
       continue;
     }
     if (2 + 6 * n > static_cast<int64_t>(p.config.max_args_per_task)) {
@@ -455,7 +476,8 @@ TmrFuzzOutcome tmr_fuzz_meaning(const TmrFuzzProgram &p) {
     for (int64_t t = 0; t < n && out.code == PTO_OK; ++t) {
       const View v = view_at(views + kViewWords * t);
       if (v.access < 0 || v.access > kNoDep) {
-        fail(PTO_INVALID_ARGUMENT, who + ": tensor " + std::to_string(t) + " access " + std::to_string(v.access));
+        fail(PTO_INVALID_ARGUMENT,
+             who + ": tensor " + std::to_string(t) + " access " + std::to_string(v.access));
       } else if (const std::string f = view_fault(v, static_cast<int64_t>(m.temps.size())); !f.empty()) {
         fail(PTO_BAD_TENSOR, who + ": tensor " + std::to_string(t) + ": " + f);
       }
@@ -470,8 +492,8 @@ TmrFuzzOutcome tmr_fuzz_meaning(const TmrFuzzProgram &p) {
         fail(PTO_INVALID_ARGUMENT, who + ": after " + std::to_string(after[i]));
     }
     if (out.code == PTO_OK && p.config.task_window_overflow == 2 && m.tasks >= p.config.task_window) {
-      fail(PTO_CAPACITY_EXCEEDED, who + ": the task window (" + std::to_string(p.config.task_window) +
-                                      ", overflow error) is full");
+      fail(PTO_CAPACITY_EXCEEDED,
+           who + ": the task window (" + std::to_string(p.config.task_window) + ", overflow error) is full");
     }
     if (out.code == PTO_OK) m.run_task(views, n);
   }
@@ -517,7 +539,8 @@ std::string TmrFuzzProgram::describe() const {
 pto::ChipCallable &tmr_fuzz_callable() {
   static pto::ChipCallable c = [] {
     pto::KernelCompiler kc("a2a3sim");
-    pto::ChipCallable k(kc.compile_orchestration_source("tensormap_and_ringbuffer", kTmrFuzzOrch, "tmr_fuzz_orch"));
+    pto::ChipCallable k(
+        kc.compile_orchestration_source("tensormap_and_ringbuffer", kTmrFuzzOrch, "tmr_fuzz_orch"));
     const pto_core_type cores[3] = {PTO_CORE_AIC, PTO_CORE_AIV, PTO_CORE_MIX};
     for (uint32_t i = 0; i < 3; ++i)
       k.add_kernel(i, cores[i], kc.compile_incore_source(kTmrFuzzKernel, "tmr_fuzz_kernel", cores[i]));
@@ -553,9 +576,9 @@ void check_tmr_fuzz_run(TmrFuzzProgram &p, bool pool_may_run_out) {
   if (pool_may_run_out && got == PTO_RING_CAPACITY && message.find("dependency pool") != std::string::npos &&
       (want.code == PTO_OK || want.code == PTO_RING_CAPACITY))
     return;
-  FUZZ_CHECK(got == want.code, "the run ended %s (%s), the program's meaning is %s%s%s\n%s", pto_status_name(got),
-             message.c_str(), pto_status_name(want.code), want.why.empty() ? "" : ": ", want.why.c_str(),
-             p.describe().c_str());
+  FUZZ_CHECK(got == want.code, "the run ended %s (%s), the program's meaning is %s%s%s\n%s",
+             pto_status_name(got), message.c_str(), pto_status_name(want.code), want.why.empty() ? "" : ": ",
+             want.why.c_str(), p.describe().c_str());
   if (got != PTO_OK) return;
   FUZZ_CHECK(tasks_run == want.tasks, "%llu tasks ran, the program has %llu\n%s",
              static_cast<unsigned long long>(tasks_run), static_cast<unsigned long long>(want.tasks),

@@ -55,9 +55,9 @@ struct TmrFuzzProgram {
 };
 
 struct TmrFuzzOutcome {
-  pto_status code = PTO_OK;  // what the run must end with
-  std::string why;           // for a failure: which call earns it
-  uint64_t tasks = 0;        // tasks submitted (run, when the code is OK)
+  pto_status code = PTO_OK;                   // what the run must end with
+  std::string why;                            // for a failure: which call earns it
+  uint64_t tasks = 0;                         // tasks submitted (run, when the code is OK)
   std::vector<std::vector<uint8_t>> buffers;  // run tensors 0..2 after the run, when OK
 };
 
