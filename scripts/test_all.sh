@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # scripts/test_all.sh — installs what tests need and runs every test: C++ (plain, ThreadSanitizer,
-# AddressSanitizer+UBSan), a smoke run of the benchmarks, Python, and the documentation (the
-# strict site build and every code block of README.md and docs/). .ci/run calls exactly this.
-# PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 skip those parts for a quick local pass.
+# AddressSanitizer+UBSan), the libFuzzer targets for a short while, a smoke run of the benchmarks,
+# Python, and the documentation (the strict site build and every code block of README.md and
+# docs/). .ci/run calls exactly this.
+# PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 / PTO_SKIP_FUZZ=1 skip those parts for a quick local
+# pass; PTO_FUZZ_SECONDS (20) is each fuzz target's time.
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 if [ $# -gt 0 ]; then
@@ -19,13 +21,24 @@ echo "== PTO_ISA_ROOT=${PTO_ISA_ROOT:-(none: tile tests would fail)}"
 export PTO_REQUIRE_TILE="${PTO_REQUIRE_TILE:-1}"
 . scripts/venv.sh  # python3 and pip below are the project's venv (.venv/), not the system's
 jobs=$(nproc)
+# Every step's header says how long the run has taken so far (bash's SECONDS).
+echo() {
+  if [ "${1:0:3}" = "== " ]; then
+    builtin echo "$* [$((SECONDS / 60))m$((SECONDS % 60))s]"
+  else
+    builtin echo "$@"
+  fi
+}
 
 echo "== C++: configure, build, test (dev preset)"
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
 ctest --preset dev
 echo "== C++: the thread-per-core sim (PTO_SIM_EXEC=threads), kept for comparison"
-PTO_SIM_EXEC=threads ctest --preset dev
+# Only the tests that run device code: compilers, host-side units, L3/L4 and seeded or timed
+# runs (which never use the thread-per-core path) do the same thing under either executor.
+PTO_SIM_EXEC=threads ctest --preset dev -E \
+  'KernelCompiler|TileKernel|CostModel|IsaTiming|SimTiming|Seeded|^l4\.|L3|l3_|Modes/|TensorMap|Region|HeapRing|CorePool|TaskWindow|DepBatch|HostHeap|Doorbell|FiberPool|MpmcQueue|Geometries|Backend|RuntimeBuilder|ReadyQueueSet|package|portable|ShmBell'
 
 if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
   echo "== Benchmarks: smoke run (every result checked; no timing assertions)"
@@ -42,6 +55,11 @@ if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
     cmake --build --preset "$san" -j "$jobs"
     ctest --preset "$san"
   done
+fi
+
+if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== Fuzz: every libFuzzer target, ${PTO_FUZZ_SECONDS:-20} s each (docs/fuzzing.md)"
+  scripts/fuzz.sh all "${PTO_FUZZ_SECONDS:-20}"
 fi
 
 echo "== Python: lint"

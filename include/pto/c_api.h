@@ -175,6 +175,9 @@ int poll_runtime(pto_device_context *ctx, int block, int *done, pto_run_stats *s
 int wait_runtime(pto_device_context *ctx, uint64_t timeout_ns, int *ended);
 int abort_runtime(pto_device_context *ctx);
 int finalize_device(pto_device_context *ctx);
+/* Frees the context (finalizing it first if needed). Afterwards the handle is not live: every
+ * call given it returns PTO_INVALID_ARGUMENT (get_last_error_message says so), and destroying it
+ * again does nothing; so for null and for a pointer that never was a context. */
 void destroy_device_context(pto_device_context *ctx);
 /* Message of the last failed call on ctx ("" if none); valid until the next call on ctx. */
 const char *get_last_error_message(pto_device_context *ctx);

@@ -159,21 +159,21 @@ void fill_region(Region *out, uint64_t buffer, int64_t elem_offset, uint32_t esi
   r.buffer = buffer;
   r.esize = esize;
   r.ndim = ndim > static_cast<uint32_t>(Region::kMaxDims) ? Region::kMaxDims : ndim;
-  r.base = elem_offset * static_cast<int64_t>(esize);
+  r.base = wrapping_mul(elem_offset, esize);  // wraps only for an empty view (region.h)
   // Innermost first: the span from the first element's first byte to the last one's last, and
   // (touches_every_byte) whether the strides that matter ascend and each starts within the span
   // of the inner dimensions. (Locals: the stores into *out might alias shape and strides.)
   int64_t span = esize, prev = 0;
   bool empty = false, dense = true, ascending = true;
   for (uint32_t d = r.ndim; d-- > 0;) {
-    const int64_t n = shape[d], stride = elem_strides[d] * static_cast<int64_t>(esize);
+    const int64_t n = shape[d], stride = wrapping_mul(elem_strides[d], esize);
     r.shape[d] = n;
     r.stride[d] = stride;
     empty |= n == 0;
     if (n <= 1 || stride == 0) continue;
     ascending &= stride >= prev;
     dense &= stride <= span;
-    span += (n - 1) * stride;
+    span = wrapping_add(span, wrapping_mul(n - 1, stride));
     prev = stride;
   }
   r.lo = r.base;

@@ -37,6 +37,17 @@ struct Region {
 
 constexpr int64_t kEnumerateLimit = 4096;
 
+// a * b and a + b wrapping as unsigned arithmetic does. A region's byte offsets come from a
+// view's, which validation bounds for every view with elements; an empty view (an extent 0)
+// may carry any offset and strides (nothing is touched), and its products may wrap: its region
+// is empty whatever they come to, but a signed overflow would be undefined behaviour.
+inline int64_t wrapping_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+inline int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 // Builds a region; element strides are converted to bytes. Shapes and strides must be >= 0.
 // fill_region writes it into *out (the caller's own object: no copy of ~180 bytes).
 void fill_region(Region *out, uint64_t buffer, int64_t elem_offset, uint32_t esize, uint32_t ndim,

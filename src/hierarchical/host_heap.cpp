@@ -71,13 +71,25 @@ HostHeap::Block *HostHeap::alloc_wait(uint64_t nbytes, uint64_t deadline_ns) {
 }
 
 HostHeap::Block *HostHeap::find(const void *p, uint64_t n) {
-  if (!contains(p, n ? n : 1)) return nullptr;
-  const uint64_t off = static_cast<uint64_t>(static_cast<const char *>(p) - base_);
+  // Outside the heap: nullptr. A range that starts outside but reaches in, or starts inside and
+  // runs past the heap's end, is refused like any range not inside one live block (it was taken
+  // for memory outside the heap once, and its bytes in the heap went untracked).
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(base_);
+  if (at < base) {
+    if (n <= base - at) return nullptr;
+    throw Error(PTO_INVALID_ARGUMENT, "tensor of " + std::to_string(n) + " bytes starts " +
+                                          std::to_string(base - at) +
+                                          " bytes before the host heap and reaches into it; a tensor lies "
+                                          "inside one live host-heap buffer or wholly outside the heap");
+  }
+  if (at - base >= bytes_) return nullptr;
+  const uint64_t off = at - base;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = live_.upper_bound(off);
   if (it != live_.begin()) {
     --it;
-    if (off >= it->second.offset && off + n <= it->second.offset + it->second.size) return &it->second;
+    const uint64_t in = off - it->second.offset;  // off >= the block's offset (upper_bound)
+    if (in <= it->second.size && n <= it->second.size - in) return &it->second;
   }
   throw Error(PTO_INVALID_ARGUMENT, "tensor at heap offset " + std::to_string(off) + " (" +
                                         std::to_string(n) +

@@ -38,8 +38,9 @@ class HostHeap {
   // Like try_alloc, but waits until deadline_ns (monotonic) for blocks to come back, as long as
   // some released block still has users. Returns nullptr if it still does not fit.
   Block *alloc_wait(uint64_t nbytes, uint64_t deadline_ns);
-  // The live block holding [p, p + n), or nullptr when p is outside the heap. Throws
-  // INVALID_ARGUMENT if p is inside the heap but the range is not inside one live block.
+  // The live block holding [p, p + n), or nullptr when the range is wholly outside the heap.
+  // Throws INVALID_ARGUMENT if any of it is inside the heap but not all of it inside one live
+  // block (across blocks, in freed space, or past either end of the heap).
   Block *find(const void *p, uint64_t n);
   void add_user(Block *b);
   void drop_user(Block *b);  // frees b if released and this was the last user

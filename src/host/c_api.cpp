@@ -1,7 +1,9 @@
 // src/host/c_api.cpp — the host program's C API (include/pto/c_api.h) over DeviceRunner.
 #include "pto/c_api.h"
 
+#include <mutex>
 #include <new>
+#include <set>
 #include <string>
 
 #include "core/geometry.h"
@@ -16,6 +18,32 @@ struct pto_device_context {
 };
 
 namespace {
+
+// The contexts created and not yet destroyed. A handle that is not among them (null, destroyed,
+// never created) is refused with INVALID_ARGUMENT instead of being followed: a C caller's
+// use-after-destroy is an error code, not a crash. (A handle destroyed and then handed out
+// again by the allocator is live again: the check cannot tell.) Never destroyed, so calls
+// during exit still find it.
+std::mutex &live_mutex() {
+  static std::mutex *m = new std::mutex;
+  return *m;
+}
+std::set<const pto_device_context *> &live_contexts() {
+  static auto *s = new std::set<const pto_device_context *>;
+  return *s;
+}
+bool live(const pto_device_context *ctx) {
+  std::lock_guard<std::mutex> lock(live_mutex());
+  return ctx != nullptr && live_contexts().count(ctx) != 0;
+}
+const char kNotLive[] = "not a live device context (null, destroyed, or never created)";
+
+// A required output pointer was null: INVALID_ARGUMENT, with the message every failure leaves.
+int null_argument(pto_device_context *ctx, const char *call, const char *name) {
+  ctx->error =
+      std::string(call) + ": " + name + " is null (it receives the result; pass a pointer to an int)";
+  return PTO_INVALID_ARGUMENT;
+}
 
 int guarded(pto_device_context *ctx, int (*body)(pto_device_context *, void *), void *arg) {
   try {
@@ -44,11 +72,14 @@ PTO_EXPORT int create_device_context(const char *platform, const char *aicpu_pat
   const pto::ChipGeometry *g = pto::find_geometry(platform);
   if (!g || !aicpu_path || !aicore_path) return PTO_INVALID_ARGUMENT;
   *out = new (std::nothrow) pto_device_context(*g, aicpu_path, aicore_path);
-  return *out ? PTO_OK : PTO_OUT_OF_MEMORY;
+  if (!*out) return PTO_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> lock(live_mutex());
+  live_contexts().insert(*out);
+  return PTO_OK;
 }
 
 PTO_EXPORT int set_device(pto_device_context *ctx, int device_id) {
-  if (!ctx) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   ctx->error.clear();
   return guarded(
       ctx, [](pto_device_context *c, void *a) -> int { return c->runner.set_device(*static_cast<int *>(a)); },
@@ -66,7 +97,7 @@ PTO_EXPORT uint64_t get_runtime_size(const pto_call_config *cfg) {
 PTO_EXPORT int run_runtime(pto_device_context *ctx, const pto_callable_desc *callable,
                            const pto_arg_desc *args, uint32_t num_args, const pto_call_config *cfg,
                            pto_run_stats *stats) {
-  if (!ctx) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   ctx->error.clear();
   struct Call {
     const pto_callable_desc *callable;
@@ -86,7 +117,7 @@ PTO_EXPORT int run_runtime(pto_device_context *ctx, const pto_callable_desc *cal
 
 PTO_EXPORT int start_runtime(pto_device_context *ctx, const pto_callable_desc *callable,
                              const pto_arg_desc *args, uint32_t num_args, const pto_call_config *cfg) {
-  if (!ctx) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   ctx->error.clear();
   struct Call {
     const pto_callable_desc *callable;
@@ -104,8 +135,9 @@ PTO_EXPORT int start_runtime(pto_device_context *ctx, const pto_callable_desc *c
 }
 
 PTO_EXPORT int poll_runtime(pto_device_context *ctx, int block, int *done, pto_run_stats *stats) {
-  if (!ctx || !done) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   ctx->error.clear();
+  if (!done) return null_argument(ctx, "poll_runtime", "done");
   struct Call {
     int block;
     int *done;
@@ -121,8 +153,9 @@ PTO_EXPORT int poll_runtime(pto_device_context *ctx, int block, int *done, pto_r
 }
 
 PTO_EXPORT int wait_runtime(pto_device_context *ctx, uint64_t timeout_ns, int *ended) {
-  if (!ctx || !ended) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   ctx->error.clear();
+  if (!ended) return null_argument(ctx, "wait_runtime", "ended");
   struct Call {
     uint64_t timeout_ns;
     int *ended;
@@ -137,29 +170,34 @@ PTO_EXPORT int wait_runtime(pto_device_context *ctx, uint64_t timeout_ns, int *e
 }
 
 PTO_EXPORT int abort_runtime(pto_device_context *ctx) {
-  if (!ctx) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   ctx->error.clear();
   return guarded(
       ctx, [](pto_device_context *c, void *) -> int { return c->runner.abort(); }, nullptr);
 }
 
 PTO_EXPORT int finalize_device(pto_device_context *ctx) {
-  if (!ctx) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   return ctx->runner.finalize();
 }
 
 PTO_EXPORT void destroy_device_context(pto_device_context *ctx) {
+  {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    if (live_contexts().erase(ctx) == 0) return;  // null, or destroyed already
+  }
   delete ctx;
 }
 
 PTO_EXPORT const char *get_last_error_message(pto_device_context *ctx) {
   if (!ctx) return "";
+  if (!live(ctx)) return kNotLive;
   return ctx->error.empty() ? ctx->runner.last_error().c_str() : ctx->error.c_str();
 }
 
 PTO_EXPORT int get_platform_info(pto_device_context *ctx, int32_t *num_clusters, int32_t *max_aicpu_threads,
                                  int32_t *num_devices) {
-  if (!ctx) return PTO_INVALID_ARGUMENT;
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
   const pto::ChipGeometry &g = ctx->runner.geometry();
   if (num_clusters) *num_clusters = g.num_clusters;
   if (max_aicpu_threads) *max_aicpu_threads = g.max_aicpu_threads;
@@ -168,7 +206,7 @@ PTO_EXPORT int get_platform_info(pto_device_context *ctx, int32_t *num_clusters,
 }
 
 PTO_EXPORT const char *get_last_trace_json(pto_device_context *ctx) {
-  if (!ctx) return "";
+  if (!live(ctx)) return "";
   try {
     return ctx->runner.last_trace().c_str();  // rendered now, on the first call after the run
   } catch (const std::exception &) {

@@ -302,15 +302,20 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
       return fail(PTO_BAD_TENSOR, where + " has an unsupported dtype code " + std::to_string(a.dtype));
     if (a.ndim > PTO_MAX_DIMS) return fail(PTO_BAD_TENSOR, where + " has more than 8 dimensions");
     if (a.direction > PTO_DIR_INOUT) return fail(PTO_INVALID_ARGUMENT, where + " has an invalid direction");
-    uint64_t nelems = 1;
+    uint64_t nelems = 1, bytes = 0;
+    bool wraps = false, empty = false;  // wraps: shape x dtype size is 2^64 bytes or more
     for (uint32_t d = 0; d < a.ndim; ++d) {
       if (a.shape[d] < 0) return fail(PTO_BAD_TENSOR, where + " has a negative extent");
-      nelems *= static_cast<uint64_t>(a.shape[d]);
+      empty |= a.shape[d] == 0;
+      wraps |= __builtin_mul_overflow(nelems, static_cast<uint64_t>(a.shape[d]), &nelems);
     }
-    if (nelems * esize != a.nbytes) {
+    wraps = !empty && (wraps || __builtin_mul_overflow(nelems, uint64_t{esize}, &bytes));
+    if (empty) nelems = bytes = 0;
+    if (wraps || bytes != a.nbytes) {
       return fail(PTO_BAD_TENSOR, where + ": nbytes " + std::to_string(a.nbytes) +
                                       " does not match shape x dtype size (" +
-                                      std::to_string(nelems * esize) + "); pass a C-contiguous array");
+                                      (wraps ? std::string("more than 2^64") : std::to_string(bytes)) +
+                                      "); pass a C-contiguous array");
     }
     if (a.nbytes > 0 && a.host_ptr == nullptr) return fail(PTO_BAD_TENSOR, where + " has no host buffer");
     void *dev = in->allocations->allocate(a.nbytes);
@@ -374,6 +379,10 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
                 "a run was started on this context and not finished yet: poll() it to completion first");
   if (!callable || !cfg || (num_args > 0 && !args)) {
     return fail(PTO_INVALID_ARGUMENT, "run(): callable, config and args must not be null");
+  }
+  if (callable->num_kernels > 0 && !callable->kernels) {
+    return fail(PTO_INVALID_ARGUMENT, "run(): the callable's kernels is null but its num_kernels is " +
+                                          std::to_string(callable->num_kernels));
   }
   pto_status rc = check_config(*cfg);
   if (rc != PTO_OK) return rc;

@@ -135,7 +135,13 @@ bool env_kernel_costs(const std::map<uint32_t, KernelEntry> &kernels, std::vecto
                       std::string *error) {
   const char *env = getenv("PTO_SIM_KERNEL_COSTS");
   if (env == nullptr || *env == '\0') return true;
-  const std::string all = env;
+  return parse_kernel_costs(env, kernels, out, error);
+}
+
+}  // namespace
+
+bool parse_kernel_costs(const std::string &all, const std::map<uint32_t, KernelEntry> &kernels,
+                        std::vector<SimKernelCost> *out, std::string *error) {
   std::map<uint64_t, std::pair<uint32_t, SimKernelCost>> by_entry;  // entry -> (func_id, cost)
   for (size_t at = 0; at <= all.size();) {
     size_t end = all.find(',', at);
@@ -174,8 +180,6 @@ bool env_kernel_costs(const std::map<uint32_t, KernelEntry> &kernels, std::vecto
   for (const auto &kv : by_entry) out->push_back(kv.second.second);
   return true;
 }
-
-}  // namespace
 
 pto_status set_kernel_costs(const pto_callable_desc &callable, const std::map<uint32_t, KernelEntry> &kernels,
                             SimTiming *t, pto_run_stats *stats, std::string *error) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "host/device_runner.h"
 #include "pto/c_api.h"
@@ -27,6 +28,12 @@ namespace pto {
 // price_note, every twin given as unusable (its cost_model_note). INVALID_ARGUMENT for a
 // malformed table or one naming a func_id the callable lacks, LOAD_FAILED for a twin that cannot
 // be loaded or lacks the probe's exports; *error names the variable or the kernel and the file.
+// PTO_SIM_KERNEL_COSTS's value `all` read against the callable's `kernels`: one cost per kernel
+// binary appended to *out. False, with *error naming the variable, when malformed or naming a
+// func_id `kernels` lacks (set_kernel_costs reads the variable through it; so does tests/fuzz).
+bool parse_kernel_costs(const std::string &all, const std::map<uint32_t, KernelEntry> &kernels,
+                        std::vector<SimKernelCost> *out, std::string *error);
+
 pto_status set_kernel_costs(const pto_callable_desc &callable, const std::map<uint32_t, KernelEntry> &kernels,
                             SimTiming *t, pto_run_stats *stats, std::string *error);
 

@@ -458,13 +458,20 @@ bool check_profile(const Json &doc, SimTimingProfile *out, std::string *error) {
 
 }  // namespace
 
-bool read_sim_timing_profile(const std::string &path, SimTimingProfile *out, std::string *error) {
-  std::string text;
-  if (!read_whole_file(path, &text, error)) return false;
+bool parse_sim_timing_profile(const std::string &text, SimTimingProfile *out, std::string *error) {
   Json doc;
   if (!JsonReader(text).read(&doc, error)) return false;
   SimTimingProfile p;
   if (!check_profile(doc, &p, error)) return false;
+  *out = std::move(p);
+  return true;
+}
+
+bool read_sim_timing_profile(const std::string &path, SimTimingProfile *out, std::string *error) {
+  std::string text;
+  if (!read_whole_file(path, &text, error)) return false;
+  SimTimingProfile p;
+  if (!parse_sim_timing_profile(text, &p, error)) return false;
   p.path = path;
   *out = std::move(p);
   return true;

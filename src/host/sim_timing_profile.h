@@ -31,6 +31,8 @@ struct SimTimingProfile {
 // is missing or unreadable, not JSON, a key is missing, unknown or of the wrong kind, a latency is
 // negative or fractional, the clock is not positive, a source is empty), without the path.
 bool read_sim_timing_profile(const std::string &path, SimTimingProfile *out, std::string *error);
+// The same checks on the text of a profile (out->path left empty); tests/fuzz reads it so.
+bool parse_sim_timing_profile(const std::string &text, SimTimingProfile *out, std::string *error);
 
 // Where a family's default profile is: <dir>/<family>.json, <dir> the sim_profiles/ directory
 // of the layout the calling host library belongs to. "" when the library cannot locate itself.

@@ -46,6 +46,30 @@ TEST(HostHeap, RoundsUpToSixtyFourBytesAndAlignsEveryBlock) {
   h.check_invariants();
 }
 
+// Found writing tests/fuzz/fuzz_l3 (its oracle reads find): a range starting inside the heap
+// and running past its end (or starting before it and reaching in) was taken for memory outside
+// the heap: accepted, with its heap bytes untracked. It is refused like a range across blocks.
+TEST(HostHeap, ARangeAcrossEitherEndOfTheHeapIsRefused) {
+  HostHeap h(kHeap);
+  Block *last = h.try_alloc(kHeap);  // the whole heap: its end is the heap's end
+  ASSERT_TRUE(last);
+  const char *base = static_cast<const char *>(h.address(last));
+  EXPECT_EQ(h.find(base + kHeap - 8, 8), last);
+  for (const auto &[p, n] : {std::pair<const char *, uint64_t>{base + kHeap - 8, 16}, {base - 8, 16},
+                             {base + 8, UINT64_MAX}}) {
+    try {
+      h.find(p, n);
+      FAIL() << "a range of " << n << " bytes at heap offset " << (p - base) << " was accepted";
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_INVALID_ARGUMENT) << e.what();
+    }
+  }
+  EXPECT_EQ(h.find(base - 8, 8), nullptr);          // wholly before the heap
+  EXPECT_EQ(h.find(base + kHeap, 64), nullptr);     // wholly after it
+  h.release(last);
+  h.check_invariants();
+}
+
 TEST(HostHeap, ACapacityIsRoundedToPagesAndTooSmallIsATypedError) {
   HostHeap h(5000);
   EXPECT_EQ(h.capacity(), 8192u);

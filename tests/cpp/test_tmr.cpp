@@ -316,6 +316,36 @@ TEST_F(Tmr, UnknownKernelAndBadViewsAreOrchestrationErrors) {
       PTO_INVALID_ARGUMENT, {"asks for a MIX core but the kernel was registered for AIV"});
 }
 
+// Found by tests/fuzz (fuzz_tmr): the span of a view, (shape - 1) x stride summed and then
+// (offset + span + 1) x element size, was computed in int64 and overflowed (undefined; it could
+// wrap to a span that fits). Such views reach outside their buffer. An empty view may carry any
+// offset and strides: it touches nothing, and its region no longer overflows either.
+TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
+  expect_error(
+      [&] {
+        run(callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62;\n"
+                     "v.strides[0] = int64_t{1} << 40;\n"
+                     "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
+                     "span_overflow"));
+      },
+      PTO_BAD_TENSOR, {"reaches outside its buffer of 256 bytes", "last element beyond 2^63"});
+  expect_error(
+      [&] {
+        run(callable("pto::TensorView v = x; v.offset = INT64_MAX - 1; v.shape[0] = 1;\n"
+                     "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
+                     "offset_overflow"));
+      },
+      PTO_BAD_TENSOR, {"reaches outside its buffer of 256 bytes", "offset 9223372036854775806"});
+  // Two dimensions, one empty: the other's extent and stride are never multiplied out.
+  std::vector<int32_t> y = run(callable(
+      "pto::TensorView v = x; v.ndim = 2; v.offset = INT64_MAX; v.shape[0] = 0; v.strides[0] = INT64_MAX;\n"
+      "v.shape[1] = int64_t{1} << 62; v.strides[1] = int64_t{1} << 62;\n"
+      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(0), Arg::i64(0)});\n"
+      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(y), Arg::i64(n), Arg::i64(4)});",
+      "empty_view"));
+  for (int32_t v : y) ASSERT_EQ(v, 4);
+}
+
 TEST_F(Tmr, UnbalancedScopesAreReported) {
   expect_error([&] { run(callable("o.scope_begin();", "open_scope")); }, PTO_INVALID_ARGUMENT,
                {"1 scope(s) still open"});

@@ -31,8 +31,9 @@ class SimDeviceLog {
   const std::string &path() const { return path_; }
 
  private:
+  // printf-like (clang checks the format through vsnprintf otherwise: -Wformat-nonliteral).
   static void write(const pto_device_log *log, int32_t level, const char *file, int32_t line, const char *fmt,
-                    va_list ap);
+                    va_list ap) __attribute__((format(printf, 5, 0)));
   void append(const char *text, size_t len);
 
   pto_device_log log_{};

@@ -51,21 +51,41 @@ bool DeviceOrchestrator::buffer_looked_up(const TensorView &v) {
   return known;
 }
 
+namespace {
+
+// *last += (shape - 1) * stride, for shape > 0 and stride >= 0; true when that overflows int64
+// (a view so long reaches past any buffer). Extents and strides are the caller's, unchecked.
+inline bool add_extent(int64_t *last, int64_t shape, int64_t stride) {
+  int64_t step;
+  return __builtin_mul_overflow(shape - 1, stride, &step) || __builtin_add_overflow(*last, step, last);
+}
+
+// Elements offset .. offset + last, esize bytes each, lie within `bytes` (no sum or product
+// may wrap on the way: a wrapped one would pass the compare).
+inline bool within(int64_t offset, int64_t last, uint32_t esize, uint64_t bytes) {
+  int64_t end;
+  uint64_t end_bytes;
+  return offset >= 0 && !__builtin_add_overflow(offset, last, &end) && end < INT64_MAX &&
+         !__builtin_mul_overflow(static_cast<uint64_t>(end) + 1, uint64_t{esize}, &end_bytes) &&
+         end_bytes <= bytes;
+}
+
+}  // namespace
+
 // Runs for every tensor argument of every submit: one pass of compares, no message in sight.
 inline bool DeviceOrchestrator::view_ok(const TensorView &v) {
   const uint32_t esize = elem_bytes(v.dtype);
   bool bad = esize == 0 || v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims);
   int64_t last = 0;
-  bool empty = false;
+  bool empty = false, wraps = false;
   for (uint32_t d = 0; !bad && d < v.ndim; ++d) {
     bad = v.shape[d] < 0 || v.strides[d] < 0;
     empty |= v.shape[d] == 0;
-    if (v.shape[d] > 0) last += (v.shape[d] - 1) * v.strides[d];
+    if (!bad && v.shape[d] > 0) wraps |= add_extent(&last, v.shape[d], v.strides[d]);
   }
   // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
   // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
-  return !bad && buffer_known(v) &&
-         (empty || (v.offset >= 0 && static_cast<uint64_t>((v.offset + last + 1) * esize) <= v.buffer_bytes));
+  return !bad && buffer_known(v) && (empty || (!wraps && within(v.offset, last, esize, v.buffer_bytes)));
 }
 
 // The checks of view_ok one by one, to say which failed (and its message); false if one did.
@@ -79,7 +99,7 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
            false;
   }
   int64_t last = 0;
-  bool empty = false;
+  bool empty = false, wraps = false;
   for (uint32_t d = 0; d < v.ndim; ++d) {
     if (v.shape[d] < 0 || v.strides[d] < 0) {
       return error(PTO_BAD_TENSOR,
@@ -87,15 +107,17 @@ bool DeviceOrchestrator::check_view(const TensorView &v, int64_t id, uint32_t fu
              false;
     }
     empty |= v.shape[d] == 0;
-    if (v.shape[d] > 0) last += (v.shape[d] - 1) * v.strides[d];
+    if (v.shape[d] > 0) wraps |= add_extent(&last, v.shape[d], v.strides[d]);
   }
   if (!buffer_known(v)) {
     return error(PTO_BAD_TENSOR, who() + " does not view a run tensor or an alloc_tensor buffer"), false;
   }
-  if (!empty && (v.offset < 0 || static_cast<uint64_t>((v.offset + last + 1) * esize) > v.buffer_bytes)) {
+  if (!empty && (wraps || !within(v.offset, last, esize, v.buffer_bytes))) {
+    int64_t end;
+    const bool far = wraps || __builtin_add_overflow(v.offset, last, &end);
     return error(PTO_BAD_TENSOR, who() + " reaches outside its buffer of " + std::to_string(v.buffer_bytes) +
                                      " bytes (offset " + std::to_string(v.offset) + ", last element " +
-                                     std::to_string(v.offset + last) + ")"),
+                                     (far ? std::string("beyond 2^63") : std::to_string(end)) + ")"),
            false;
   }
   return true;

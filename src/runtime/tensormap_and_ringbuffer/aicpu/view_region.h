@@ -36,9 +36,9 @@ inline Region region_of(const TensorView &v) {
   r.buffer = v.buffer;
   r.esize = elem_bytes(v.dtype);
   r.ndim = 1;
-  r.base = v.offset * static_cast<int64_t>(r.esize);
+  r.base = wrapping_mul(v.offset, r.esize);  // wraps only for an empty view (core/region.h)
   r.shape[0] = v.shape[0];
-  r.stride[0] = v.strides[0] * static_cast<int64_t>(r.esize);
+  r.stride[0] = wrapping_mul(v.strides[0], r.esize);
   r.lo = r.hi = r.base;
   r.contiguous = true;
   if (v.shape[0] > 0) {

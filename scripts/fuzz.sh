@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh — builds the libFuzzer targets (the fuzz preset: clang-19, ASan + UBSan) if
+# needed and runs them (docs/fuzzing.md).
+# Usage: scripts/fuzz.sh TARGET SECONDS | scripts/fuzz.sh all SECONDS
+#   TARGET is one of: parsers, config, tmr, c_api, l3 (tests/fuzz/fuzz_TARGET.cpp); `all` runs
+#   each in turn for SECONDS. A target reads its committed seed corpus tests/fuzz/corpus/TARGET/
+#   and keeps what it finds in build/fuzz/corpus/TARGET/ (the committed one is never written).
+#   Kernels and orchestrations the targets compile at run time are sanitized too
+#   (CXX=clang++-19, PTO_KERNEL_CFLAGS; set either to override).
+#   A crash, leak, UBSan report, oracle failure or hang (an input running over 60 s) exits 1 and
+#   prints the reproducer file and the command that reruns it; logs: build/fuzz/logs/TARGET.log.
+set -euo pipefail
+. "$(dirname "$0")/help.sh"
+targets=(parsers config tmr c_api l3)
+if [ $# -ne 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]] || [ "$2" -eq 0 ]; then
+  echo "fuzz.sh: usage: scripts/fuzz.sh TARGET|all SECONDS (SECONDS a whole number > 0; targets: ${targets[*]})" >&2
+  exit 2
+fi
+what=$1
+seconds=$2
+if [ "$what" = all ]; then
+  run=("${targets[@]}")
+elif [[ " ${targets[*]} " == *" $what "* ]]; then
+  run=("$what")
+else
+  echo "fuzz.sh: unknown target '$what' (targets: ${targets[*]}, or all)" >&2
+  exit 2
+fi
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=$root/build/fuzz
+
+start=$(date +%s)
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+echo "== fuzz build: $(($(date +%s) - start)) s"
+
+export CXX="${CXX:-clang++-19}"
+export PTO_KERNEL_CFLAGS="${PTO_KERNEL_CFLAGS:--fsanitize=address,undefined -fno-sanitize-recover=undefined}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+mkdir -p "$build/logs" "$build/artifacts"
+failed=()
+for t in "${run[@]}"; do
+  exe=$build/tests/fuzz/fuzz_$t
+  corpus=$build/corpus/$t
+  mkdir -p "$corpus"
+  log=$build/logs/$t.log
+  before=$(ls "$build/artifacts" | grep "^$t-" || true)
+  echo "== fuzz_$t: $seconds s (log: $log)"
+  t0=$(date +%s)
+  rc=0
+  "$exe" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$build/artifacts/$t-" "$corpus" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  # The last status line: executions (#N), coverage (cov: edges, ft: features), corpus size.
+  grep -E '^#[0-9]+' "$log" | tail -n 1 || true
+  echo "   $(($(date +%s) - t0)) s, exit $rc"
+  if [ $rc -ne 0 ]; then
+    failed+=("$t")
+    grep -E 'ERROR: |runtime error:|fuzz oracle:|SUMMARY: ' "$log" | head -n 5 || true
+    for a in $(ls -t "$build/artifacts" | grep "^$t-"); do
+      if ! grep -qx "$a" <<<"$before"; then
+        echo "   reproducer: $build/artifacts/$a"
+        echo "   rerun: CXX='$CXX' PTO_KERNEL_CFLAGS='$PTO_KERNEL_CFLAGS' $exe $build/artifacts/$a"
+        echo "   (PTO_FUZZ_PRINT=1 prints the program fuzz_tmr / fuzz_config made of it)"
+        break
+      fi
+    done
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "== fuzz.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "== fuzz.sh: ${run[*]}: no crash, leak, UBSan report or hang ($(($(date +%s) - start)) s in all)"
