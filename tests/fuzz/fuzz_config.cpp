@@ -1,4 +1,4 @@
-// tests/fuzz/fuzz_config.cpp — a run's configuration from random bytes: backend::CompileOptions
+// tests/fuzz/fuzz_config.cpp — a run's configuration from random bytes: BackendOptions
 // (with its ScheduleConfig) through make_call_config, then ChipCallConfig fields set to any
 // value, checked by a run.
 //
@@ -109,8 +109,8 @@ std::string pick(FuzzedDataProvider &in, std::initializer_list<const char *> nam
   return i < names.size() ? names.begin()[i] : in.ConsumeRandomLengthString(12);
 }
 
-pto::backend::CompileOptions make_options(FuzzedDataProvider &in) {
-  pto::backend::CompileOptions o;
+pto::BackendOptions make_options(FuzzedDataProvider &in) {
+  pto::BackendOptions o;
   o.target = pick(in, {"cpu_sim", "cpu_sim", "cpu_sim", "ascend_npu", "amd_aie", ""});
   o.platform = pick(in, {"", "", "a2a3sim", "a5sim", "a2a3", "a5"});
   o.opt_level = edge_value<int>(in, 0, 3);
@@ -174,7 +174,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string platform = "a2a3sim";
   pto::ChipCallConfig cfg;
   if (in.ConsumeBool()) {
-    const pto::backend::CompileOptions o = make_options(in);
+    const pto::BackendOptions o = make_options(in);
     try {
       cfg = pto::make_call_config(o);
       platform = pto::platform_of(o);
