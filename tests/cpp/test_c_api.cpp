@@ -113,6 +113,12 @@ TEST_F(CApi, ATensorWhoseByteSizeWrapsIsRefused) {
   a.nbytes = 0;
   EXPECT_EQ(run_(ctx, &callable, &a, 1, &cfg, nullptr), PTO_BAD_TENSOR);
   EXPECT_NE(std::string(last_error_(ctx)).find("more than 2^64"), std::string::npos) << last_error_(ctx);
+  // A dtype code past the enum (a C caller's uint32): refused before it is cast (UBSan, fuzz_c_api).
+  a.dtype = 99;
+  EXPECT_EQ(run_(ctx, &callable, &a, 1, &cfg, nullptr), PTO_BAD_TENSOR);
+  EXPECT_NE(std::string(last_error_(ctx)).find("unsupported dtype code 99"), std::string::npos)
+      << last_error_(ctx);
+  a.dtype = PTO_DTYPE_I8;
   // An empty shape is 0 bytes whatever its other extents: still accepted (it fails later, at
   // the made-up orchestration path).
   a.shape[1] = 0;
