@@ -297,7 +297,8 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
     const std::string where =
         "argument " + std::to_string(i) + " (tensor " + std::to_string(in->tensors.size()) + ")";
     if (a.kind != PTO_ARG_TENSOR) return fail(PTO_INVALID_ARGUMENT, where + " has an unknown kind");
-    const uint32_t esize = pto_dtype_size(static_cast<pto_dtype>(a.dtype));
+    // Range-checked before the cast: an out-of-range enum value is undefined behaviour.
+    const uint32_t esize = a.dtype < PTO_DTYPE_COUNT ? pto_dtype_size(static_cast<pto_dtype>(a.dtype)) : 0;
     if (esize == 0)
       return fail(PTO_BAD_TENSOR, where + " has an unsupported dtype code " + std::to_string(a.dtype));
     if (a.ndim > PTO_MAX_DIMS) return fail(PTO_BAD_TENSOR, where + " has more than 8 dimensions");

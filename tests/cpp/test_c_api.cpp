@@ -1,12 +1,14 @@
 // tests/cpp/test_c_api.cpp — the C API (include/pto/c_api.h) as a C caller reaches it: libhost.so
 // opened with dlopen. Regressions from tests/fuzz/fuzz_c_api: handles used after destroy, null
-// output pointers, a null kernel array, a tensor whose byte size wraps 64 bits.
+// output pointers, a null kernel array, a tensor whose byte size wraps 64 bits, an empty tensor
+// without a host buffer.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "pto/c_api.h"
+#include "pto/kernel_compiler.h"
 #include "pto/runtime_builder.h"
 
 namespace {
@@ -111,10 +113,37 @@ TEST_F(CApi, ATensorWhoseByteSizeWrapsIsRefused) {
   a.nbytes = 0;
   EXPECT_EQ(run_(ctx, &callable, &a, 1, &cfg, nullptr), PTO_BAD_TENSOR);
   EXPECT_NE(std::string(last_error_(ctx)).find("more than 2^64"), std::string::npos) << last_error_(ctx);
+  // A dtype code past the enum (a C caller's uint32): refused before it is cast (UBSan, fuzz_c_api).
+  a.dtype = 99;
+  EXPECT_EQ(run_(ctx, &callable, &a, 1, &cfg, nullptr), PTO_BAD_TENSOR);
+  EXPECT_NE(std::string(last_error_(ctx)).find("unsupported dtype code 99"), std::string::npos)
+      << last_error_(ctx);
+  a.dtype = PTO_DTYPE_I8;
   // An empty shape is 0 bytes whatever its other extents: still accepted (it fails later, at
   // the made-up orchestration path).
   a.shape[1] = 0;
   EXPECT_EQ(run_(ctx, &callable, &a, 1, &cfg, nullptr), PTO_LOAD_FAILED) << last_error_(ctx);
+  destroy_(ctx);
+}
+
+// Found by fuzz_c_api (UBSan): an empty tensor without a host buffer (null, 0 bytes) was copied
+// in and out with memcpy(.., nullptr, 0), undefined behaviour (the asan preset reports it).
+TEST_F(CApi, AnEmptyTensorWithoutAHostBufferIsCopiedNeitherWay) {
+  pto_device_context *ctx = context();
+  pto::KernelCompiler kc("a2a3sim");
+  const std::string orch = kc.compile_orchestration_source(
+      "tensormap_and_ringbuffer",
+      "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) { (void)o; }\n", "c_api_nothing");
+  const pto_callable_desc callable{orch.c_str(), nullptr, 0};
+  pto_call_config cfg;
+  default_config_(&cfg);
+  pto_arg_desc a{};
+  a.kind = PTO_ARG_TENSOR;
+  a.dtype = PTO_DTYPE_I32;
+  a.direction = PTO_DIR_INOUT;  // copied in and back out
+  a.ndim = 1;
+  a.shape[0] = 0;
+  EXPECT_EQ(run_(ctx, &callable, &a, 1, &cfg, nullptr), PTO_OK) << last_error_(ctx);
   destroy_(ctx);
 }
 

@@ -99,8 +99,14 @@ class SimDevice final : public Device {
 
   void *malloc(size_t bytes) override;
   void free(void *addr) override;
-  void copy_to_device(void *dst, const void *src, size_t bytes) override { memcpy(dst, src, bytes); }
-  void copy_from_device(void *dst, const void *src, size_t bytes) override { memcpy(dst, src, bytes); }
+  // An empty tensor may have no host buffer (null): memcpy's pointers must not be null even
+  // for 0 bytes.
+  void copy_to_device(void *dst, const void *src, size_t bytes) override {
+    if (bytes) memcpy(dst, src, bytes);
+  }
+  void copy_from_device(void *dst, const void *src, size_t bytes) override {
+    if (bytes) memcpy(dst, src, bytes);
+  }
 
   pto_status load_programs(const std::string &aicpu_path, const std::string &aicore_path,
                            const CoreProgram &cores, std::string *error) override;
