@@ -37,12 +37,11 @@ void WorkerCore::retire_sub(Task *t, int w, bool complete, std::vector<std::shar
   {
     std::lock_guard<std::mutex> lock(mu);
     // This thread takes inline_ready below (unless stopping, when the scheduler drops it).
-    const WorkerCore *const drained_before = drains_inline_here;
+    // retire_sub never nests (it takes mu), so the scope ends with nobody draining.
     drains_inline_here = stopping ? nullptr : this;
-    struct Restore {
-      const WorkerCore *prev;
-      ~Restore() { drains_inline_here = prev; }
-    } restore{drained_before};
+    struct Reset {
+      ~Reset() { drains_inline_here = nullptr; }
+    } reset;
     if (w != -1) {  // the body returned
       if (!t->is_finished_state() && w >= 0)
         t->run->stats.tasks_per_sub_worker[static_cast<size_t>(w)] += 1;
