@@ -163,12 +163,6 @@ void check_verdict(const std::string &platform, const pto::ChipCallConfig &cfg, 
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  pto_fuzz::tmr_fuzz_callable();
-  pto_fuzz::tmr_fuzz_worker();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider in(data, size);
   std::string platform = "a2a3sim";

@@ -11,12 +11,6 @@
 
 #include "fuzz/tmr_fuzz_program.h"
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  pto_fuzz::tmr_fuzz_callable();
-  pto_fuzz::tmr_fuzz_worker();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider in(data, size);
   pto_fuzz::TmrFuzzProgram p = pto_fuzz::make_tmr_fuzz_program(in);

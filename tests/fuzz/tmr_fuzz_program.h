@@ -73,7 +73,8 @@ TmrFuzzOutcome tmr_fuzz_meaning(const TmrFuzzProgram &p);
 void check_tmr_fuzz_run(TmrFuzzProgram &p, bool pool_may_run_out);
 
 // The orchestration and kernel compiled for a2a3sim (once per process), and a worker running
-// the tensormap runtime there (device 0).
+// the tensormap runtime there (device 0). tmr_fuzz_program.cpp's LLVMFuzzerInitialize makes
+// both before the first input, so a target linking this file must not define its own.
 pto::ChipCallable &tmr_fuzz_callable();
 pto::ChipWorker &tmr_fuzz_worker();
 
