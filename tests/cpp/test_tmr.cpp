@@ -346,6 +346,30 @@ TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
   for (int32_t v : y) ASSERT_EQ(v, 4);
 }
 
+// Submit validation sums a view's extents in plain int64 only while the offset, every extent and
+// every stride are below 2^24; other views take the overflow-checked path. Both paths must agree:
+// here valid views with larger values (one element with a huge stride; a broadcast row of 2^30
+// elements, stride 0) run, and an offset of 2^24 elements into a 256-byte buffer is refused.
+TEST_F(Tmr, ViewsWithLargeExtentsOrStridesAreCheckedExactly) {
+  std::vector<int32_t> y = run(callable(
+      "pto::TensorView v = y; v.shape[0] = 1; v.strides[0] = int64_t{1} << 40;\n"
+      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(6)});\n"
+      "pto::TensorView b = y; b.ndim = 2; b.offset = 1; b.shape[0] = int64_t{1} << 30;\n"
+      "b.strides[0] = 0; b.shape[1] = 1; b.strides[1] = 1;\n"
+      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(b), Arg::i64(1), Arg::i64(7)});",
+      "large_values"));
+  EXPECT_EQ(y[0], 6);
+  EXPECT_EQ(y[1], 7);
+  EXPECT_EQ(y[2], -1);
+  expect_error(
+      [&] {
+        run(callable("pto::TensorView v = x; v.offset = int64_t{1} << 24; v.shape[0] = 1;\n"
+                     "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
+                     "large_offset"));
+      },
+      PTO_BAD_TENSOR, {"reaches outside its buffer of 256 bytes", "offset 16777216"});
+}
+
 TEST_F(Tmr, UnbalancedScopesAreReported) {
   expect_error([&] { run(callable("o.scope_begin();", "open_scope")); }, PTO_INVALID_ARGUMENT,
                {"1 scope(s) still open"});

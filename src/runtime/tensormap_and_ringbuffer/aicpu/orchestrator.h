@@ -99,6 +99,7 @@ class DeviceOrchestrator final : public Orchestrator {
   [[gnu::cold, gnu::noinline]] bool report_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                                 uint32_t n, const TaskHandle *after, uint32_t num_after);
   bool view_ok(const TensorView &v);
+  [[gnu::noinline]] bool view_ok_checked(const TensorView &v, uint32_t esize);  // large or negative values
   bool may_submit();
   static DescriptorFault descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at = nullptr);
   // A descriptor-ABI task's call blocks (core/descriptor_call.h), after check_task accepted it.

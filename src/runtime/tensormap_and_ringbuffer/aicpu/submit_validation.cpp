@@ -75,16 +75,37 @@ inline bool within(int64_t offset, int64_t last, uint32_t esize, uint64_t bytes)
 // Runs for every tensor argument of every submit: one pass of compares, no message in sight.
 inline bool DeviceOrchestrator::view_ok(const TensorView &v) {
   const uint32_t esize = elem_bytes(v.dtype);
-  bool bad = esize == 0 || v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims);
+  if (esize == 0 || v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims)) return false;
+  // The common view: offset, extents and strides all in [0, 2^24) (a negative one sets the top
+  // bit). Then each (shape - 1) * stride is below 2^48, the offset plus kMaxViewDims of them
+  // below 2^52, and that times esize (16 at most) below 2^56: nothing wraps, so the plain sums
+  // decide. Any other view takes view_ok_checked, where every step is overflow-checked.
+  uint64_t any = static_cast<uint64_t>(v.offset);
   int64_t last = 0;
-  bool empty = false, wraps = false;
+  bool empty = false;
+  for (uint32_t d = 0; d < v.ndim; ++d) {
+    const int64_t n = v.shape[d], stride = v.strides[d];
+    any |= static_cast<uint64_t>(n) | static_cast<uint64_t>(stride);
+    empty |= n == 0;
+    if (n > 0) last += (n - 1) * stride;
+  }
+  // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
+  // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
+  if (__builtin_expect(any < (uint64_t{1} << 24), 1))
+    return buffer_known(v) && (empty || static_cast<uint64_t>((v.offset + last + 1) * esize) <= v.buffer_bytes);
+  return view_ok_checked(v, esize);
+}
+
+// view_ok for a view with a value of 2^24 or more, or a negative one: every sum and product
+// overflow-checked.
+bool DeviceOrchestrator::view_ok_checked(const TensorView &v, uint32_t esize) {
+  int64_t last = 0;
+  bool bad = false, empty = false, wraps = false;
   for (uint32_t d = 0; !bad && d < v.ndim; ++d) {
     bad = v.shape[d] < 0 || v.strides[d] < 0;
     empty |= v.shape[d] == 0;
     if (!bad && v.shape[d] > 0) wraps |= add_extent(&last, v.shape[d], v.strides[d]);
   }
-  // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
-  // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
   return !bad && buffer_known(v) && (empty || (!wraps && within(v.offset, last, esize, v.buffer_bytes)));
 }
 
