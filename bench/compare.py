@@ -4,11 +4,12 @@
 Usage:
     python3 bench/compare.py --before A.csv [A2.csv ...] --after B.csv [B2.csv ...]
 
-Give each side the main CSVs bench/run.py wrote (not the -metg ones: METG is worked out again
-from the merged rows). Run the two builds in one session, alternating (before, after, before,
+Give each side the main CSVs bench/run.py wrote, one per round (not the -metg ones: METG is
+worked out again from each file). Run the two builds in one session, alternating (before, after, before,
 after), so both sides see the same machine. For every experiment and runtime this prints the
 after/before ratio of wall time per point (empty, fixed, blockdim, matmul, timing) as the
-geometric mean over the points with [min-max], and the ratio of METG(50%) per configuration.
+geometric mean over the points with [min-max], and the ratio of METG(50%) per configuration
+(each file's METG, then the median of the files).
 Below 1 is faster. The peers' rows (serial, OpenMP, oneTBB, StarPU) are the same binaries on both
 sides when both builds use the same peers: their ratios show how much the machine moved.
 """
@@ -33,6 +34,18 @@ def _rows(paths: list[Path]) -> list[dict]:
 
 def _points(rows: list[dict]) -> dict[tuple, float]:
     return {tuple(r.get(k) for k in KEY): float(r["wall_us_median"]) for r in rows}
+
+
+def _metg(paths: list[Path]) -> dict[tuple[str, str], float]:
+    """METG per configuration and runtime: each file's own (one file, one round), then their
+    median. (METG of rows merged across rounds is not robust: one slow point in one round can
+    move the 50% crossing by orders of magnitude.)"""
+    per: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for p in paths:
+        for r in metg_table(_rows([p])):
+            if isinstance(r["metg_us"], float):
+                per[(r["config"], r["label"])].append(r["metg_us"])
+    return {k: statistics.median(v) for k, v in per.items()}
 
 
 def _fmt(ratios: list[float]) -> str:
@@ -67,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     for lab in labels:
         cells = [_fmt(by[(e, lab)]) if (e, lab) in by else "-" for e in experiments]
         print(f"| {lab} | " + " | ".join(cells) + " |")
-    mb = {(r["config"], r["label"]): r["metg_us"] for r in metg_table(before_rows)}
-    ma = {(r["config"], r["label"]): r["metg_us"] for r in metg_table(after_rows)}
+    mb, ma = _metg(a.before), _metg(a.after)
     configs = sorted({c for c, _ in mb})
     print("\n## METG(50%) after / before")
     print("| runtime | " + " | ".join(configs) + " |")
