@@ -354,24 +354,6 @@ Fiber *FiberPool::Impl::find_work(Worker *w) {
   }
 }
 
-uint8_t FiberPool::Impl::resume(Worker *w, Fiber *f) {
-  w->current = f;
-  f->worker = w;
-  f->request = Fiber::kNone;
-  w->busy_since.store(epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
-  if (f->on_resume != nullptr) f->on_resume(f->arg);
-  before_resume(w, f);
-  f->self = jump_fcontext(f->self, f).fctx;
-  after_resume(w);
-  w->busy_since.store(0, std::memory_order_relaxed);
-  w->current = nullptr;
-  if (f->request == Fiber::kNone) {
-    fprintf(stderr, "pto_runtime: fiber '%s' switched back without a request\n", f->name.c_str());
-    abort();
-  }
-  return f->request;
-}
-
 void FiberPool::Impl::run(Worker *w, Fiber *f) {
   switch (resume(w, f)) {
     case Fiber::kPark:

@@ -19,6 +19,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -127,6 +129,26 @@ struct FiberPool::Impl {
   void unpark_all(Doorbell &b);
   void monitor_main();
 };
+
+// Defined here, not in fiber_pool.cpp: it is on every task's path, from the pool's workers
+// and from the seeded executor, and inlines into both.
+inline uint8_t FiberPool::Impl::resume(Worker *w, Fiber *f) {
+  w->current = f;
+  f->worker = w;
+  f->request = Fiber::kNone;
+  w->busy_since.store(epoch.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  if (f->on_resume != nullptr) f->on_resume(f->arg);
+  before_resume(w, f);
+  f->self = jump_fcontext(f->self, f).fctx;
+  after_resume(w);
+  w->busy_since.store(0, std::memory_order_relaxed);
+  w->current = nullptr;
+  if (f->request == Fiber::kNone) {
+    fprintf(stderr, "pto_runtime: fiber '%s' switched back without a request\n", f->name.c_str());
+    abort();
+  }
+  return f->request;
+}
 
 namespace fibers {
 // The process's pool's state, for the hooks and the seeded executors (set by the pool's
