@@ -80,19 +80,20 @@ inline bool DeviceOrchestrator::view_ok(const TensorView &v) {
   // bit). Then each (shape - 1) * stride is below 2^48, the offset plus kMaxViewDims of them
   // below 2^52, and that times esize (16 at most) below 2^56: nothing wraps, so the plain sums
   // decide. Any other view takes view_ok_checked, where every step is overflow-checked.
-  uint64_t any = static_cast<uint64_t>(v.offset);
-  int64_t last = 0;
+  // (Summed as unsigned, which wraps where int64 would overflow; the sum is read only when
+  // nothing wrapped.)
+  uint64_t any = static_cast<uint64_t>(v.offset), last = 0;
   bool empty = false;
   for (uint32_t d = 0; d < v.ndim; ++d) {
-    const int64_t n = v.shape[d], stride = v.strides[d];
-    any |= static_cast<uint64_t>(n) | static_cast<uint64_t>(stride);
+    const uint64_t n = static_cast<uint64_t>(v.shape[d]), stride = static_cast<uint64_t>(v.strides[d]);
+    any |= n | stride;
     empty |= n == 0;
-    if (n > 0) last += (n - 1) * stride;
+    if (n != 0) last += (n - 1) * stride;
   }
   // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
   // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
   if (__builtin_expect(any < (uint64_t{1} << 24), 1))
-    return buffer_known(v) && (empty || static_cast<uint64_t>((v.offset + last + 1) * esize) <= v.buffer_bytes);
+    return buffer_known(v) && (empty || (static_cast<uint64_t>(v.offset) + last + 1) * esize <= v.buffer_bytes);
   return view_ok_checked(v, esize);
 }
 
