@@ -69,7 +69,7 @@ TmrFuzzOutcome tmr_fuzz_meaning(const TmrFuzzProgram &p);
 
 // Runs `p` on tmr_fuzz_worker() and checks the outcome against tmr_fuzz_meaning (aborting with
 // the program written out if they differ). `pool_may_run_out`: a RING_CAPACITY of the
-// dependency pool is an allowed outcome too.
+// dependency pool is an allowed outcome too, at any task before the first invalid call.
 void check_tmr_fuzz_run(TmrFuzzProgram &p, bool pool_may_run_out);
 
 // The orchestration and kernel compiled for a2a3sim (once per process), and a worker running
