@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """tests/fuzz/fuzz_trace.py — the trace reader pto_runtime.trace (Trace.load, Trace.from_dict,
 schema.parse) and everything a loaded trace offers, under atheris (libFuzzer for Python).
 
