@@ -68,8 +68,12 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 mkdir -p "$build/logs" "$build/artifacts"
 failed=()
 for t in "${run[@]}"; do
+  envs=()
   if is_python "$t"; then
     exe=("$python" "$root/tests/fuzz/fuzz_$t.py")
+    # Where the target writes the files it reads back: inside the build tree, emptied per run.
+    rm -rf "$build/tmp/$t" && mkdir -p "$build/tmp/$t"
+    envs=("TMPDIR=$build/tmp/$t")
   else
     exe=("$build/tests/fuzz/fuzz_$t")
   fi
@@ -80,7 +84,7 @@ for t in "${run[@]}"; do
   echo "== fuzz_$t: $seconds s (log: $log)"
   t0=$(date +%s)
   rc=0
-  "${exe[@]}" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+  env "${envs[@]}" "${exe[@]}" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$build/artifacts/$t-" "$corpus" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1 </dev/null || rc=$?
   # The last status line: executions (#N), coverage (cov: edges, ft: features), corpus size.
   grep -E '^#[0-9]+' "$log" | tail -n 1 || true

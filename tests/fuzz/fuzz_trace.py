@@ -18,7 +18,9 @@ The views of an accepted trace: summary() (its text, and to_dict as strict JSON)
 critical_path() (a chain along edges whose length is its tasks' durations), to_chrome_trace()
 (strict JSON, as save_chrome_trace writes it, which the reader recognises and refuses),
 graph_json(), to_dot() and to_html() (UTF-8 text as the save_/render_ methods write it; the
-page's SVG well-formed XML), notes. render_png is left out (matplotlib).
+page's SVG well-formed XML), notes, and the render command writing them all to files. In mode
+1 the bytes also pick the views' parameters (max_flows, top_kernels, width, max_shown).
+render_png is left out (matplotlib). The temporary files go to a directory under TMPDIR.
 
 A failed oracle raises OracleFailure("fuzz oracle: ..."); an exception the reader should not
 raise is reported as one, chained to the original. Run it with scripts/fuzz.sh trace SECONDS.
