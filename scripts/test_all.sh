@@ -63,8 +63,8 @@ if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
 fi
 
 echo "== Python: lint"
-python3 -m ruff check python tests/python tests/docs examples bench scripts
-python3 -m ruff format --check python tests/python tests/docs examples bench scripts
+python3 -m ruff check python tests/python tests/docs tests/fuzz examples bench scripts
+python3 -m ruff format --check python tests/python tests/docs tests/fuzz examples bench scripts
 
 echo "== Python: install the package"
 scripts/install_package.sh "[test]"

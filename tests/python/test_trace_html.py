@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pto_runtime as pto
 import pytest
 from pto_runtime.trace import Trace
-from trace_helpers import DIAMOND_EDGES, chain, diamond, svg_of
+from trace_helpers import DIAMOND_EDGES, chain, diamond, make_trace, run_cli, svg_of, task
 
 
 def test_html_page_is_self_contained(tmp_path: Path) -> None:
@@ -78,6 +79,35 @@ def test_html_escapes_kernel_names() -> None:
     page = Trace.from_dict(diamond(kernels={"0": "<script>alert(1)</script>"})).to_html()
     assert "<script" not in page
     assert "&lt;script&gt;" in page
+
+
+def test_html_shows_characters_xml_refuses_as_replacement_characters() -> None:
+    # Found by tests/fuzz/fuzz_trace.py: a name with a control character (a hand-written trace;
+    # the runtime drops them) made the page's inline SVG ill-formed XML.
+    data = diamond(kernels={"0": "add\x03", "1": "mul\x1f\uffff"}, platform="a2a3\x00sim")
+    page = Trace.from_dict(data).to_html()
+    svg_of(page)  # well-formed XML, or this raises
+    assert "add\ufffd" in page and "mul\ufffd\ufffd" in page and "a2a3\ufffdsim" in page
+    assert not any(c in page for c in "\x00\x03\x1f\uffff")
+
+
+def test_html_of_times_past_float_precision_is_drawn(tmp_path: Path) -> None:
+    # Found by tests/fuzz/fuzz_trace.py: nanoseconds since the epoch (1.7e18) are past 2**53,
+    # where a float's step is 256 ns. Adding the time axis' 50 ns step left a tick where it
+    # was and the page was never finished; a run whose times were all one such value divided
+    # by zero. run_cli gives up after 120 s, so a hang fails the test.
+    epoch = 1_700_000_000_000_000_000
+    path = tmp_path / "epoch.json"
+    path.write_text(
+        json.dumps(make_trace([task(0, 0, "AIV", [1], epoch, epoch + 256)], clusters=1))
+    )
+    result = run_cli("render", path, "-o", tmp_path / "epoch.html")
+    assert result.returncode == 0, result.stderr
+    svg = svg_of((tmp_path / "epoch.html").read_text(encoding="utf-8"))
+    assert [r.get("data-task") for r in svg.iter("rect") if r.get("data-task")] == ["0"]
+    instant = make_trace([task(0, 0, "AIV", [1], 1e17, 1e17)], clusters=1)
+    svg = svg_of(Trace.from_dict(instant).to_html())
+    assert [r.get("data-task") for r in svg.iter("rect") if r.get("data-task")] == ["0"]
 
 
 def test_png_is_written_when_matplotlib_is_available(tmp_path: Path) -> None:

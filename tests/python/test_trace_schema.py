@@ -11,7 +11,15 @@ from typing import Any
 import pto_runtime as pto
 import pytest
 from pto_runtime.trace import Trace
-from trace_helpers import DIAMOND_EDGES, DIAMOND_TASKS, diamond, make_trace, task
+from trace_helpers import (
+    DIAMOND_EDGES,
+    DIAMOND_TASKS,
+    assert_valid_chrome_trace,
+    diamond,
+    make_trace,
+    svg_of,
+    task,
+)
 
 
 def test_a_trace_saved_and_loaded_is_unchanged(tmp_path: Path) -> None:
@@ -117,6 +125,24 @@ SCHEMA_ERRORS = [
         _set("tasks.1.cost", {"source": "isa_model", "cycles": 9, "pipes_us": {"VEC": "1"}}),
         "tasks[1].cost.pipes_us.VEC",
     ),
+    # Found by tests/fuzz/fuzz_trace.py (docs/fuzzing.md, "Findings"): an integer time too
+    # large for a float raised OverflowError; times far apart (-1e308 to 150) were accepted and
+    # their differences overflowed to inf in the views. Times are bounded by +-2**64 ns.
+    (_set("tasks.1.start", 10**400), "tasks[1].start"),
+    (_set("tasks.1.start", -1e308), "tasks[1].start"),
+    (_set("tasks.1.end", 2**64 + 1), "tasks[1].end"),
+    (_set("tasks.1.submit", 10**400), "tasks[1].submit"),
+    (_set("aicpu.0.events.0", [-(2**64) - 1, "dispatch", 0]), "aicpu[0].events[0][0]"),
+    (
+        _set("tasks.1.cost", {"source": "isa_model", "cycles": 9, "pipes_us": {"VEC": 10**400}}),
+        "tasks[1].cost.pipes_us.VEC",
+    ),
+    (
+        _set("tasks.1.cost", {"source": "isa_model", "cycles": 9, "pipes_us": {"VEC": 1e300}}),
+        "tasks[1].cost.pipes_us.VEC",
+    ),
+    # ... and two keys naming one func id kept only the last name.
+    (_set("kernels", {"1": "kernel_mul", "01": "kernel_other"}), "kernels"),
 ]
 
 
@@ -143,6 +169,63 @@ def test_a_file_that_is_not_json_raises_invalid_argument(tmp_path: Path) -> None
     path.write_text('{"version": 1,')
     with pytest.raises(pto.InvalidArgumentError, match="not JSON"):
         Trace.load(path)
+
+
+def test_json_python_cannot_hold_is_refused_as_invalid_argument(tmp_path: Path) -> None:
+    # Found by tests/fuzz/fuzz_trace.py: arrays nested past the recursion limit raised
+    # RecursionError, an integer of more than 4300 digits ValueError, from Trace.load.
+    deep = '{"version": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    long = '{"version": ' + "7" * 5000 + "}"
+    for name, text in (("deep", deep), ("long", long)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(text)
+        with pytest.raises(pto.InvalidArgumentError, match="JSON this reader cannot take in"):
+            Trace.load(path)
+
+
+LONE_SURROGATE = "\ud83d"  # the first half of an emoji, without its second half
+
+
+def _with_cost_pipe(data: dict[str, Any]) -> None:
+    data["tasks"][1]["cost"] = {"source": "isa_model", "cycles": 9, "pipes_us": {"VEC": 1.0}}
+    data["tasks"][1]["cost"]["pipes_us"][LONE_SURROGATE] = 2.0
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (_set("platform", "a2a3sim" + LONE_SURROGATE), "platform"),
+        (_set("kernels.1", "kernel_" + LONE_SURROGATE), "kernels['1']"),
+        (_set("pmu_note", LONE_SURROGATE), "pmu_note"),
+        (_with_cost_pipe, "tasks[1].cost.pipes_us"),
+    ],
+    ids=["platform", "kernel", "pmu_note", "pipe"],
+)
+def test_text_that_is_not_unicode_is_refused(mutate, field: str, tmp_path: Path) -> None:
+    # Found by tests/fuzz/fuzz_trace.py: the JSON escape "\ud83d" without its low half reads
+    # as a lone surrogate, which was accepted; render_html and save_dot then failed with
+    # UnicodeEncodeError writing the page (no UTF-8 file can hold one).
+    data = diamond()
+    mutate(data)
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))  # ensure_ascii: the file holds the escape "\ud83d"
+    assert "\\ud83d" in path.read_text()
+    with pytest.raises(pto.InvalidArgumentError, match=re.escape(f"trace: {field}: ")):
+        Trace.load(path)
+
+
+def test_times_at_the_ends_of_the_clock_give_finite_views() -> None:
+    # The bound of +-2**64 ns keeps durations (up to 2**65) and their sums finite floats in
+    # every view: the Chrome trace stays strict JSON and the page's time axis is drawn.
+    data = make_trace(
+        [task(0, 0, "AIV", [1], -(2**64), 2**64), task(1, 1, "AIV", [2], 2**64, 2**64)],
+        [(0, 1, "raw")],
+    )
+    trace = Trace.from_dict(data)
+    assert trace.critical_path().length == 2**65 and trace.makespan == 2**65
+    assert_valid_chrome_trace(trace.to_chrome_trace())
+    assert json.loads(json.dumps(trace.summary().to_dict(), allow_nan=False))["tasks"] == 2
+    svg_of(trace.to_html())
 
 
 def test_edges_naming_unlisted_tasks_are_set_aside_and_counted(tmp_path: Path) -> None:

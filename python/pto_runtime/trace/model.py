@@ -281,7 +281,8 @@ class Trace:
 def read_json(path: PathLike) -> Any:
     """The parsed JSON of ``path``, unchecked.
 
-    Raises OSError if the file cannot be read, InvalidArgumentError if it is not JSON.
+    Raises OSError if the file cannot be read, InvalidArgumentError if it is not JSON (or
+    JSON nested or sized past what Python's reader holds).
     """
     with open(path, encoding="utf-8") as f:
         try:
@@ -289,6 +290,13 @@ def read_json(path: PathLike) -> Any:
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise error_from_code(
                 ErrorCode.INVALID_ARGUMENT, f"trace: {os.fspath(path)} is not JSON: {e}"
+            ) from e
+        except (ValueError, RecursionError) as e:
+            # JSON that Python's reader will not hold: an integer of more digits than
+            # sys.get_int_max_str_digits() allows, or arrays nested past the recursion limit.
+            raise error_from_code(
+                ErrorCode.INVALID_ARGUMENT,
+                f"trace: {os.fspath(path)} is JSON this reader cannot take in: {e}",
             ) from e
 
 

@@ -10,7 +10,6 @@ never recorded) are the one tolerated inconsistency: they are kept apart and cou
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, Literal, NoReturn, overload
 
@@ -37,6 +36,9 @@ from .records import (
 __all__ = ["SCHEMA_VERSION", "parse", "trace_error"]
 
 SCHEMA_VERSION = 1
+# The largest time either way, in ns: the runtime's clock counts 64 bits of them. Bounding
+# times keeps every difference, sum and conversion the views make a finite float.
+MAX_TIME_NS = 2**64
 
 
 # enable_pmu: the counters a task may carry.
@@ -85,9 +87,20 @@ def _time(value: Any, where: str, nullable: bool) -> float | None: ...
 def _time(value: Any, where: str, nullable: bool) -> float | None:
     if value is None and nullable:
         return None
-    if not (_is_int(value) or isinstance(value, float)) or not math.isfinite(value):
-        kind = "a finite number of ns" + (" or null" if nullable else "")
+    # The comparison also turns away NaN, the infinities and integers too large for a float.
+    if not (_is_int(value) or isinstance(value, float)) or not -MAX_TIME_NS <= value <= MAX_TIME_NS:
+        kind = "a number of ns in [-2**64, 2**64]" + (" or null" if nullable else "")
         _fail(where, f"expected {kind}, got {value!r}")
+    return value
+
+
+def _text(value: str, where: str) -> str:
+    """``value``, which must be text that can be written out: no lone surrogate (a JSON escape
+    such as ``\\ud83d`` without its other half reads as one)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        _fail(where, f"{value!r} is not valid Unicode text ({e.reason} at {e.start})")
     return value
 
 
@@ -140,8 +153,13 @@ def _cost(value: Any, where: str) -> Cost:
     for pipe, us in raw.items():
         if not isinstance(pipe, str) or not pipe:
             _fail(f"{where}pipes_us", f"expected pipe names, got key {pipe!r}")
-        if not (_is_int(us) or isinstance(us, float)) or not math.isfinite(us) or us < 0:
-            _fail(f"{where}pipes_us.{pipe}", f"expected busy µs (a number >= 0), got {us!r}")
+        _text(pipe, f"{where}pipes_us")
+        # Busy time is a time: bounded like one (MAX_TIME_NS, in µs), so sums stay finite.
+        if not (_is_int(us) or isinstance(us, float)) or not 0 <= us <= MAX_TIME_NS / 1e3:
+            _fail(
+                f"{where}pipes_us.{pipe}",
+                f"expected busy µs (a number in [0, 2**64 / 1000]), got {us!r}",
+            )
     order = [p for p in PIPES if p in raw] + [p for p in raw if p not in PIPES]
     return Cost(source, cycles, {p: raw[p] for p in order})
 
@@ -306,15 +324,19 @@ def _kernels(raw: Mapping[str, Any]) -> dict[int, str]:
         return {}
     table = _mapping(raw["kernels"], "kernels")
     kernels: dict[int, str] = {}
+    keys: dict[int, Any] = {}
     for key, name in table.items():
         # JSON object keys are strings; a dict built in Python may use ints.
         try:
             func = int(key)
         except (TypeError, ValueError):
             _fail("kernels", f"key {key!r} is not a func id (an integer)")
+        if func in keys:  # "7" and "07", say: one name would be lost
+            _fail("kernels", f"keys {keys[func]!r} and {key!r} both name func {func}")
+        keys[func] = key
         if not isinstance(name, str):
             _fail(f"kernels[{key!r}]", f"expected a kernel name (string), got {name!r}")
-        kernels[func] = name
+        kernels[func] = _text(name, f"kernels[{key!r}]")
     return kernels
 
 
@@ -350,6 +372,7 @@ def parse(raw: Any) -> dict[str, Any]:
     platform = raw.get("platform")
     if not isinstance(platform, str) or not platform:
         _fail("platform", f"expected the platform name (e.g. 'a2a3sim'), got {platform!r}")
+    _text(platform, "platform")
     runtime = _choice(raw, "runtime", "", RUNTIMES)
     block_dim = _int(raw, "block_dim", "", minimum=1)
     aicpu_threads = _int(raw, "aicpu_threads", "", minimum=1)
@@ -382,4 +405,4 @@ def _pmu_note(raw: Mapping[str, Any]) -> str:
     note = raw.get("pmu_note", "")
     if not isinstance(note, str):
         _fail("pmu_note", f"expected text, got {note!r}")
-    return note
+    return _text(note, "pmu_note")

@@ -16,8 +16,9 @@ and CSS shows only the card the URL's fragment names (``:target``).
 
 from __future__ import annotations
 
+import html
 import math
-from html import escape
+import re
 from typing import Any
 
 from .display import (
@@ -33,6 +34,7 @@ __all__ = ["DEFAULT_WIDTH", "MAX_ARROWS", "MAX_CARDS", "to_html"]
 
 DEFAULT_WIDTH = 1400  # px, the whole SVG; the page scrolls sideways when it is wider
 MAX_ARROWS = 300
+MAX_TICKS = 40  # time axis ticks at most (nice_step aims at about 10)
 LABEL_W = 160  # px for lane names
 AXIS_H = 26
 LANE_H = 16
@@ -87,6 +89,15 @@ table.pipes td:first-child, table.pipes th:first-child { text-align: left; }
 .card .close { float: right; margin-left: 12px; }
 """
 
+# Characters XML 1.0 does not allow even escaped: the C0 controls but tab, LF and CR, and
+# U+FFFE, U+FFFF. A kernel or platform name holding one would make the inline SVG ill-formed.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def escape(text: str) -> str:
+    """``text`` for HTML and SVG: markup escaped, characters XML refuses shown as U+FFFD."""
+    return _NOT_XML.sub("\ufffd", html.escape(text))
+
 
 def _time_range(trace: Any) -> tuple[float, float]:
     times = []
@@ -96,8 +107,10 @@ def _time_range(trace: Any) -> tuple[float, float]:
         times += [ev[0] for ev in a.events]
     if not times:
         return 0.0, 1.0
-    lo, hi = min(times), max(times)
-    return (lo, hi) if hi > lo else (lo, lo + 1.0)
+    lo, hi = float(min(times)), float(max(times))
+    # An empty span gets 1 ns, or one float step where 1 ns is below float precision
+    # (beyond 2**53 ns): the layout divides by hi - lo.
+    return (lo, hi) if hi > lo else (lo, lo + max(1.0, math.ulp(lo)))
 
 
 def _names(ids: list[tuple[int, str]]) -> str:
@@ -264,15 +277,17 @@ def _svg_lanes(at: _Layout) -> list[str]:
 def _svg_axis(at: _Layout) -> list[str]:
     step = nice_step(at.hi - at.lo)
     labels, grid = ['<g class="axis">'], ['<g class="grid">']
-    tick = math.ceil(at.lo / step) * step
-    while tick <= at.hi + 1e-9 * step:
+    # Ticks by index: adding step to a time can leave it unchanged when the times are large
+    # (1.7e18 ns since the epoch, 50 ns steps), and the loop would never end.
+    first, last = math.ceil(at.lo / step), math.floor(at.hi / step + 1e-9)
+    for i in range(first, min(last, first + MAX_TICKS) + 1):
+        tick = i * step
         px = at.x(tick)
         grid.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{AXIS_H - 4}" y2="{at.height}"/>')
         labels.append(
             f'<text x="{px:.1f}" y="{AXIS_H - 8}" text-anchor="middle">'
             f"{escape(format_ns(tick))}</text>"
         )
-        tick += step
     return [*labels, "</g>", *grid, "</g>"]
 
 
