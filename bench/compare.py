@@ -5,13 +5,13 @@ Usage:
     python3 bench/compare.py --before A.csv [A2.csv ...] --after B.csv [B2.csv ...]
 
 Give each side the main CSVs bench/run.py wrote, one per round (not the -metg ones: METG is
-worked out again from each file). Run the two builds in one session, alternating (before, after, before,
-after), so both sides see the same machine. For every experiment and runtime this prints the
-after/before ratio of wall time per point (empty, fixed, blockdim, matmul, timing) as the
+worked out again from each file). Run the two builds in one session, alternating (before, after,
+before, after), so both sides see the same machine. For every experiment and runtime this prints
+the after/before ratio of wall time per point (empty, fixed, blockdim, matmul, timing) as the
 geometric mean over the points with [min-max], and the ratio of METG(50%) per configuration
-(each file's METG, then the median of the files).
-Below 1 is faster. The peers' rows (serial, OpenMP, oneTBB, StarPU) are the same binaries on both
-sides when both builds use the same peers: their ratios show how much the machine moved.
+(each file's METG, then the median of the files). Below 1 is faster. The peers' rows (serial,
+OpenMP, oneTBB, StarPU) are the same binaries on both sides when both builds use the same peers:
+their ratios show how much the machine moved.
 """
 
 from __future__ import annotations
