@@ -89,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for c in configs:
             x, y = mb.get((c, lab)), ma.get((c, lab))
-            ok = isinstance(x, float) and isinstance(y, float) and x > 0
-            cells.append(f"{y / x:.2f} ({x:.2f} -> {y:.2f} us)" if ok else "-")
+            if x is None or y is None or x <= 0:
+                cells.append("-")
+            else:
+                cells.append(f"{y / x:.2f} ({x:.2f} -> {y:.2f} us)")
         print(f"| {lab} | " + " | ".join(cells) + " |")
     return 0
 

@@ -19,9 +19,9 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <thread>
