@@ -272,6 +272,7 @@ class Worker {
   static void release_heap_buffer(const std::shared_ptr<void> &heap, void *ptr) noexcept;
 
  private:
+  friend struct l3::WorkerCore;  // WorkerCore::of: the L4 worker tunes its L3 core
   std::shared_ptr<l3::WorkerCore> core_;
 };
 

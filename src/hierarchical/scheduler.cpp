@@ -65,11 +65,16 @@ void WorkerCore::make_ready_locked(Task *t, std::vector<std::shared_ptr<void>> *
     inline_ready.push_back(t);  // run by the releasing thread once it drops mu, else by the scheduler
     if (drains_inline_here != this) bell->ring();
   } else if (t->kind == TaskKind::kSub) {
+    bool was_empty;
     {
       std::lock_guard<std::mutex> lock(sub_queue.mu);
+      was_empty = sub_queue.tasks.empty();
       sub_queue.tasks.push_back(t);
     }
-    sub_queue.bell.ring_one();  // one task, one SUB worker woken
+    if (was_empty && takes_next_sub_here == this)
+      takes_next_sub_here = nullptr;  // the SUB worker retiring its task here takes it next
+    else
+      sub_queue.bell.ring_one();  // one task, one SUB worker woken
   } else {
     if (t->group) {
       group_ready.push_back(t);
@@ -384,10 +389,11 @@ void WorkerCore::scheduler_main() {
       // Polling a chip: spin only on the first short wait; at the 1 ms cap a wake-up costs a
       // few microseconds, so an idle scheduler polling busy chips stays well under 1% CPU.
       const bool first = backoff_ns == 20000;
-      bell->wait(seen, backoff_ns, first ? 256 : 0, first ? 64 : 0);
+      bell->wait(seen, backoff_ns, first ? 256 : 0, first ? idle_yields.load(std::memory_order_relaxed) : 0);
       backoff_ns = std::min<uint64_t>(backoff_ns * 2, 1000000);
     } else {
-      bell->wait(seen, procs ? 100000000 : 0);  // process mode: chip starts and zygote health
+      // process mode: chip starts and zygote health
+      bell->wait(seen, procs ? 100000000 : 0, 256, idle_yields.load(std::memory_order_relaxed));
     }
   }
 }

@@ -94,7 +94,10 @@ void WorkerCore::run_sub(int w, Task *t, std::vector<std::shared_ptr<Task>> *inl
   t->fn = nullptr;  // the body's captures die here, on this thread
   // A failure completes at once (later settles are ignored); otherwise retire_sub drops the
   // body's count and completes the task if no event is left.
-  retire_sub(t, w, t->body_failed && !t->completion_posted.exchange(true, std::memory_order_acq_rel), inline_out);
+  const bool complete = t->body_failed && !t->completion_posted.exchange(true, std::memory_order_acq_rel);
+  if (w >= 0) takes_next_sub_here = this;  // it pops the queue as soon as this returns
+  retire_sub(t, w, complete, inline_out);
+  takes_next_sub_here = nullptr;
 }
 
 void WorkerCore::sub_main(int w) {
@@ -114,7 +117,7 @@ void WorkerCore::sub_main(int w) {
       continue;
     }
     if (subs_stop.load(std::memory_order_acquire)) return;
-    sub_queue.bell.wait(seen);
+    sub_queue.bell.wait(seen, 0, 256, idle_yields.load(std::memory_order_relaxed));
   }
 }
 

@@ -83,6 +83,10 @@ struct WorkerCore : std::enable_shared_from_this<WorkerCore> {
   // release there needs no scheduler wake-up, which on a CPU shared with the critical path
   // costs more than the body.
   static inline thread_local const WorkerCore *drains_inline_here = nullptr;
+  // The core whose SUB queue this thread pops next (a SUB worker retiring its task: set by
+  // run_sub around retire_sub). The first SUB task it releases into an empty queue rings no
+  // other worker, so a chain of SUB tasks wakes nobody; make_ready_locked clears it.
+  static inline thread_local const WorkerCore *takes_next_sub_here = nullptr;
   std::vector<std::deque<Task *>> pinned_ready;
   std::vector<ChipSlot> chip_slots;
   std::vector<std::shared_ptr<RunState>> live_runs;
@@ -99,6 +103,12 @@ struct WorkerCore : std::enable_shared_from_this<WorkerCore> {
 
   std::atomic<bool> closed{false};
   std::atomic<bool> subs_stop{false};
+  // How often an idle SUB worker or the scheduler yields its CPU (checking for work in between)
+  // before it parks: on a CPU shared with the thread that hands it work, the hand-off then costs
+  // no wake-up. Where more threads than CPUs are idle at once (L4 ranks sharing a node), the
+  // yields take the CPU from the one thread with work, so L4 sets 0 there (src/l4/worker.cpp).
+  std::atomic<uint32_t> idle_yields{64};
+  static WorkerCore &of(Worker &w) { return *w.core_; }
   std::thread scheduler;
   pthread_t scheduler_handle{};
   std::atomic<bool> scheduler_started{false};

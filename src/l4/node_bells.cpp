@@ -18,6 +18,7 @@ void NodeBells::make(MPI_Comm comm, int rank, int size) {
     return;
   int node_size = 0, node_rank = 0;
   MPI_Comm_size(node_comm_, &node_size);
+  node_size_ = node_size;
   MPI_Comm_rank(node_comm_, &node_rank);
   const size_t bytes = 64 * static_cast<size_t>(node_size);
   char name[64] = {0};

@@ -27,6 +27,8 @@ class NodeBells {
   // life: a peer may still ring this rank's bell after it closed.
   void make(MPI_Comm comm, int rank, int size);
 
+  // How many ranks of the job share this node (this one included; 1 when unknown).
+  int node_size() const { return node_size_; }
   // This rank's bell: what its progress thread parks on.
   l3::ShmBell &mine() { return *bell_; }
   // Rings `peer`'s bell if it shares this node; nothing otherwise.
@@ -39,6 +41,7 @@ class NodeBells {
   l3::ShmBell *bell_ = &own_bell_;
   std::vector<l3::ShmBell *> peer_bell_;  // [rank]: its bell when it shares this node, else null
   MPI_Comm node_comm_ = MPI_COMM_NULL;    // never freed: MPI_Comm_free may wait for a dead peer
+  int node_size_ = 1;
 };
 
 }  // namespace l4

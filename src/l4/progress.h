@@ -62,6 +62,8 @@ class Progress {
   void post(TransferPost p);
   // Stops the thread (failing what is outstanding), says goodbye to the peers. Idempotent.
   void close();
+  // Ranks of the job on this node, this one included (1 without MPI or when unknown).
+  int ranks_on_node() const;
   uint64_t sent_done() const;
   uint64_t received_done() const;
 

@@ -525,6 +525,7 @@ Progress::~Progress() {
 int Progress::rank() const { return impl_->rank; }
 int Progress::size() const { return impl_->size; }
 int Progress::thread_level() const { return impl_->provided; }
+int Progress::ranks_on_node() const { return impl_->bells.node_size(); }
 uint64_t Progress::sent_done() const { return impl_->sent_done.load(std::memory_order_relaxed); }
 uint64_t Progress::received_done() const { return impl_->received_done.load(std::memory_order_relaxed); }
 bool Progress::available() { return true; }

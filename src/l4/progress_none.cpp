@@ -19,6 +19,7 @@ Progress::~Progress() = default;
 int Progress::rank() const { return 0; }
 int Progress::size() const { return 1; }
 int Progress::thread_level() const { return 0; }
+int Progress::ranks_on_node() const { return 1; }
 void Progress::post(TransferPost) {}
 void Progress::close() {}
 uint64_t Progress::sent_done() const { return 0; }

@@ -1,8 +1,10 @@
 // src/l4/worker.cpp — pto::l4::Worker: options, replicated and distributed arrays, runs on L3, close.
+#include <sched.h>
 #include <sys/mman.h>
 
 #include <cmath>
 
+#include "hierarchical/worker_core.h"
 #include "l4/worker_state.h"
 #include "pto/error.h"
 
@@ -37,6 +39,17 @@ void check_options(const WorkerOptions &o) {
                     " (bytes of remote tiles of distributed arrays a rank may hold at once)");
 }
 
+// Every rank of the node runs its SUB workers, an L3 scheduler and an L4 progress thread (the
+// main thread aside); more of them than this process may use CPUs is oversubscribed. A rank
+// alone on its node keeps L3's yields: its threads hand work to each other.
+bool oversubscribed(int ranks_on_node, int num_sub_workers) {
+  if (ranks_on_node < 2) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return static_cast<int64_t>(ranks_on_node) * (num_sub_workers + 2) > cpus;
+}
+
 WorkerState &open_state(const std::unique_ptr<WorkerState> &w, const char *call) {
   if (w->closed)
     throw Error(PTO_NOT_INITIALIZED, std::string("l4::Worker.") + call + ": the worker is closed");
@@ -58,6 +71,10 @@ Worker::Worker(const WorkerOptions &options) : w_(new WorkerState) {
   w.landing.resize(static_cast<size_t>(w.size));
   try {
     w.l3 = std::make_unique<pto::Worker>(static_cast<const pto::WorkerOptions &>(options));
+    // More runtime threads on this node than CPUs: idle threads park at once instead of
+    // yielding, which would take the CPU from the thread running the critical path.
+    if (oversubscribed(w.progress->ranks_on_node(), options.num_sub_workers))
+      l3::WorkerCore::of(*w.l3).idle_yields.store(0, std::memory_order_relaxed);
   } catch (...) {
     w.progress->close();
     throw;
