@@ -32,6 +32,22 @@ Error invalid(const std::string &msg) {
   return Error(PTO_INVALID_ARGUMENT, msg);
 }
 
+// Whom a transfer serves, as its messages say: "L4 task 9 'sum'", "L4 task 9 'sum' after L4
+// task 7" (a token) or "fetch by rank 2". Every rank unrolls every transfer, so the text is made
+// only on the two ranks that move data.
+struct Purpose {
+  uint64_t gid = 0;
+  const std::string *shown = nullptr;  // the task's name; null: a fetch
+  int fetch_rank = 0;
+  uint64_t after = ~uint64_t{0};  // a token: the task on the other rank
+  std::string str() const {
+    if (shown == nullptr) return "fetch by rank " + std::to_string(fetch_rank);
+    std::string s = task_text(gid, *shown);
+    if (after != ~uint64_t{0}) s += " after L4 task " + std::to_string(after);
+    return s;
+  }
+};
+
 // The body of a send (send = true, to `peer`) or receive (from `peer`) SUB task: it hands the
 // transfer to the rank's progress thread and defers its own completion to it. It is an inline
 // body (posting takes microseconds): the thread that completed the producer runs it at once. It
@@ -58,7 +74,7 @@ SubFn post_body(Progress *progress, bool send, int peer, uint64_t seq, uint64_t 
 // A transfer of unit `u` of `d` to rank `dst`: a send task on the source rank, a receive task
 // on `dst` (ordered after `after`, L3 ids meaningful on `dst` only: the evictions that made
 // room for it).
-void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, uint64_t u, int dst, const std::string &purpose,
+void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, uint64_t u, int dst, const Purpose &purpose,
               const std::vector<uint64_t> &after = {}) {
   Unit &unit = d.units[u];
   const Copy *from = &unit.valid.front();
@@ -69,8 +85,10 @@ void transfer(WorkerState &w, HostOrchestrator &o3, Data &d, uint64_t u, int dst
   unit.add(src, step + 1);
   unit.add(dst, step + 1);
   const uint64_t seq = w.next_transfer++;
-  const std::string what = "transfer " + std::to_string(seq) + " of " + d.unit_name(u) + " (for " + purpose +
-                           ") from rank " + std::to_string(src) + " to rank " + std::to_string(dst);
+  if (w.rank != src && w.rank != dst) return;  // the bookkeeping above is all this rank does
+  const std::string what = "transfer " + std::to_string(seq) + " of " + d.unit_name(u) + " (for " +
+                           purpose.str() + ") from rank " + std::to_string(src) + " to rank " +
+                           std::to_string(dst);
   Progress *progress = w.progress.get();
   const uint64_t index = d.index, nbytes = d.unit_bytes(u);
   char *local = d.local + d.unit_lo(u);
@@ -147,7 +165,7 @@ std::vector<uint64_t> make_room(WorkerState &w, HostOrchestrator &o3, int r, uin
 // Unit u of d must be valid on `dst` for a task (or for fetch when `pin`): a transfer if it is
 // not. A distributed tile landing on a rank other than its owner is counted against that rank's
 // landing_bytes (making room first) or, when pinned, held outside it.
-void bring(WorkerState &w, HostOrchestrator &o3, Data &d, uint64_t u, int dst, const std::string &purpose,
+void bring(WorkerState &w, HostOrchestrator &o3, Data &d, uint64_t u, int dst, const Purpose &purpose,
            bool pin, const std::set<TileKey> &keep) {
   const bool valid = d.units[u].has(dst);
   if (!d.distributed || d.owner(u, w.size) == dst) {
@@ -210,9 +228,10 @@ void written(WorkerState &w, Data &d, uint64_t u, int target) {
 // still sends, its error in the header, and the receive fails with it, which fails the consumer
 // (and through it what depends on it). Returns the receive's L3 id on `dst`, 0 elsewhere.
 uint64_t token(WorkerState &w, HostOrchestrator &o3, int src, int dst, uint64_t producer,
-               const std::string &purpose) {
+               const Purpose &purpose) {
   const uint64_t seq = w.next_transfer++;
-  const std::string what = "token " + std::to_string(seq) + " (for " + purpose + ") from rank " +
+  if (w.rank != src && w.rank != dst) return 0;
+  const std::string what = "token " + std::to_string(seq) + " (for " + purpose.str() + ") from rank " +
                            std::to_string(src) + " to rank " + std::to_string(dst);
   Progress *progress = w.progress.get();
   const std::string label = " [L4 transfer " + std::to_string(seq) + "]";
@@ -264,12 +283,13 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
                               const std::string &name, const std::vector<uint64_t> &after,
                               const LocalSubmit &local) {
   WorkerState &w = *w_;
-  const std::string where = std::string("submit_") + (kind[0] == 'c' ? "chip" : "sub") + " (L4)";
-  const std::string shown = name.empty() ? (kind[0] == 'c' ? "chip" : "sub") : name;
+  const bool chip = kind[0] == 'c';
+  const char *where = chip ? "submit_chip (L4)" : "submit_sub (L4)";
+  static const std::string kChip = "chip", kSub = "sub";
+  const std::string &shown = name.empty() ? (chip ? kChip : kSub) : name;
   const uint64_t gid = w.next_task;
-  const std::string task = "L4 task " + std::to_string(gid) + " '" + shown + "'";
-  std::vector<Access> acc = w.accesses(args, where.c_str());
-  const int target = w.place(rank, acc, where.c_str(), task);
+  std::vector<Access> acc = w.accesses(args, where);
+  const int target = w.place(rank, acc, where, gid, shown);
   // The remote tiles the task reads must land on its rank together (none of them can be evicted
   // to make room for another); pinned ones are outside the bound.
   std::set<TileKey> keep;
@@ -284,7 +304,7 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
   }
   if (remote > w.options.landing_bytes) {
     const Data &first = *w.data[keep.begin()->first];
-    throw invalid(where + ": " + task + " on rank " + std::to_string(target) + " reads " +
+    throw invalid(std::string(where) + ": " + task_text(gid, shown) + " on rank " + std::to_string(target) + " reads " +
                   std::to_string(keep.size()) + " remote tile(s) of " + std::to_string(remote) +
                   " bytes together (the first: " + first.unit_name(keep.begin()->second) +
                   "), more than landing_bytes = " + std::to_string(w.options.landing_bytes) +
@@ -296,24 +316,25 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
   for (uint64_t a : after) {
     auto it = run_->rank_of.find(a);
     if (it == run_->rank_of.end())
-      throw invalid(where + ": after: " + std::to_string(a) + " is not an L4 task id of this run");
+      throw invalid(std::string(where) + ": after: " + std::to_string(a) + " is not an L4 task id of this run");
     if (it->second != target)
       across.emplace_back(a, it->second);
     else if (target == w.rank)
       after3.push_back(run_->l3_ids.at(a));
   }
   ++w.next_task;
-  const std::string label =
-      shown + " [L4 task " + std::to_string(gid) + ", rank " + std::to_string(target) + "]";
   for (const auto &[a, from] : across) {
     const uint64_t producer = from == w.rank ? run_->l3_ids.at(a) : 0;
-    const uint64_t recv =
-        token(w, *o3_, from, target, producer, task + " after L4 task " + std::to_string(a));
+    Purpose p{gid, &shown};
+    p.after = a;
+    const uint64_t recv = token(w, *o3_, from, target, producer, p);
     if (target == w.rank) after3.push_back(recv);
   }
   for (Access &a : acc)
-    if (a.reads) bring(w, *o3_, *a.data, a.unit, target, task, /*pin=*/false, keep);
+    if (a.reads) bring(w, *o3_, *a.data, a.unit, target, Purpose{gid, &shown}, /*pin=*/false, keep);
   if (target == w.rank) {
+    const std::string label =
+        shown + " [L4 task " + std::to_string(gid) + ", rank " + std::to_string(target) + "]";
     run_->l3_ids[gid] = local(label, after3);
     ++w.tasks_here;
   }
@@ -330,7 +351,11 @@ void Orchestrator::fetch(const void *array, int rank) {
   const int only = rank == kAllRanks ? -1 : w.check_rank(rank, "fetch");
   for (uint64_t u = 0; u < d->units.size(); ++u)
     for (int r = 0; r < w.size; ++r)
-      if (only < 0 || r == only) bring(w, *o3_, *d, u, r, "fetch by rank " + std::to_string(r), true, {});
+      if (only < 0 || r == only) {
+        Purpose p;
+        p.fetch_rank = r;
+        bring(w, *o3_, *d, u, r, p, true, {});
+      }
 }
 
 // --- WorkerState: lookups and placement (replicated state only) ----------------------------
@@ -359,17 +384,29 @@ int WorkerState::check_rank(int r, const char *where) const {
 std::vector<Access> WorkerState::accesses(const ChipStorageTaskArgs &args, const char *where) const {
   std::vector<Access> out;
   std::vector<bool> partial_write;
+  out.reserve(args.descs().size());
+  partial_write.reserve(args.descs().size());
+  // Most tasks name a few units, where a linear search beats a map (every rank runs this for
+  // every task); past kLinear units the map takes over.
+  constexpr size_t kLinear = 16;
   std::map<std::pair<const Data *, uint64_t>, size_t> at;  // (array, unit) -> index in out
   auto touch = [&](Data *d, uint64_t u, bool reads, bool writes, bool whole) {
-    auto [it, fresh] = at.emplace(std::make_pair(d, u), out.size());
-    if (fresh) {
+    size_t i = 0;
+    if (out.size() <= kLinear) {
+      while (i < out.size() && (out[i].data != d || out[i].unit != u)) ++i;
+    } else {
+      if (at.empty())
+        for (size_t j = 0; j < out.size(); ++j) at.emplace(std::make_pair(out[j].data, out[j].unit), j);
+      i = at.emplace(std::make_pair(d, u), out.size()).first->second;
+    }
+    if (i == out.size()) {
       out.push_back(Access{d, u, false, false});
       partial_write.push_back(false);
     }
-    Access &x = out[it->second];
+    Access &x = out[i];
     x.reads |= reads;
     x.writes |= writes;
-    if (writes && !whole) partial_write[it->second] = true;
+    if (writes && !whole) partial_write[i] = true;
   };
   for (const pto_arg_desc &a : args.descs()) {
     if (a.kind != PTO_ARG_TENSOR) continue;
@@ -391,10 +428,11 @@ std::vector<Access> WorkerState::accesses(const ChipStorageTaskArgs &args, const
   return out;
 }
 
-int WorkerState::place(int r, const std::vector<Access> &acc, const char *where,
-                       const std::string &task) const {
-  const std::string asked = r == kAnyRank ? "any" : std::to_string(r);
+int WorkerState::place(int r, const std::vector<Access> &acc, const char *where, uint64_t gid,
+                       const std::string &shown) const {
   if (r != kAnyRank) check_rank(r, where);
+  auto asked = [r] { return r == kAnyRank ? std::string("any") : std::to_string(r); };
+  const auto task = [&] { return task_text(gid, shown); };
   // Owner computes: a task writing distributed tiles runs on their owner, never elsewhere.
   const Access *first = nullptr;
   for (const Access &a : acc) {
@@ -403,12 +441,12 @@ int WorkerState::place(int r, const std::vector<Access> &acc, const char *where,
     if (first == nullptr) {
       first = &a;
       if (r != kAnyRank && r != owner)
-        throw invalid(std::string(where) + ": " + task + " writes " + a.data->unit_name(a.unit) +
-                      ", owned by rank " + std::to_string(owner) + ", but asks for rank " + asked +
+        throw invalid(std::string(where) + ": " + task() + " writes " + a.data->unit_name(a.unit) +
+                      ", owned by rank " + std::to_string(owner) + ", but asks for rank " + asked() +
                       ": a task may write a tile of a distributed array only on its owner (give rank " +
                       std::to_string(owner) + ", or any rank: kAnyRank / \"any\" places it there)");
     } else if (owner != first->data->owner(first->unit, size)) {
-      throw invalid(std::string(where) + ": " + task + " (rank " + asked + ") writes " +
+      throw invalid(std::string(where) + ": " + task() + " (rank " + asked() + ") writes " +
                     first->data->unit_name(first->unit) + ", owned by rank " +
                     std::to_string(first->data->owner(first->unit, size)) + ", and " +
                     a.data->unit_name(a.unit) + ", owned by rank " + std::to_string(owner) +

@@ -73,6 +73,12 @@ struct Access {
   bool writes = false;
 };
 
+// "L4 task 9 'sum'", as messages name a task (built only when a message needs it: every rank
+// unrolls every task).
+inline std::string task_text(uint64_t gid, const std::string &shown) {
+  return "L4 task " + std::to_string(gid) + " '" + shown + "'";
+}
+
 // A landed tile: (array index, tile index).
 using TileKey = std::pair<uint64_t, uint64_t>;
 
@@ -112,9 +118,11 @@ struct WorkerState {
   std::vector<Access> accesses(const ChipStorageTaskArgs &args, const char *where) const;
   // rank, or for kAnyRank: the owner of the distributed tiles the task writes (owner computes),
   // else the most bytes read already held, then the fewest tasks, then the lowest. Writing tiles
-  // of two owners, or of an owner other than an explicit rank, is INVALID_ARGUMENT naming
-  // `task` (e.g. "L4 task 9 'gemm'"), the array, the tile, its owner and the rank asked.
-  int place(int rank, const std::vector<Access> &acc, const char *where, const std::string &task) const;
+  // of two owners, or of an owner other than an explicit rank, is INVALID_ARGUMENT naming the
+  // task (task_text(gid, shown), e.g. "L4 task 9 'gemm'"), the array, the tile, its owner and
+  // the rank asked.
+  int place(int rank, const std::vector<Access> &acc, const char *where, uint64_t gid,
+            const std::string &shown) const;
 };
 
 }  // namespace l4
