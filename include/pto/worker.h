@@ -149,11 +149,12 @@ class HostOrchestrator {
   // task runs even if a task it depends on failed or was not run (it still waits for them all;
   // SubContext::upstream_error() says why), like a `finally` block; L4 uses it for the sends
   // that must tell another host about a failure. A cancelled run still skips it.
-  // `inline_body`: the body runs, with no hand-off to a SUB worker, on the runtime thread that
-  // releases the task (the SUB worker that completed its last predecessor, the thread settling
-  // that predecessor's last Event, or the scheduler); for bodies that only hand work to another
-  // thread (typically deferring an Event) and return within microseconds, as L4's transfer
-  // posts do. Such a body must not block: it holds up the thread that released it.
+  // `inline_body`: the body runs, with no hand-off to a SUB worker, on the thread that releases
+  // the task (the SUB worker that completed its last predecessor, the thread settling that
+  // predecessor's last Event, this thread inside submit_sub when the task is ready at once, or
+  // the scheduler); for bodies that only hand work to another thread (typically deferring an
+  // Event) and return within microseconds, as L4's transfer posts do. Such a body must not
+  // block (it holds up the thread that released it) nor submit.
   uint64_t submit_sub(SubFn fn, const ChipStorageTaskArgs &args = ChipStorageTaskArgs{},
                       const std::string &name = "", const std::vector<uint64_t> &after = {},
                       std::shared_ptr<void> keepalive = nullptr, bool always_run = false,

@@ -90,8 +90,16 @@ uint64_t WorkerCore::publish(RunState *run, const std::shared_ptr<Task> &t,
   for (HostHeap::Block *b : refs) heap->add_user(b);
   t->heap_refs = std::move(refs);
   std::vector<std::shared_ptr<void>> graveyard;
+  std::vector<std::shared_ptr<Task>> bodies;  // inline bodies it made ready: run here, below
+  bool wake_scheduler = false;
   {
     std::lock_guard<std::mutex> lock(mu);
+    // A ready inline body is run by this thread once mu is dropped, not handed to the scheduler
+    // (a wake-up per task: L4 submits a receive per transfer, ready at once).
+    drains_inline_here = stopping ? nullptr : this;
+    struct Reset {
+      ~Reset() { drains_inline_here = nullptr; }
+    } reset;
     run->tasks.push_back(t);
     run->outstanding += 1;
     for (const auto &p : preds) {
@@ -107,10 +115,20 @@ uint64_t WorkerCore::publish(RunState *run, const std::shared_ptr<Task> &t,
             p->state == TaskState::kFailed || p->upstream_error.empty() ? p->error : p->upstream_error;
       }
     }
-    if (t->fanin == 0) make_ready_locked(t.get(), &graveyard);
+    if (t->fanin == 0) {
+      make_ready_locked(t.get(), &graveyard);
+      // The scheduler dispatches chip tasks and settles skipped ones' runs; a ready SUB task
+      // rang its queue (an inline one, the scheduler) in make_ready_locked; a pending task
+      // needs nobody until a predecessor releases it.
+      wake_scheduler = t->kind != TaskKind::kSub || t->is_finished_state();
+    }
+    if (!stopping) take_inline_locked(&bodies);
   }
-  bell->ring();
-  return t->id;
+  if (wake_scheduler) bell->ring();
+  const uint64_t id = t->id;
+  graveyard.clear();  // outside mu: a body's captures may be anything
+  run_inline(&bodies);
+  return id;
 }
 
 }  // namespace l3

@@ -77,7 +77,8 @@ struct WorkerCore : std::enable_shared_from_this<WorkerCore> {
   std::condition_variable run_cv;  // a run finished
   std::deque<Task *> any_ready, group_ready;
   // inline_body SUB tasks made ready, run by the thread that released them once it dropped mu
-  // (or by the scheduler's next pass).
+  // (a SUB worker, an Event's settler, the orchestrating thread in publish), or by the
+  // scheduler's next pass.
   std::deque<Task *> inline_ready;
   // The core whose inline_ready this thread takes before it drops mu (set by retire_sub): a
   // release there needs no scheduler wake-up, which on a CPU shared with the critical path
