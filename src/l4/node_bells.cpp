@@ -13,6 +13,7 @@ namespace l4 {
 
 void NodeBells::make(MPI_Comm comm, int rank, int size) {
   peer_bell_.assign(static_cast<size_t>(size), nullptr);
+  own_rank_ = static_cast<size_t>(rank);
   if (size == 1 ||
       MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm_) != MPI_SUCCESS)
     return;
