@@ -96,10 +96,7 @@ uint64_t WorkerCore::publish(RunState *run, const std::shared_ptr<Task> &t,
     std::lock_guard<std::mutex> lock(mu);
     // A ready inline body is run by this thread once mu is dropped, not handed to the scheduler
     // (a wake-up per task: L4 submits a receive per transfer, ready at once).
-    drains_inline_here = stopping ? nullptr : this;
-    struct Reset {
-      ~Reset() { drains_inline_here = nullptr; }
-    } reset;
+    const DrainInlineHere drain(this);
     run->tasks.push_back(t);
     run->outstanding += 1;
     for (const auto &p : preds) {

@@ -36,12 +36,7 @@ void WorkerCore::retire_sub(Task *t, int w, bool complete, std::vector<std::shar
   std::vector<std::shared_ptr<Task>> &bodies = inline_out ? *inline_out : own;
   {
     std::lock_guard<std::mutex> lock(mu);
-    // This thread takes inline_ready below (unless stopping, when the scheduler drops it).
-    // retire_sub never nests (it takes mu), so the scope ends with nobody draining.
-    drains_inline_here = stopping ? nullptr : this;
-    struct Reset {
-      ~Reset() { drains_inline_here = nullptr; }
-    } reset;
+    const DrainInlineHere drain(this);  // this thread takes inline_ready below
     if (w != -1) {  // the body returned
       if (!t->is_finished_state() && w >= 0)
         t->run->stats.tasks_per_sub_worker[static_cast<size_t>(w)] += 1;

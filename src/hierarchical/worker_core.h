@@ -84,6 +84,15 @@ struct WorkerCore : std::enable_shared_from_this<WorkerCore> {
   // release there needs no scheduler wake-up, which on a CPU shared with the critical path
   // costs more than the body.
   static inline thread_local const WorkerCore *drains_inline_here = nullptr;
+  // Under mu, for one scope that ends before mu is dropped: this thread takes the inline bodies
+  // it releases there (take_inline_locked) and runs them once mu is dropped; none while stopping
+  // (the scheduler drops them). The scopes never nest (each takes mu).
+  struct DrainInlineHere {
+    explicit DrainInlineHere(const WorkerCore *core) { drains_inline_here = core->stopping ? nullptr : core; }
+    ~DrainInlineHere() { drains_inline_here = nullptr; }
+    DrainInlineHere(const DrainInlineHere &) = delete;
+    DrainInlineHere &operator=(const DrainInlineHere &) = delete;
+  };
   // The core whose SUB queue this thread pops next (a SUB worker retiring its task: set by
   // run_sub around retire_sub). The first SUB task it releases into an empty queue rings no
   // other worker, so a chain of SUB tasks wakes nobody; make_ready_locked clears it.
