@@ -13,7 +13,7 @@ namespace l4 {
 
 void NodeBells::make(MPI_Comm comm, int rank, int size) {
   peer_bell_.assign(static_cast<size_t>(size), nullptr);
-  own_rank_ = static_cast<size_t>(rank);
+  rings_every_peer_ = size == 1;  // no peer to ring
   if (size == 1 ||
       MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm_) != MPI_SUCCESS)
     return;
@@ -57,6 +57,7 @@ void NodeBells::make(MPI_Comm comm, int rank, int size) {
   }
   MPI_Group_free(&node_group);
   MPI_Group_free(&group);
+  rings_every_peer_ = node_size == size;
 }
 
 }  // namespace l4

@@ -30,11 +30,7 @@ class NodeBells {
   // How many ranks of the job share this node (this one included; 1 when unknown).
   int node_size() const { return node_size_; }
   // Every other rank of the job shares this node: each message for this rank rings its bell.
-  bool rings_every_peer() const {
-    for (size_t r = 0; r < peer_bell_.size(); ++r)
-      if (peer_bell_[r] == nullptr && r != own_rank_) return false;
-    return true;
-  }
+  bool rings_every_peer() const { return rings_every_peer_; }
   // This rank's bell: what its progress thread parks on.
   l3::ShmBell &mine() { return *bell_; }
   // Rings `peer`'s bell if it shares this node; nothing otherwise.
@@ -48,7 +44,7 @@ class NodeBells {
   std::vector<l3::ShmBell *> peer_bell_;  // [rank]: its bell when it shares this node, else null
   MPI_Comm node_comm_ = MPI_COMM_NULL;    // never freed: MPI_Comm_free may wait for a dead peer
   int node_size_ = 1;
-  size_t own_rank_ = 0;
+  bool rings_every_peer_ = false;  // set by make()
 };
 
 }  // namespace l4

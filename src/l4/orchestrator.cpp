@@ -304,7 +304,8 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
   }
   if (remote > w.options.landing_bytes) {
     const Data &first = *w.data[keep.begin()->first];
-    throw invalid(std::string(where) + ": " + task_text(gid, shown) + " on rank " + std::to_string(target) + " reads " +
+    throw invalid(std::string(where) + ": " + task_text(gid, shown) + " on rank " + std::to_string(target) +
+                  " reads " +
                   std::to_string(keep.size()) + " remote tile(s) of " + std::to_string(remote) +
                   " bytes together (the first: " + first.unit_name(keep.begin()->second) +
                   "), more than landing_bytes = " + std::to_string(w.options.landing_bytes) +
@@ -316,7 +317,8 @@ uint64_t Orchestrator::submit(const char *kind, const ChipStorageTaskArgs &args,
   for (uint64_t a : after) {
     auto it = run_->rank_of.find(a);
     if (it == run_->rank_of.end())
-      throw invalid(std::string(where) + ": after: " + std::to_string(a) + " is not an L4 task id of this run");
+      throw invalid(std::string(where) + ": after: " + std::to_string(a) +
+                    " is not an L4 task id of this run");
     if (it->second != target)
       across.emplace_back(a, it->second);
     else if (target == w.rank)

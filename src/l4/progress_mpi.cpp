@@ -1,9 +1,9 @@
 // src/l4/progress_mpi.cpp — the L4 progress thread on the MPI C API: non-blocking transfers, heartbeats, goodbyes.
 //
 // Messages on the runtime's own communicator (MPI_Comm_dup of the job's, MPI_COMM_WORLD by
-// default): per transfer k a 1 KiB header (status, text length, transfer number, array index,
-// payload bytes, tile index, error text) with tag 16 + 2(k mod span) and the payload with the
-// next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte. docs/guide/l4.md, "Messages".
+// default): per transfer k a 1 KiB header (transfer_header.h) with tag 16 + 2(k mod span) and
+// the payload with the next tag; heartbeats (tag 1) and goodbyes (tag 2) of 1 byte.
+// docs/guide/l4.md, "Messages".
 //
 // The node doorbells the thread parks on are node_bells.cpp; PTO_L4_EDGE_TRACE's rows,
 // edge_trace.cpp.
@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -26,6 +25,7 @@
 #include "l4/edge_trace.h"
 #include "l4/node_bells.h"
 #include "l4/progress.h"
+#include "l4/transfer_header.h"
 #include "pto/error.h"
 
 namespace pto {
@@ -35,22 +35,10 @@ namespace {
 constexpr int kHeartbeatTag = 1;
 constexpr int kGoodbyeTag = 2;
 constexpr int kDataTag0 = 16;
-constexpr size_t kHeaderBytes = 1024;
 constexpr double kPollMinS = 50e-6;
 // Open MPI's shared-memory eager limit (btl_vader_eager_limit): a larger payload goes by
 // rendezvous, which may need the sender's progress after the receiver was rung.
 constexpr uint64_t kEagerBytes = 4096;
-
-struct HeaderFields {  // little-endian "<iiqqqq"
-  int32_t status;      // 0: the data is valid; 1: the sender's producer failed (text says why)
-  int32_t text_len;
-  int64_t seq;
-  int64_t data_index;
-  int64_t nbytes;
-  int64_t tile;  // of a distributed array (0 otherwise)
-};
-static_assert(sizeof(HeaderFields) == 40, "the header's fixed fields, then the error text");
-constexpr size_t kHeaderText = kHeaderBytes - sizeof(HeaderFields);
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -210,21 +198,9 @@ struct Progress::Impl {
     received_done.fetch_add(1, std::memory_order_relaxed);
     bells.ring(op.p.peer);  // the sender, if it parks on this node, sees its send complete now
     last_heard[static_cast<size_t>(op.p.peer)] = now_s();
-    HeaderFields h;
-    std::memcpy(&h, op.header.data(), sizeof h);
-    const size_t len = std::min(static_cast<size_t>(std::max(h.text_len, 0)), kHeaderText);
-    const std::string text(op.header.data() + sizeof h, len);
-    if (h.seq != static_cast<int64_t>(op.p.seq) || h.data_index != static_cast<int64_t>(op.p.data_index) ||
-        h.nbytes != static_cast<int64_t>(op.p.nbytes) || h.tile != static_cast<int64_t>(op.p.tile)) {
-      settle_failed(op, "rank " + std::to_string(op.p.peer) + " sent transfer " + std::to_string(h.seq) +
-                            " of array " + std::to_string(h.data_index) + " tile " + std::to_string(h.tile) +
-                            " (" + std::to_string(h.nbytes) +
-                            " bytes) instead: the ranks' orchestration functions diverged (every rank "
-                            "must submit the same tasks and allocations in the same order)");
-    } else if (h.status != 0) {
-      settle_failed(op, (op.p.data_index == kTokenIndex ? "the task it follows failed on rank "
-                                                         : "the data is not valid on rank ") +
-                            std::to_string(op.p.peer) + ": " + text);
+    const std::string failure = header_failure(op.header.data(), op.p);
+    if (!failure.empty()) {
+      settle_failed(op, failure);
     } else if (!op.p.error.empty()) {
       settle(op, &op.p.error);
     } else {
@@ -393,7 +369,7 @@ struct Progress::Impl {
         if (op->p.nbytes > kEagerBytes) return kPollMinS;
       return poll_max;
     };
-    double pause = kPollMinS;
+    double pause = 0;  // the next timed poll's; 0: the first since the last event (first_pause)
     double last_event = next_beat;  // a post, or a transfer or control message completed
     for (;;) {
       // Read before testing: a ring after this point makes the park below return at once.
@@ -421,7 +397,7 @@ struct Progress::Impl {
       }
       check_peers(now);
       if (progress) {
-        pause = first_pause();
+        pause = 0;
         last_event = now;
         continue;
       }
@@ -434,6 +410,7 @@ struct Progress::Impl {
       // Park until rung (a post, close, or a rank of this node sending here), or until the
       // next poll for messages from other nodes, or the next heartbeat.
       if (!ops.empty()) {
+        if (pause == 0) pause = first_pause();  // worked out when parking, not at every event
         // Rung: a message is on its way (a sender rings once its Isend returned, which need not
         // mean the message can be matched yet), so spin again rather than park for a pause.
         if (bells.mine().wait(seen, static_cast<uint64_t>(pause * 1e9), 0, 0))
@@ -550,18 +527,7 @@ void Progress::post(TransferPost p) {
   if (m.trace.on()) op->post_called = now_s();
   op->tag = m.tag_of(p.seq);
   op->p = std::move(p);
-  if (op->p.send) {
-    HeaderFields h{};
-    const std::string &text = op->p.error;
-    h.status = text.empty() ? 0 : 1;
-    h.text_len = static_cast<int32_t>(std::min(text.size(), kHeaderText));
-    h.seq = static_cast<int64_t>(op->p.seq);
-    h.data_index = static_cast<int64_t>(op->p.data_index);
-    h.nbytes = static_cast<int64_t>(op->p.nbytes);
-    h.tile = static_cast<int64_t>(op->p.tile);
-    std::memcpy(op->header.data(), &h, sizeof h);
-    std::memcpy(op->header.data() + sizeof h, text.data(), static_cast<size_t>(h.text_len));
-  }
+  if (op->p.send) write_header(op->p, op->header.data());
   {
     std::lock_guard<std::mutex> lk(m.mu);
     if (m.stop)
