@@ -1,0 +1,98 @@
+"""python/pto_runtime/scene/report.py — the summary table that ends every scene run, and its JSON.
+
+One row per case: case, platform, result, wall time, tasks run, worst error against the
+golden; with ``--timing`` the predicted makespan, with ``--fuzz-schedules`` the seeds run. Then
+each failure's message, the missing features counted, and ``passed P / attempted A / total T``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import record
+from .record import CaseRecord
+
+__all__ = ["counts_line", "format_summary", "load_json", "save_json"]
+
+
+def _error(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+def format_summary(records: Sequence[CaseRecord], total: int | None = None) -> str:
+    """The table, the failures and the last line."""
+    timing = any(r.predicted_makespan_us is not None for r in records)
+    fuzz = any(r.fuzz_seeds for r in records)
+    header = ["case", "platform", "result", "wall s", "tasks", "worst error"]
+    if timing:
+        header.append("predicted us")
+    if fuzz:
+        header.append("fuzz seeds")
+    rows = []
+    for r in records:
+        result = r.result + (f" ({r.feature})" if r.feature else "")
+        row = [
+            r.label,
+            r.platform,
+            result,
+            f"{r.wall_s:.2f}",
+            str(r.tasks or "-"),
+            _error(r.worst_error),
+        ]
+        if timing:
+            row.append("-" if r.predicted_makespan_us is None else f"{r.predicted_makespan_us:.1f}")
+        if fuzz:
+            seeds = str(r.fuzz_seeds or "-")
+            if r.divergent_seed is not None:
+                seeds += f" (seed {r.divergent_seed} differs)"
+            row.append(seeds)
+        rows.append(row)
+    widths = [
+        max(len(h), *(len(row[i]) for row in rows)) if rows else len(h)
+        for i, h in enumerate(header)
+    ]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    failures = [r for r in records if r.result not in (record.PASSED, record.SKIPPED)]
+    for r in failures:
+        lines.append("")
+        lines.append(f"{r.result}: {r.label} on {r.platform} ({r.file})")
+        if r.message:
+            lines += ["    " + line for line in r.message.splitlines()]
+    for r in records:
+        if r.swimlane:
+            lines.append(f"swimlanes of {r.label} on {r.platform}: {r.swimlane}")
+    features = Counter(r.feature for r in records if r.result == record.NOT_SUPPORTED)
+    if features:
+        lines.append("")
+        lines.append("not supported, by feature:")
+        for feature, n in features.most_common():
+            lines.append(f"  {n:4d}  {feature}")
+    lines.append("")
+    lines.append(counts_line(records, total))
+    return "\n".join(lines)
+
+
+def counts_line(records: Sequence[CaseRecord], total: int | None = None) -> str:
+    """``passed P / attempted A / total T`` (attempted: every case not skipped)."""
+    passed = sum(r.result == record.PASSED for r in records)
+    attempted = sum(r.result != record.SKIPPED for r in records)
+    total = len(records) if total is None else total
+    return f"passed {passed} / attempted {attempted} / total {total}"
+
+
+def save_json(path: Path | str, records: Sequence[CaseRecord], meta: dict[str, Any]) -> None:
+    """``{"meta": ..., "cases": [record, ...]}``."""
+    Path(path).write_text(
+        json.dumps({"meta": meta, "cases": [r.to_json() for r in records]}, indent=1)
+    )
+
+
+def load_json(path: Path | str) -> tuple[dict[str, Any], list[CaseRecord]]:
+    data = json.loads(Path(path).read_text())
+    return data.get("meta", {}), [CaseRecord.from_json(c) for c in data.get("cases", [])]

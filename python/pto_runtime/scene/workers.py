@@ -1,0 +1,172 @@
+"""python/pto_runtime/scene/workers.py — the worker a scene test runs on (pytest's ``st_worker``).
+
+:class:`ChipSceneWorker` is one simulated chip (L2): ``register(callable)`` gives the handle
+``run(handle, args, config=...)`` takes, as in the reference implementation's ``Worker``. The
+chip is made on first use and made again after a run that failed in the runtime, so one failed
+case never leaves the next with a worker in an unknown state. :class:`NodeSceneWorker` is one
+host (L3) with its chips and SUB workers. Anything else a reference test asks of its worker is
+the reference's own internals, and says so (NOT_SUPPORTED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._native import ChipWorker, PlatformInfo, RunStats
+from ..errors import Error
+from ..l3 import Worker as L3Worker
+from . import record
+from .build import CompiledCallable
+
+__all__ = ["ChipSceneWorker", "NodeSceneWorker"]
+
+
+class ChipSceneWorker:
+    """One chip of ``platform`` running ``runtime``."""
+
+    level = 2
+
+    def __init__(self, platform: str, runtime: str, device_id: int = 0) -> None:
+        self.platform = platform
+        self.runtime = runtime
+        self.device_id = device_id
+        self._chip: ChipWorker | None = None
+
+    @property
+    def chip(self) -> ChipWorker:
+        """The ChipWorker, initialised on first use."""
+        if self._chip is None:
+            chip = ChipWorker()
+            chip.init(self.platform, self.runtime)
+            try:
+                chip.set_device(self.device_id)
+            except BaseException:
+                chip.finalize()
+                raise
+            self._chip = chip
+        return self._chip
+
+    @property
+    def platform_info(self) -> PlatformInfo:
+        return self.chip.platform_info
+
+    def init(self) -> None:
+        """Makes the chip now (it is otherwise made by the first run)."""
+        _ = self.chip
+
+    def register(self, callable_: Any) -> Any:
+        """The handle ``run`` takes for ``callable_`` (the callable itself)."""
+        return callable_
+
+    def run(self, handle: Any, args: Any, config: Any = None) -> RunStats:
+        """Runs a registered callable with ``args``; adds the tasks it ran to the case's record."""
+        native = handle.callable if isinstance(handle, CompiledCallable) else handle
+        chip = self.chip
+        try:
+            stats = chip.run(native, args, config) if config is not None else chip.run(native, args)
+        except Error:
+            self.close()  # the next run starts on a fresh chip
+            raise
+        rec = record.current()
+        if rec is not None and not rec.tasks:
+            rec.add_tasks(stats.tasks_run)
+        return stats
+
+    def close(self) -> None:
+        if self._chip is not None:
+            chip, self._chip = self._chip, None
+            if chip.initialized:
+                chip.finalize()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise record.not_supported(
+            "the reference's internal Python API",
+            f"Worker.{name} (a method of the reference's worker this runtime does not have)",
+        )
+
+
+class NodeSceneWorker:
+    """One host (L3): ``device_count`` chips and ``num_sub_workers`` SUB workers, thread mode
+    by default. SUB callables are registered before the run and called by handle."""
+
+    level = 3
+
+    def __init__(
+        self,
+        platform: str,
+        runtime: str,
+        device_ids: Sequence[int],
+        num_sub_workers: int,
+        mode: str = "thread",
+    ) -> None:
+        self.platform = platform
+        self.runtime = runtime
+        self.device_ids = list(device_ids)
+        self.num_sub_workers = num_sub_workers
+        self.mode = mode
+        self._subs: list[Callable[..., Any]] = []
+        self._worker: L3Worker | None = None
+
+    def register(self, callable_: Any) -> Any:
+        """A SUB callable's handle (an index), or a chip callable itself."""
+        if callable(callable_) and not isinstance(callable_, CompiledCallable):
+            self._subs.append(callable_)
+            return SubHandle(len(self._subs) - 1, callable_)
+        return callable_
+
+    def init(self) -> None:
+        if self._worker is None:
+            self._worker = L3Worker(
+                device_ids=self.device_ids,
+                num_sub_workers=max(1, self.num_sub_workers),
+                platform=self.platform,
+                runtime=self.runtime,
+                mode=self.mode,
+            )
+
+    @property
+    def l3(self) -> L3Worker:
+        self.init()
+        assert self._worker is not None
+        return self._worker
+
+    def run(self, orch: Callable[..., Any], args: Any = None, config: Any = None) -> Any:
+        """Runs ``orch(orchestrator, args, config)`` (the reference's L3 orchestration shape)
+        on the L3 worker and waits for it."""
+        from .l3 import ReferenceOrchestrator  # the adapter of the reference's L3 calls
+
+        def body(o: Any) -> None:
+            orch(ReferenceOrchestrator(o, self), args, config)
+
+        try:
+            return self.l3.run(body)
+        except Error:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._worker is not None:
+            worker, self._worker = self._worker, None
+            worker.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise record.not_supported(
+            "the reference's internal Python API",
+            f"Worker.{name} (a method of the reference's L3 worker this runtime does not have)",
+        )
+
+
+class SubHandle:
+    """A registered SUB callable."""
+
+    def __init__(self, index: int, fn: Callable[..., Any]) -> None:
+        self.index = index
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"SubHandle({self.index}, {getattr(self.fn, '__name__', self.fn)!r})"
