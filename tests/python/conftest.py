@@ -12,6 +12,8 @@ import pto_runtime as pto
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Scene files are programs that test_scene.py runs through the scene front ends, not tests.
+collect_ignore = ["scene_files"]
 PLATFORM = "a2a3sim"
 
 # Device logs of the tests (failing kernels write DEV_ERROR lines) stay out of ~/ascend.

@@ -239,7 +239,7 @@ def run_case_l2(
         page = write_swimlanes(measured, predicted, options.timing_dir, stem)
         if rec is not None:
             rec.predicted_makespan_us = float(stats.predicted_makespan_us)
-            rec.swimlane = str(page)
+            rec.swimlane = str(Path(page).resolve())
             if stats.price_note:
                 rec.notes.append(f"timing: {stats.price_note}")
 

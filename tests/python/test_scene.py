@@ -1,0 +1,218 @@
+"""tests/python/test_scene.py — scene tests: declared, selected, run, compared, and reported.
+
+The scene files under scene_files/ are small programs (scalar kernels, seconds) that pass, fail
+each way a runner must survive (wrong golden, crash, hang, missing feature), race, or are
+written against the reference implementation's import names. Each front end runs them as a
+user would: ``python test_x.py``, ``python -m pto_runtime.scene``, pytest with the plugin.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pto_runtime import Direction
+from pto_runtime.scene import Scalar, TaskArgsBuilder, TensorArg
+from pto_runtime.scene.execute import build_chip_args, scalar_bits
+from pto_runtime.scene.spec import validate_cases
+
+FILES = Path(__file__).resolve().parent / "scene_files"
+SEEDED = os.environ.get("PTO_SIM_EXEC") != "threads"  # seeded runs need the fiber pool
+
+
+def run(*args: str, cwd: Path = FILES, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def runner(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    out = tmp_path / "scene.json"
+    result = run("-m", "pto_runtime.scene", *args, "--json", str(out))
+    records = {}
+    if out.exists():
+        for r in json.loads(out.read_text())["cases"]:
+            records[(r["cls"], r["case"], r["platform"])] = r
+    return result, records
+
+
+# ----- what a test declares -----
+
+
+def test_builder_keeps_order_and_reads_by_name():
+    a, f = np.ones(4, np.float32), np.zeros(4, np.float32)
+    args = TaskArgsBuilder(TensorArg("a", a), TensorArg("f", f), Scalar("n", 4))
+    assert args.a is a and args.f is f and args.n == 4
+    assert args.tensor_names() == ["a", "f"]
+    assert [s.name for s in args.specs] == ["a", "f", "n"]
+
+
+def test_builder_refuses_a_tensor_after_a_scalar_and_duplicate_names():
+    args = TaskArgsBuilder(Scalar("n", 1))
+    with pytest.raises(ValueError, match="after a scalar"):
+        args.add_tensor("a", np.zeros(1))
+    with pytest.raises(ValueError, match="duplicate"):
+        args.add_scalar("n", 2)
+    with pytest.raises(ValueError, match="shadow"):
+        args.add_scalar("clone", 2)
+
+
+def test_builder_clone_copies_every_tensor():
+    args = TaskArgsBuilder(TensorArg("a", np.zeros(3, np.float32)), Scalar("n", 3))
+    copy = args.clone()
+    copy.a[:] = 7
+    assert (args.a == 0).all() and copy.a.dtype == np.float32 and copy.n == 3
+
+
+def test_cases_are_checked_when_the_class_is_declared():
+    class Bad:
+        CASES = [{"name": "x", "platforms": ["a2a3sim"], "config": {"ring_size": 4}}]
+
+    with pytest.raises(ValueError, match=r"unknown keys ring_size; allowed: aicpu_thread_num"):
+        validate_cases(Bad)
+    Bad.CASES = [{"name": "x", "platforms": "a2a3sim"}]
+    with pytest.raises(ValueError, match="'platforms' must be a non-empty list"):
+        validate_cases(Bad)
+
+
+def test_scalars_are_the_bits_the_kernel_reads():
+    assert scalar_bits(1.5) == 0x3FC00000  # a Python float is float32
+    assert scalar_bits(ctypes.c_float(1.5)) == 0x3FC00000
+    assert scalar_bits(ctypes.c_double(1.5)) == 0x3FF8000000000000
+    assert scalar_bits(-1) == 2**64 - 1
+    assert scalar_bits(ctypes.c_int64(-2)) == 2**64 - 2
+    with pytest.raises(TypeError, match="not an int"):
+        scalar_bits("3")
+
+
+def test_signature_gives_each_tensor_its_direction_and_names_the_outputs():
+    args = TaskArgsBuilder(
+        TensorArg("a", np.zeros(2, np.float32)), TensorArg("f", np.zeros(2, np.float32))
+    )
+    chip, outputs = build_chip_args(args, [Direction.INPUT, Direction.OUTPUT])
+    assert len(chip) == 2 and outputs == ["f"]
+    with pytest.raises(ValueError, match="has no entry in the orchestration's signature"):
+        build_chip_args(args, [Direction.INPUT])
+
+
+# ----- python test_x.py -----
+
+
+def test_a_scene_file_runs_as_a_script_and_ends_with_the_table():
+    result = run("test_pipeline.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "passed 3 / attempted 3 / total 3"
+    header = next(line for line in lines if line.startswith("case "))
+    assert header.split() == ["case", "platform", "result", "wall", "s", "tasks", "worst", "error"]
+    assert any(line.startswith("TestPipeline::small") and "a5sim" in line for line in lines)
+
+
+def test_script_options_select_cases_and_manual_ones():
+    result = run("test_pipeline.py", "-p", "a2a3sim", "--manual", "only")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "passed 1 / attempted 1 / total 1"
+    assert "TestPipeline::big" in result.stdout
+    result = run("test_pipeline.py", "--case", "nope")
+    assert result.returncode == 2 and "no case 'nope'" in result.stderr
+
+
+def test_a_wrong_golden_fails_the_script_with_the_worst_error():
+    result = run("test_broken.py", "--case", "wrong_golden")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "golden mismatch on 'y': 16 of 16 elements" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if line.startswith("TestBroken::"))
+    assert row.split()[2] == "FAILED" and row.split()[-1] == "1"  # worst error |3 - 2|
+
+
+# ----- python -m pto_runtime.scene -----
+
+
+def test_runner_survives_a_crash_a_hang_and_a_wrong_golden(tmp_path):
+    result, records = runner(tmp_path, ".", "--timeout", "20")
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[-1] == "passed 6 / attempted 10 / total 10"
+
+    def result_of(cls, case, platform="a2a3sim"):
+        return records[(cls, case, platform)]["result"]
+
+    assert result_of("TestBroken", "wrong_golden") == "FAILED"
+    assert result_of("TestBroken", "crash") == "CRASHED"
+    assert result_of("TestBroken", "hang") == "TIMEOUT"
+    assert result_of("TestBroken", "passes") == "PASSED"  # after the crash and the hang
+    assert result_of("TestPipeline", "small", "a5sim") == "PASSED"
+    assert ("TestPipeline", "big", "a2a3sim") not in records  # manual: excluded by default
+    assert ("TestPipeline", "hardware_only", "a2a3") not in records  # not a sim platform
+    assert "SIGSEGV" in records[("TestBroken", "crash", "a2a3sim")]["message"]
+
+
+def test_runner_runs_a_reference_file_unchanged_and_names_what_is_missing(tmp_path):
+    result, records = runner(tmp_path, "fake_reference")
+    assert result.stdout.splitlines()[-1] == "passed 1 / attempted 2 / total 2", result.stdout
+    assert records[("TestReferenceStyle", "runs", "a2a3sim")]["result"] == "PASSED"
+    missing = records[("TestReferenceStyle", "needs_comm", "a2a3sim")]
+    assert missing["result"] == "NOT_SUPPORTED"
+    assert missing["feature"] == "communication domains"
+    assert "CommBufferSpec" in missing["message"]
+    assert "Traceback" not in result.stdout
+
+
+@pytest.mark.skipif(not SEEDED, reason="seeded runs need the sim's fiber pool")
+def test_fuzz_schedules_names_the_seed_of_a_racy_orchestration(tmp_path):
+    result, records = runner(
+        tmp_path, "test_racy.py", "test_pipeline.py", "--fuzz-schedules", "20", "-p", "a2a3sim"
+    )
+    racy = records[("TestRacy", "racy", "a2a3sim")]
+    assert racy["result"] == "FAILED" and racy["divergent_seed"] is not None
+    assert f"replay it with --sim-seed {racy['divergent_seed']}" in racy["message"]
+    assert records[("TestPipeline", "small", "a2a3sim")]["fuzz_seeds"] == 20
+    assert records[("TestPipeline", "small", "a2a3sim")]["result"] == "PASSED"
+
+
+@pytest.mark.skipif(not SEEDED, reason="timing mode needs the sim's fiber pool")
+def test_timing_adds_the_predicted_makespan_and_the_swimlanes(tmp_path):
+    result, records = runner(
+        tmp_path,
+        "test_pipeline.py",
+        "--timing",
+        "--timing-dir",
+        str(tmp_path / "lanes"),
+        "-p",
+        "a2a3sim",
+        "--case",
+        "small",
+    )
+    rec = records[("TestPipeline", "small", "a2a3sim")]
+    assert rec["result"] == "PASSED", result.stdout
+    assert rec["predicted_makespan_us"] > 0
+    assert Path(rec["swimlane"]).stat().st_size > 0
+    assert "predicted us" in result.stdout
+
+
+# ----- pytest -----
+
+
+def test_pytest_plugin_makes_each_case_a_test_and_says_why_it_skips():
+    result = run(
+        "-m",
+        "pytest",
+        "-p",
+        "pto_runtime.scene.pytest_plugin",
+        "test_pipeline.py",
+        "-v",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+    )
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "test_run[small-a2a3sim] PASSED" in out and "test_run[small-a5sim] PASSED" in out
+    assert "manual on a2a3sim: --manual include (or only) runs it" in out
+    assert "lists no sim platform (a2a3)" in out
+    assert "passed 3 / attempted 3 / total 3" in out
