@@ -8,8 +8,7 @@ import time
 import numpy as np
 from pto_runtime import Direction as D
 from pto_runtime.scene import SceneTestCase, TaskArgsBuilder, TensorArg, scene_test
-
-from test_pipeline import KERNELS  # noqa: E402  (a sibling file, as pytest imports it)
+from test_pipeline import KERNELS  # a sibling file (its folder is on sys.path)
 
 
 @scene_test(level=2, runtime="tensormap_and_ringbuffer")

@@ -4,8 +4,7 @@
 import numpy as np
 from pto_runtime import Direction as D
 from pto_runtime.scene import Scalar, SceneTestCase, TaskArgsBuilder, TensorArg, scene_test
-
-from test_pipeline import KERNELS  # noqa: E402
+from test_pipeline import KERNELS
 
 
 @scene_test(level=2, runtime="tensormap_and_ringbuffer")

@@ -4,7 +4,6 @@ written against the reference implementation's import names, run unchanged by th
 import numpy as np
 from simpler.task_interface import ArgDirection as D
 from simpler.task_interface import CommBufferSpec
-
 from simpler_setup import Scalar, SceneTestCase, TaskArgsBuilder, TensorArg, scene_test
 from simpler_setup.goldens import ramp
 
