@@ -110,7 +110,7 @@ def _copy_config(config: _native.ChipCallConfig | None) -> _native.ChipCallConfi
 
 
 def _snapshot(args: ChipStorageTaskArgs) -> list[np.ndarray]:
-    return [np.array(a, copy=True) for a in args._arrays]
+    return [np.array(v, copy=True) for v in args._views]  # NumPy views of torch tensors too
 
 
 def _diff(index: int, base: np.ndarray, other: np.ndarray) -> TensorDiff | None:

@@ -82,7 +82,9 @@ class IsolatedChipWorker:
                 "cannot be copied into the chip process)",
             )
         staged = ChipStorageTaskArgs()
-        back: list[tuple[np.ndarray, np.ndarray]] = []  # (the caller's array, its heap copy)
+        # (a NumPy view of the caller's array, its heap copy); for a torch.Tensor (or another
+        # DLPack/array-interface array) the view add_tensor made over the tensor's memory.
+        back: list[tuple[np.ndarray, np.ndarray]] = []
         for entry in entries:
             if entry[0] == "tensor":
                 _, array, direction = entry
