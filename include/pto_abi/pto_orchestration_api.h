@@ -14,6 +14,17 @@
 // get_tensor_data/set_tensor_data into wait_for_tasks_using plus a direct access. There is no
 // second runtime: dependencies, rings, scheduling and errors are the orchestrator's.
 //
+// Other names. The reference looks both functions up by name at run time (a scene test's
+// `function_name` and `config_name`); here the names are fixed when the orchestration is
+// compiled: -DPTO_ORCHESTRATION_ENTRY=build_paged_attention_graph and
+// -DPTO_ORCHESTRATION_CONFIG=name (Python: KernelCompiler(platform, defines=[...])). A run whose
+// binary lacks the entry fails with INVALID_ARGUMENT naming the symbol it expected; a missing
+// config function is not an error (the reference skips the check too).
+//
+// The argument count: as in the reference, a run is refused (INVALID_ARGUMENT, naming both
+// counts) only when the config's expected_arg_count is > 0 and the run has FEWER arguments
+// (tensors + scalars); extra arguments are the orchestration's to ignore.
+//
 // Not provided (each fails the run with NOT_SUPPORTED naming it): SPMD launches
 // (launch_spec.set_block_num(n > 1), set_core_num, set_require_sync_start) and dependency-only
 // tasks (rt_submit_dummy_task). set_allow_early_resolve and set_task_timing_slot are accepted
@@ -353,8 +364,18 @@ inline TaskOutputTensors pto2_rt_submit_task(const MixedKernels &mk, const CoreT
 
 // ----- The entry the runtime calls -----
 
-extern "C" void aicpu_orchestration_entry(const ChipTaskArgs &args) __attribute__((weak));
-extern "C" PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs &args) __attribute__((weak));
+// The names of the orchestration's entry and config function (see the top of this file).
+#ifndef PTO_ORCHESTRATION_ENTRY
+#define PTO_ORCHESTRATION_ENTRY aicpu_orchestration_entry
+#endif
+#ifndef PTO_ORCHESTRATION_CONFIG
+#define PTO_ORCHESTRATION_CONFIG aicpu_orchestration_config
+#endif
+#define PTO_ABI_STR2(x) #x
+#define PTO_ABI_STR(x) PTO_ABI_STR2(x)
+
+extern "C" void PTO_ORCHESTRATION_ENTRY(const ChipTaskArgs &args) __attribute__((weak));
+extern "C" PTO2OrchestrationConfig PTO_ORCHESTRATION_CONFIG(const ChipTaskArgs &args) __attribute__((weak));
 
 extern "C" __attribute__((weak, visibility("default"))) void pto_device_orchestration_entry(
     pto::Orchestrator &o) {
@@ -365,19 +386,21 @@ extern "C" __attribute__((weak, visibility("default"))) void pto_device_orchestr
   for (uint32_t i = 0; i < o.num_scalars(); ++i) scalars[i] = static_cast<uint64_t>(o.scalar(i));
   const ChipTaskArgs args(tensors.data(), static_cast<int32_t>(tensors.size()), scalars.data(),
                           static_cast<int32_t>(scalars.size()));
-  if (!aicpu_orchestration_entry) {
+  const int expected = PTO_ORCHESTRATION_CONFIG ? PTO_ORCHESTRATION_CONFIG(args).expected_arg_count : 0;
+  const size_t actual = tensors.size() + scalars.size();
+  if (!PTO_ORCHESTRATION_ENTRY) {
     o.fail_with(PTO_INVALID_ARGUMENT,
-                "the orchestration includes pto_orchestration_api.h but defines no "
-                "extern \"C\" aicpu_orchestration_entry(const ChipTaskArgs &)");
-  } else if (aicpu_orchestration_config && aicpu_orchestration_config(args).expected_arg_count !=
-                                               static_cast<int>(tensors.size() + scalars.size())) {
+                "the orchestration includes pto_orchestration_api.h but defines no entry "
+                "extern \"C\" void " PTO_ABI_STR(PTO_ORCHESTRATION_ENTRY) "(const ChipTaskArgs &); "
+                "an entry of another name is given when compiling: "
+                "defines=[\"PTO_ORCHESTRATION_ENTRY=<name>\"] (the reference's function_name)");
+  } else if (expected > 0 && actual < static_cast<size_t>(expected)) {
     pto_abi::fail(o, PTO_INVALID_ARGUMENT,
-                  "the orchestration expects %d arguments (aicpu_orchestration_config) but the run has %zu "
+                  "the orchestration expects %d arguments (%s().expected_arg_count) but the run has %zu "
                   "(%zu tensors, %zu scalars)",
-                  aicpu_orchestration_config(args).expected_arg_count, tensors.size() + scalars.size(),
-                  tensors.size(), scalars.size());
+                  expected, PTO_ABI_STR(PTO_ORCHESTRATION_CONFIG), actual, tensors.size(), scalars.size());
   } else {
-    aicpu_orchestration_entry(args);
+    PTO_ORCHESTRATION_ENTRY(args);
   }
   pto_abi::t_orchestrator = nullptr;
 }

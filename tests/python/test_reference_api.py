@@ -1,0 +1,300 @@
+"""tests/python/test_reference_api.py — the reference API: entry names, arg count.
+
+Orchestrations written against the reference implementation's tensormap API
+(include/pto_abi/pto_orchestration_api.h) name their entry and config functions as the reference's
+scene tests do (``function_name``, ``config_name``: here -DPTO_ORCHESTRATION_ENTRY / _CONFIG when
+compiling) and a run is refused only when it has fewer arguments than the config expects.
+
+The reference's scene-test suite (../shared/third_party/simpler, or PTO_REFERENCE_SUITE) is used
+by path; its tests skip without it. Tile kernels need PTO-ISA (PTO_ISA_ROOT) and clang++-19;
+their tests skip without them, unless PTO_REQUIRE_TILE=1 makes that a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pto_runtime as pto
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SUITE = Path(
+    os.environ.get("PTO_REFERENCE_SUITE", REPO_ROOT.parent / "shared" / "third_party" / "simpler")
+)
+TMR = "tensormap_and_ringbuffer"
+CONFIG = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3)
+
+# A descriptor-ABI kernel (no PTO-ISA): out = a + b over out's elements.
+ADD_KERNEL = r"""
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
+  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
+  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] + y[i];
+}
+"""
+
+# A reference-API orchestration whose entry and config have names of their own; the config
+# expects EXPECTED_ARGS arguments. The entry submits out = a + b when it has three tensors.
+NAMED_ORCH = r"""
+#include "pto_orchestration_api.h"
+#ifndef EXPECTED_ARGS
+#define EXPECTED_ARGS 3
+#endif
+extern "C" {
+__attribute__((visibility("default")))
+PTO2OrchestrationConfig sum_graph_config(const ChipTaskArgs &args) {
+  (void)args;
+  return PTO2OrchestrationConfig{EXPECTED_ARGS};
+}
+__attribute__((visibility("default"))) void build_sum_graph(const ChipTaskArgs &args) {
+  if (args.tensor_count() < 3) return;
+  CoreTaskArgs t;
+  t.add_input(args.tensor(0).ref(), args.tensor(1).ref());
+  t.add_output(args.tensor(2).ref());
+  rt_submit_aiv_task(0, t);
+}
+}
+"""
+
+NAMES = ["PTO_ORCHESTRATION_ENTRY=build_sum_graph", "PTO_ORCHESTRATION_CONFIG=sum_graph_config"]
+
+
+def missing_tile_toolchain() -> str | None:
+    """Why tile kernels cannot be built here, or None."""
+    root = os.environ.get("PTO_ISA_ROOT")
+    if not root:
+        return "PTO_ISA_ROOT is not set (a PTO-ISA checkout whose include/ holds pto/pto-inst.hpp)"
+    if not (Path(root) / "include" / "pto" / "pto-inst.hpp").is_file():
+        return f"PTO_ISA_ROOT={root} has no include/pto/pto-inst.hpp"
+    if shutil.which("clang++-19") is None:
+        return "clang++-19 is not on PATH (tile kernels need C++23 and __bf16)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def tile():
+    reason = missing_tile_toolchain()
+    if reason is not None:
+        if os.environ.get("PTO_REQUIRE_TILE") == "1":
+            pytest.fail(f"PTO_REQUIRE_TILE=1 but {reason}")
+        pytest.skip(reason)
+
+
+def suite_dir(*parts: str) -> Path:
+    """A folder of the reference suite; skips the test when the suite is absent."""
+    path = SUITE.joinpath(*parts)
+    if not path.is_dir():
+        pytest.skip(f"no reference suite at {SUITE} (set PTO_REFERENCE_SUITE): {path} is missing")
+    return path
+
+
+@functools.cache
+def vector_callable(platform: str, defines: tuple[str, ...] = tuple(NAMES)) -> pto.ChipCallable:
+    """NAMED_ORCH with ADD_KERNEL as func 0, the orchestration built with ``defines``."""
+    kc = pto.KernelCompiler(platform, defines=list(defines))
+    name = "ref_api_named_" + "_".join(d.split("=")[-1] for d in defines)
+    callable_ = pto.ChipCallable(kc.compile_orchestration_source(TMR, NAMED_ORCH, name))
+    add = pto.KernelCompiler(platform).compile_incore_source(
+        ADD_KERNEL, "ref_api_add", pto.CoreType.AIV
+    )
+    callable_.add_kernel(0, pto.CoreType.AIV, add)
+    return callable_
+
+
+def run_vector(
+    worker: pto.Worker, callable_: pto.ChipCallable, extra_scalars: int = 0
+) -> np.ndarray:
+    """Runs a program over (a, b, out) and ``extra_scalars`` scalars; returns out."""
+    a = np.arange(1024, dtype=np.float32)
+    b = np.full(1024, 0.5, dtype=np.float32)
+    out = np.full(1024, -1.0, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(a)
+    args.add_tensor(b)
+    args.add_tensor(out, "out")
+    for i in range(extra_scalars):
+        args.add_scalar_i64(i)
+    worker.run(callable_, args, CONFIG)
+    return out
+
+
+def assert_vector_ok(out: np.ndarray) -> None:
+    np.testing.assert_array_equal(out, np.arange(1024, dtype=np.float32) + 0.5)
+
+
+@pytest.fixture(scope="module")
+def workers():
+    """workers(platform): this module's one tensormap worker of that platform (a device may
+    have one worker per process), made on first use and closed at the module's end."""
+    made = {}
+    with contextlib.ExitStack() as stack:
+
+        def get(platform: str):
+            if platform not in made:
+                made[platform] = stack.enter_context(
+                    pto.Worker(level=2, platform=platform, runtime=TMR)
+                )
+            return made[platform]
+
+        yield get
+
+
+@pytest.fixture(scope="module")
+def a2a3_worker(workers):
+    return workers("a2a3sim")
+
+
+# ----- 1. The entry's and the config's names -----
+
+
+def test_an_entry_and_config_named_by_defines_are_the_ones_called(a2a3_worker):
+    assert_vector_ok(run_vector(a2a3_worker, vector_callable("a2a3sim")))
+    # The config is found by its name too: expecting 4 arguments, it refuses a run of 3.
+    strict = vector_callable("a2a3sim", (*NAMES, "EXPECTED_ARGS=4"))
+    with pytest.raises(
+        pto.InvalidArgumentError, match=r"expects 4 arguments \(sum_graph_config\(\)"
+    ):
+        run_vector(a2a3_worker, strict)
+
+
+@pytest.mark.parametrize(
+    "defines, expected_symbol",
+    [
+        ((), "aicpu_orchestration_entry"),  # the default name, which the source does not define
+        (("PTO_ORCHESTRATION_ENTRY=build_other_graph",), "build_other_graph"),
+    ],
+)
+def test_a_missing_entry_is_refused_naming_the_symbol_expected(
+    a2a3_worker, defines, expected_symbol
+):
+    with pytest.raises(pto.InvalidArgumentError) as e:
+        run_vector(a2a3_worker, vector_callable("a2a3sim", defines))
+    assert f'defines no entry extern "C" void {expected_symbol}(' in str(e.value)
+    assert "PTO_ORCHESTRATION_ENTRY" in str(e.value)  # how to name another
+    assert_vector_ok(run_vector(a2a3_worker, vector_callable("a2a3sim")))  # the worker goes on
+
+
+# ----- 2. expected_arg_count, as the reference checks it -----
+
+
+@pytest.mark.parametrize(
+    "expected, tensors, scalars, refused",
+    [
+        (3, 3, 0, False),  # exactly
+        (3, 3, 2, False),  # more: the reference runs it, the extra ones are the entry's to ignore
+        (4, 3, 0, True),  # fewer: refused
+        (0, 3, 0, False),  # 0 or less: no check
+        (-1, 3, 0, False),
+    ],
+)
+def test_a_run_is_refused_only_with_fewer_arguments_than_expected(
+    a2a3_worker, expected, tensors, scalars, refused
+):
+    callable_ = vector_callable("a2a3sim", (*NAMES, f"EXPECTED_ARGS={expected}"))
+    if not refused:
+        assert_vector_ok(run_vector(a2a3_worker, callable_, extra_scalars=scalars))
+        return
+    with pytest.raises(pto.InvalidArgumentError) as e:
+        run_vector(a2a3_worker, callable_, extra_scalars=scalars)
+    message = str(e.value)
+    assert f"expects {expected} arguments" in message
+    assert f"the run has {tensors + scalars} ({tensors} tensors, {scalars} scalars)" in message
+
+
+# ----- The reference's paged attention, its entry named build_paged_attention_graph on a5 -----
+
+# (chip folder, example, kernels folder relative to the example, platform). func ids and core
+# types as the examples' test_*.py declare them; the a5 orchestrations' function_name is
+# build_paged_attention_graph, the a2a3 ones' aicpu_orchestration_entry.
+PAGED_ATTENTION = {
+    "a2a3-paged_attention": ("a2a3", "paged_attention", "kernels", "a2a3sim"),
+    "a5-paged_attention": ("a5", "paged_attention", "kernels", "a5sim"),
+    "a5-paged_attention_manual_scope": (
+        "a5",
+        "paged_attention_manual_scope",
+        "../paged_attention/kernels",
+        "a5sim",
+    ),
+}
+PA_KERNELS = [
+    (0, pto.CoreType.AIC, "aic/aic_qk_matmul.cpp"),
+    (1, pto.CoreType.AIV, "aiv/aiv_softmax_prepare.cpp"),
+    (2, pto.CoreType.AIC, "aic/aic_pv_matmul.cpp"),
+    (3, pto.CoreType.AIV, "aiv/aiv_online_update.cpp"),
+]
+PA_PARAMS = {  # the examples' small sim case (SmallCase1 / CaseSmall1)
+    "batch": 1,
+    "num_heads": 16,
+    "kv_head_num": 1,
+    "head_dim": 16,
+    "block_size": 16,
+    "context_len": 33,
+    "max_model_len": 256,
+    "dtype": "bfloat16",
+}
+
+
+def reference_golden_module():
+    """The reference's shared paged-attention golden (simpler_setup/goldens), loaded by path."""
+    path = SUITE / "simpler_setup" / "goldens" / "paged_attention.py"
+    if not path.is_file():
+        pytest.skip(f"no reference golden at {path}")
+    pytest.importorskip("torch")
+    pytest.importorskip("ml_dtypes")
+    spec = importlib.util.spec_from_file_location("reference_paged_attention_golden", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def to_numpy(t):
+    import ml_dtypes
+    import torch
+
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.contiguous().numpy()
+
+
+@pytest.mark.parametrize("case", list(PAGED_ATTENTION))
+def test_reference_paged_attention_matches_its_golden(tile, workers, case):
+    chip, example, kernels, platform = PAGED_ATTENTION[case]
+    folder = suite_dir("examples", chip, TMR, example)
+    golden = reference_golden_module()
+    defines = ["PTO_ORCHESTRATION_ENTRY=build_paged_attention_graph"] if chip == "a5" else []
+    kc = pto.KernelCompiler(platform, defines=defines)
+    orch = folder / "kernels" / "orchestration" / "paged_attention_orch.cpp"
+    callable_ = pto.ChipCallable(kc.compile_orchestration(TMR, str(orch)))
+    for func_id, core_type, source in PA_KERNELS:
+        path = (folder / kernels / source).resolve()
+        callable_.add_kernel(func_id, core_type, kc.compile_incore(str(path), core_type))
+
+    import torch
+
+    torch.manual_seed(0)
+    inputs = golden.generate_inputs(PA_PARAMS)
+    tensors = {name: value for name, value in inputs if isinstance(value, torch.Tensor)}
+    arrays = {name: to_numpy(t) for name, t in tensors.items()}
+    args = pto.ChipStorageTaskArgs()
+    for name, value in inputs:
+        if isinstance(value, ctypes.c_float):
+            args.add_scalar_f32(value.value)
+        else:
+            args.add_tensor(arrays[name], "out" if name == "out" else "in")
+    expected = {name: t.clone() for name, t in tensors.items()}
+    golden.compute_golden(expected, PA_PARAMS)
+    workers(platform).run(callable_, args, pto.ChipCallConfig(block_dim=4, aicpu_thread_num=3))
+    np.testing.assert_allclose(arrays["out"], expected["out"].numpy(), rtol=1e-3, atol=1e-3)
