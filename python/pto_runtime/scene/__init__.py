@@ -29,13 +29,15 @@ prints a table::
         SceneTestCase.run_module(__name__)
 
 Run it with ``python test_add.py [-p a2a3sim] [--case NAME] [--manual include]``, with pytest
-(``-p pto_runtime.scene.pytest_plugin``), or many files with ``python -m pto_runtime.scene``.
+(``-p pto_runtime.scene.pytest_plugin``), many files with ``python -m pto_runtime.scene``, or
+from a program with ``pto_runtime.scene.run(TestAdd, platform="a5sim", timing=True)``.
 Arrays may be NumPy arrays or torch tensors (torch is optional). docs/guide/scene_tests.md.
 """
 
 from __future__ import annotations
 
 from .case import SceneTestCase, scene_test
+from .cli import run
 from .record import CaseRecord
 from .spec import Scalar, SceneTestLevel, TaskArgsBuilder, TensorArg, scene_level
 
@@ -46,6 +48,7 @@ __all__ = [
     "SceneTestLevel",
     "TaskArgsBuilder",
     "TensorArg",
+    "run",
     "scene_level",
     "scene_test",
 ]

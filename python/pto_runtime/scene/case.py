@@ -256,6 +256,12 @@ class SceneTestCase:
 
     # ----- pytest -----
 
+    @staticmethod
+    def _effective_enable_dep_gen(request: Any) -> bool:
+        """Whether the run captures the reference's dep_gen records: never here (this runtime's
+        dependency graph is in its trace, ``--enable-chip-swimlane``)."""
+        return False
+
     def _matching_cases(self, st_platform: str, request: Any) -> list[Mapping[str, Any]]:
         """The cases the platform, ``--case`` and ``--manual`` options select."""
         selectors = [parse_selector(v) for v in request.config.getoption("--case", None) or []]

@@ -19,7 +19,7 @@ from .record import CaseRecord
 from .report import format_summary
 from .spec import parse_selector
 
-__all__ = ["add_case_options", "run_module"]
+__all__ = ["add_case_options", "run", "run_module"]
 
 _MANUAL = ("exclude", "include", "only")
 
@@ -123,6 +123,28 @@ def run_module(module_name: str, argv: list[str] | None = None) -> None:
         print(f"no case selected on {args.platform or 'any sim platform'}{hint}", file=sys.stderr)
         sys.exit(2)
     sys.exit(0 if all(r.result == record.PASSED for r in run_all(chosen, vars(args))) else 1)
+
+
+def run(
+    *classes: type,
+    platform: str | None = None,
+    case: str | list[str] | None = None,
+    manual: str = "exclude",
+    **options: Any,
+) -> list[CaseRecord]:
+    """Runs scene-test classes from a program (what ``python test_x.py`` does, without
+    exiting): the cases selected as by ``-p``, ``--case`` and ``--manual``; ``options`` are
+    the other command-line options by their Python names (``timing=True``,
+    ``timing_dir="out"``, ``fuzz_schedules=20``, ``sim_seed=3``, ``rounds=2``,
+    ``exitfirst=True``). Prints each case and the table; returns the records."""
+    cases = [case] if isinstance(case, str) else list(case or [])
+    chosen = select(classes, platform, [parse_selector(c) for c in cases], manual)
+    if not chosen:
+        raise ValueError(
+            f"no case of {', '.join(c.__name__ for c in classes)} selected on "
+            f"{platform or 'any sim platform'} (case={cases or 'any'}, manual={manual})"
+        )
+    return run_all(chosen, {"platform": platform, "case": cases, "manual": manual, **options})
 
 
 def run_all(chosen: list[Any], options: dict[str, Any]) -> list[CaseRecord]:

@@ -9,7 +9,10 @@ pytest's), so a test that overrides ``test_run`` runs its own checks here too.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import sys
+import tempfile
 import types
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -152,7 +155,7 @@ def run_selected_cases(
     callable_obj = test.build_callable(worker.platform)
     sub_handles: dict[str, Any] = {}
     if test._st_level == SceneTestLevel.NODE:
-        sub_handles = _register_subs(type(test), worker)
+        sub_handles = prepare_l3(type(test), worker)
     elif options.timing:
         callable_obj.add_cost_models()
     for case in cases:
@@ -161,15 +164,20 @@ def run_selected_cases(
         )
 
 
-def _register_subs(cls: type[SceneTestCase], worker: Any) -> dict[str, Any]:
-    handles = getattr(worker, "_st_sub_handles", None)
-    if handles is None:
-        handles = {}
-        for entry in cls.CALLABLE.get("callables", []):
-            if "callable" in entry:
-                handles[entry["name"]] = worker.register(entry["callable"])
-        worker._st_sub_handles = handles
-    return handles
+def prepare_l3(cls: type[SceneTestCase], worker: Any) -> dict[str, Any]:
+    """Compiles an L3 class's chip callables and registers its SUB callables on the worker
+    (once per worker); leaves both on the class as the reference's driver does
+    (``_st_chip_handles``, ``_st_sub_handles``) for tests that run their own DAG. Returns the
+    SUB handles by name."""
+    if worker.sub_handles is None:
+        worker.sub_handles = {
+            entry["name"]: worker.register(entry["callable"])
+            for entry in cls.CALLABLE.get("callables", [])
+            if "callable" in entry
+        }
+    cls._st_chip_handles = cls._compile_l3_callables(worker.platform)  # type: ignore[attr-defined]
+    cls._st_sub_handles = worker.sub_handles  # type: ignore[attr-defined]
+    return worker.sub_handles
 
 
 def run_case(
@@ -191,15 +199,62 @@ def run_case(
         {**options, "case": [f"{cls.__name__}::{case['name']}"], "manual": "include"}
     )
     try:
-        with record.recording(rec):
+        with record.recording(rec), tempfile.TemporaryDirectory(prefix="pto-scene-case-") as tmp:
+            if cls._st_level == SceneTestLevel.NODE:
+                prepare_l3(cls, worker)
             test = cls()
-            test.test_run(selected.platform, worker, request)
+            call_test_run(test, selected.platform, worker, request, Path(tmp))
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # noqa: BLE001 - recorded by recording(); pytest.skip included
         if type(e).__name__ == "Skipped":
             rec.result, rec.message = record.SKIPPED, str(e)
     return rec
+
+
+class _NoCapture:
+    """pytest's ``capfd``/``capsys`` for a test that reads what the run printed: that output is
+    the reference runtime's own log lines, which this runtime does not print."""
+
+    def readouterr(self) -> Any:
+        raise record.not_supported(
+            "the reference's internal Python API",
+            "the test reads the run's captured output (capfd), i.e. the reference runtime's "
+            "own log lines ([STRACE] markers), which this runtime does not print",
+        )
+
+    def disabled(self) -> Any:
+        return contextlib.nullcontext()
+
+
+def call_test_run(
+    test: SceneTestCase, platform: str, worker: Any, request: Any, tmp_path: Path
+) -> None:
+    """Calls ``test.test_run`` with the pytest fixtures its signature names, as pytest would:
+    ``st_platform``, ``st_worker``, ``request``, ``st_device_ids``, ``tmp_path``, ``capfd``,
+    ``capsys``. Any other fixture is NOT_SUPPORTED, named."""
+    available = {
+        "st_platform": platform,
+        "st_worker": worker,
+        "request": request,
+        "st_device_ids": (
+            list(worker.device_ids) if isinstance(worker, NodeSceneWorker) else [worker.device_id]
+        ),
+        "tmp_path": tmp_path,
+        "capfd": _NoCapture(),
+        "capsys": _NoCapture(),
+    }
+    kwargs = {}
+    for name, param in inspect.signature(test.test_run).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if name in available:
+            kwargs[name] = available[name]
+        elif param.default is param.empty:
+            raise record.not_supported(
+                "pytest fixtures", f"{type(test).__name__}.test_run needs the fixture {name!r}"
+            )
+    test.test_run(**kwargs)
 
 
 def _file_of(cls: type) -> str:

@@ -167,8 +167,11 @@ def default_compare(
 ) -> None:
     """Every output within ``atol + rtol * |golden|``; AssertionError naming the first that is
     not, with its worst difference, how many elements are off and the first of them."""
+    rec = record.current()
     for name in outputs:
         got = arrays.compare(getattr(test_args, name), getattr(golden, name), rtol, atol)
+        if rec is not None:
+            rec.add_error(got.max_abs)
         if not got.ok:
             first = ""
             if got.first is not None:

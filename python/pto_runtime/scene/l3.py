@@ -223,7 +223,7 @@ def run_case_l3(
 
         stats = worker.run(task_orch)
         rec = record.current()
-        if rec is not None and not rec.tasks:
-            rec.add_tasks(getattr(stats, "tasks_run", 0) or getattr(stats, "tasks", 0))
+        if rec is not None and not rec.tasks and stats is not None:
+            rec.add_tasks(stats.chip_tasks + stats.sub_tasks)  # the host's tasks
         if golden is not None:
             compare_and_record(test, test_args, golden, names, params)

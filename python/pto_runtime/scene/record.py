@@ -131,9 +131,12 @@ _FEATURES: list[tuple[re.Pattern[str], str]] = [
         (r"CoreTaskPredicate|set_predicate|predicate", "dispatch predicates"),
         (r"GraphTaskArgs|graph record|rt_graph|replay", "graph record/replay"),
         (r"TPUSH|TPOP|TFREE", "TPUSH/TPOP cross-core pipes"),
-        (r"\bdump\b\(|args dump|dump_args", "args dump"),
+        (r"\bdump\b\(|member named .dump.|args dump|dump_args", "args dump"),
         (r"SDMA|URMA|sdma|urma|async completion", "asynchronous completions (SDMA/URMA)"),
-        (r"comm(unication)? domain|CommDomain|allocate_domain|pto/comm", "communication domains"),
+        (
+            r"comm(unication)? domain|CommDomain|allocate_domain|pto/comm|platform_comm",
+            "communication domains",
+        ),
         (r"reference module|reference-internal API", "the reference's internal Python API"),
     ]
 ]
@@ -160,7 +163,8 @@ def classify(e: BaseException) -> tuple[str, str, str]:
         header = _MISSING_HEADER.search(text)
         if header:
             name = header.group(1) or header.group(2)
-            return NOT_SUPPORTED, f"reference-internal header {name}", _first_lines(text)
+            feature = feature_of(name) or f"reference-internal header {name}"
+            return NOT_SUPPORTED, feature, _first_lines(text)
         feature = feature_of(_compiler_errors(text))
         if feature:
             return NOT_SUPPORTED, feature, _first_lines(text)

@@ -16,7 +16,7 @@ from typing import Any
 from . import record
 from .record import CaseRecord
 
-__all__ = ["counts_line", "format_summary", "load_json", "save_json"]
+__all__ = ["compare_to", "counts_line", "format_summary", "load_json", "save_json"]
 
 
 def _error(value: float | None) -> str:
@@ -86,13 +86,52 @@ def counts_line(records: Sequence[CaseRecord], total: int | None = None) -> str:
     return f"passed {passed} / attempted {attempted} / total {total}"
 
 
-def save_json(path: Path | str, records: Sequence[CaseRecord], meta: dict[str, Any]) -> None:
-    """``{"meta": ..., "cases": [record, ...]}``."""
-    Path(path).write_text(
-        json.dumps({"meta": meta, "cases": [r.to_json() for r in records]}, indent=1)
-    )
+def save_json(
+    path: Path | str, records: Sequence[CaseRecord], meta: dict[str, Any], root: Path | None = None
+) -> None:
+    """``{"meta": ..., "cases": [record, ...]}``; files named relative to ``root`` if given."""
+    cases = []
+    for r in records:
+        d = r.to_json()
+        if root is not None:
+            d["file"] = _key(r, root)[0]
+        cases.append(d)
+    Path(path).write_text(json.dumps({"meta": meta, "cases": cases}, indent=1))
 
 
 def load_json(path: Path | str) -> tuple[dict[str, Any], list[CaseRecord]]:
     data = json.loads(Path(path).read_text())
     return data.get("meta", {}), [CaseRecord.from_json(c) for c in data.get("cases", [])]
+
+
+def _key(r: CaseRecord, root: Path) -> tuple[str, str, str, str]:
+    try:
+        rel = str(Path(r.file).relative_to(root))
+    except ValueError:
+        rel = r.file
+    return rel, r.cls, r.case, r.platform
+
+
+def compare_to(
+    now: Sequence[CaseRecord], root: Path, then: Sequence[CaseRecord], then_root: Path
+) -> tuple[list[str], list[str]]:
+    """(cases whose result differs from ``then``, cases that now pass and did not), each a
+    line; a case ``then`` does not have counts as a difference. Files are compared by their
+    names relative to each run's root."""
+    expected = {_key(r, then_root): r for r in then}
+    differ, better = [], []
+    for r in now:
+        key = _key(r, root)
+        label = f"{key[0]}::{r.label} [{r.platform}]"
+        old = expected.get(key)
+        if old is None:
+            differ.append(f"{label}: {r.result}, not in the expected results")
+        elif r.result == old.result:
+            continue
+        elif r.result == record.PASSED:
+            better.append(f"{label}: {old.result} -> PASSED")
+        else:
+            was = old.result + (f" ({old.feature})" if old.feature else "")
+            got = r.result + (f" ({r.feature})" if r.feature else "")
+            differ.append(f"{label}: {was} -> {got}")
+    return differ, better

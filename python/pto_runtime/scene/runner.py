@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     add_case_options(p.add_argument, ("-p", "--platform"))
     p.add_argument("--json", metavar="OUT", help="also write every case's record to OUT")
     p.add_argument(
+        "--expect",
+        metavar="FILE",
+        help="a --json file of an earlier run: exit 1 if a case's result differs from it "
+        "(a case that now passes is reported, not counted against the run)",
+    )
+    p.add_argument(
         "--reference",
         metavar="DIR",
         help="the reference checkout whose "
@@ -387,23 +393,44 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.exitfirst and rec.result not in (record.PASSED, record.SKIPPED):
                 break
-    if args.json:
-        from .report import save_json
+    from .report import compare_to, format_summary, load_json, save_json
 
+    root = _root_of(args.paths)
+    if args.json:
         save_json(
             args.json,
             records,
             {
                 "argv": sys.argv[1:] if argv is None else list(argv),
+                "root": str(root),
                 "files": len(files),
                 "wall_s": round(time.monotonic() - start, 2),
+                "date": time.strftime("%Y-%m-%d %H:%M"),
+                "cpus": os.cpu_count(),
             },
+            root,
         )
-    from .report import format_summary
-
     print()
+    if args.expect:
+        then_meta, then = load_json(args.expect)
+        differ, better = compare_to(records, root, then, Path(then_meta.get("root", root)))
+        for line in better:
+            print(f"now passes (update {args.expect}): {line}")
+        for line in differ:
+            print(f"differs from {args.expect}: {line}")
+        print(format_summary(records, total=len(items)))
+        return 1 if differ else 0
     print(format_summary(records, total=len(items)))
     return 0 if all(r.result in (record.PASSED, record.SKIPPED) for r in records) else 1
+
+
+def _root_of(paths: Sequence[str]) -> Path:
+    """The folder the files' names are reported relative to: the one folder given, else the
+    common parent of everything given."""
+    resolved = [Path(p).resolve() for p in paths]
+    if len(resolved) == 1:
+        return resolved[0] if resolved[0].is_dir() else resolved[0].parent
+    return Path(os.path.commonpath([str(p) for p in resolved]))
 
 
 def _short(path: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._native import ChipWorker, PlatformInfo, RunStats
-from ..errors import Error
+from ..errors import Error, InvalidArgumentError
 from ..l3 import Worker as L3Worker
 from . import record
 from .build import CompiledCallable
@@ -32,6 +32,7 @@ class ChipSceneWorker:
         self.runtime = runtime
         self.device_id = device_id
         self._chip: ChipWorker | None = None
+        self._slots: CallableSlots | None = None
 
     @property
     def chip(self) -> ChipWorker:
@@ -73,6 +74,14 @@ class ChipSceneWorker:
             rec.add_tasks(stats.tasks_run)
         return stats
 
+    @property
+    def _chip_worker(self) -> CallableSlots:
+        """The reference's private prepared-callable slots (``_register_callable_at_slot``,
+        ``_run_slot``, ``_unregister_slot``) on this chip."""
+        if self._slots is None:
+            self._slots = CallableSlots(self)
+        return self._slots
+
     def close(self) -> None:
         if self._chip is not None:
             chip, self._chip = self._chip, None
@@ -85,6 +94,41 @@ class ChipSceneWorker:
         raise record.not_supported(
             "the reference's internal Python API",
             f"Worker.{name} (a method of the reference's worker this runtime does not have)",
+        )
+
+
+class CallableSlots:
+    """Callables registered at numbered slots of one chip and run by slot, as the reference's
+    private prepared-callable calls do. Registering a taken slot, or running or unregistering
+    an empty one, is an InvalidArgumentError naming the slot."""
+
+    def __init__(self, worker: ChipSceneWorker) -> None:
+        self._worker = worker
+        self._slots: dict[int, Any] = {}
+
+    def _register_callable_at_slot(self, slot: int, callable_: Any) -> None:
+        if slot in self._slots:
+            raise InvalidArgumentError(f"slot {slot} already holds a callable; unregister it first")
+        self._slots[slot] = callable_
+
+    def _run_slot(self, slot: int, args: Any, config: Any = None) -> RunStats:
+        return self._worker.run(self._at(slot), args, config=config)
+
+    def _unregister_slot(self, slot: int) -> None:
+        self._at(slot)
+        del self._slots[slot]
+
+    def _at(self, slot: int) -> Any:
+        if slot not in self._slots:
+            taken = ", ".join(map(str, sorted(self._slots))) or "none"
+            raise InvalidArgumentError(f"slot {slot} holds no callable (taken: {taken})")
+        return self._slots[slot]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise record.not_supported(
+            "the reference's internal Python API", f"ChipWorker.{name} (prepared-callable ABI)"
         )
 
 
@@ -109,6 +153,7 @@ class NodeSceneWorker:
         self.mode = mode
         self._subs: list[Callable[..., Any]] = []
         self._worker: L3Worker | None = None
+        self.sub_handles: dict[str, Any] | None = None  # by name, once the driver registered them
 
     def register(self, callable_: Any) -> Any:
         """A SUB callable's handle (an index), or a chip callable itself."""
