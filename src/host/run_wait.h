@@ -10,7 +10,8 @@
 
 #include "core/tick_clock.h"
 #include "host/device_runner.h"
-#include "pto/mix_sync.h"  // pto_mix_status_describe
+#include "pto/mix_sync.h"             // pto_mix_status_describe
+#include "pto/unsupported_feature.h"  // pto_unsupported_status_describe
 
 namespace pto {
 
@@ -19,6 +20,20 @@ namespace pto {
 inline std::string mix_status_text(int32_t status) {
   char text[256];
   return pto_mix_status_describe(status, text, sizeof text) ? std::string(" (") + text + ")" : std::string();
+}
+
+// A failed task's report, after "task N (kernel K...)": what went wrong, and the run's code.
+// A kernel the simulator stopped at a feature it does not implement (pto/unsupported_feature.h)
+// makes the run NOT_SUPPORTED, worded as the feature; any other status TASK_FAILED,
+// " failed with status S" and, for a MIX sync status, its meaning.
+inline pto_status failed_task_code(int32_t status) {
+  return pto_unsupported_status_feature(status) != 0 ? PTO_NOT_SUPPORTED : PTO_TASK_FAILED;
+}
+inline std::string failed_task_text(int32_t status) {
+  char text[512];
+  if (pto_unsupported_status_describe(status, text, sizeof text))
+    return std::string(" ") + text + " (status " + std::to_string(status) + ")";
+  return " failed with status " + std::to_string(status) + mix_status_text(status);
 }
 
 // A zeroed, cache-line-aligned host buffer in which a runtime lays out its shared memory

@@ -359,7 +359,9 @@ std::vector<std::string> tile_flags(const TileCompiler &cxx, const std::string &
                                "pto_costmodel_probe.h"});
   } else {
     // PTO-ISA's CPU simulation, one thread per kernel: the runtime already runs cores in parallel.
-    flags.insert(flags.end(), {"-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1"});
+    // The sim hooks stop a kernel at a PTO-ISA feature that would hang here (TPUSH/TPOP).
+    flags.insert(flags.end(), {"-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1", "-include",
+                               join_path(shim_dir, "pto_tile_sim_hooks.h")});
   }
   switch (core_type) {
     case PTO_CORE_AIV:

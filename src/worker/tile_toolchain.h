@@ -58,7 +58,8 @@ struct TileCompiler {
 const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who);
 
 // The flags every tile compile gets besides -std, include directories and the user's flags:
-// the bf16 shim when the compiler needs it, PTO-ISA's CPU simulation, the core type's defines,
+// the bf16 shim when the compiler needs it, PTO-ISA's CPU simulation with our hooks into it
+// (-include pto_tile_sim_hooks.h from `shim_dir`: TPUSH/TPOP fail the task), the core type's defines,
 // and targeted -Wno-... for PTO-ISA's own warnings. A cost-model twin (cost_model) gets, in
 // place of the CPU simulation (-D__CPU_SIM -DPTO_CPU_MAX_THREADS=1), PTO-ISA's cost model for
 // a2a3 (-D__COSTMODEL -D__NPU_ARCH__=2201), no communication instructions

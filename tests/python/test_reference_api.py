@@ -1,9 +1,11 @@
-"""tests/python/test_reference_api.py — the reference API: entry names, arg count.
+"""tests/python/test_reference_api.py — the reference API: entry names, arg count, TPUSH/TPOP.
 
 Orchestrations written against the reference implementation's tensormap API
 (include/pto_abi/pto_orchestration_api.h) name their entry and config functions as the reference's
 scene tests do (``function_name``, ``config_name``: here -DPTO_ORCHESTRATION_ENTRY / _CONFIG when
-compiling) and a run is refused only when it has fewer arguments than the config expects.
+compiling); a run is refused only when it has fewer arguments than the config expects; and a
+kernel using PTO-ISA's TPUSH/TPOP cross-core pipes fails its run at once with NOT_SUPPORTED
+instead of hanging the worker.
 
 The reference's scene-test suite (../shared/third_party/simpler, or PTO_REFERENCE_SUITE) is used
 by path; its tests skip without it. Tile kernels need PTO-ISA (PTO_ISA_ROOT) and clang++-19;
@@ -18,6 +20,7 @@ import functools
 import importlib.util
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +74,16 @@ __attribute__((visibility("default"))) void build_sum_graph(const ChipTaskArgs &
 
 NAMES = ["PTO_ORCHESTRATION_ENTRY=build_sum_graph", "PTO_ORCHESTRATION_CONFIG=sum_graph_config"]
 
+# The same program for host_build_graph (which has no reference API).
+HBG_SUM_ORCH = r"""
+#include "pto/host_graph.h"
+PTO_ORCHESTRATION(g, args) {
+  using pto::TaskArg;
+  const pto::Tensor &a = args.tensor(0), &b = args.tensor(1), &out = args.tensor(2);
+  g.add_task(0, PTO_CORE_AIV, {TaskArg::of(a), TaskArg::of(b), TaskArg::of(out)});
+}
+"""
+
 
 def missing_tile_toolchain() -> str | None:
     """Why tile kernels cannot be built here, or None."""
@@ -102,11 +115,15 @@ def suite_dir(*parts: str) -> Path:
 
 
 @functools.cache
-def vector_callable(platform: str, defines: tuple[str, ...] = tuple(NAMES)) -> pto.ChipCallable:
-    """NAMED_ORCH with ADD_KERNEL as func 0, the orchestration built with ``defines``."""
+def vector_callable(
+    platform: str, defines: tuple[str, ...] = tuple(NAMES), runtime: str = TMR
+) -> pto.ChipCallable:
+    """NAMED_ORCH (HBG_SUM_ORCH for host_build_graph) with ADD_KERNEL as func 0, the
+    orchestration built with ``defines``."""
     kc = pto.KernelCompiler(platform, defines=list(defines))
     name = "ref_api_named_" + "_".join(d.split("=")[-1] for d in defines)
-    callable_ = pto.ChipCallable(kc.compile_orchestration_source(TMR, NAMED_ORCH, name))
+    source = NAMED_ORCH if runtime == TMR else HBG_SUM_ORCH
+    callable_ = pto.ChipCallable(kc.compile_orchestration_source(runtime, source, name))
     add = pto.KernelCompiler(platform).compile_incore_source(
         ADD_KERNEL, "ref_api_add", pto.CoreType.AIV
     )
@@ -298,3 +315,110 @@ def test_reference_paged_attention_matches_its_golden(tile, workers, case):
     golden.compute_golden(expected, PA_PARAMS)
     workers(platform).run(callable_, args, pto.ChipCallConfig(block_dim=4, aicpu_thread_num=3))
     np.testing.assert_allclose(arrays["out"], expected["out"].numpy(), rtol=1e-3, atol=1e-3)
+
+
+# ----- 3. TPUSH/TPOP: a run using them fails at once, and the worker goes on -----
+
+# A PTO_KERNEL tile kernel that pops a tile from a cube-to-vector pipe nobody pushes to: PTO-ISA's
+# CPU implementation would wait for ever.
+TPOP_KERNEL = r"""
+#include <cstdint>
+#include <pto/pto-inst.hpp>
+#include <pto/common/fifo.hpp>
+#include "pto/kernel.h"
+using Pipe = pto::TPipe<0, pto::Direction::DIR_C2V, 16 * 16 * 4, 2>;
+using Half = pto::Tile<pto::TileType::Vec, float, 16, 16, pto::BLayout::RowMajor, 16, 16>;
+PTO_KERNEL(args) {
+  (void)args;
+  Half tile;
+  pto::TASSIGN(tile, 0x0);
+  Pipe pipe(nullptr, 0U, 0U);
+  pto::TPOP<Pipe, Half, pto::TileSplitAxis::TILE_NO_SPLIT>(pipe, tile);
+}
+"""
+TPOP_ORCH = {  # three such tasks, no arguments
+    TMR: r"""
+#include "pto/orchestration.h"
+PTO_DEVICE_ORCHESTRATION(o) {
+  for (int i = 0; i < 3; ++i) o.submit_task(0, PTO_CORE_AIV, nullptr, 0, nullptr, 0);
+}
+""",
+    "host_build_graph": r"""
+#include "pto/host_graph.h"
+PTO_ORCHESTRATION(g, args) {
+  (void)args;
+  for (int i = 0; i < 3; ++i) g.add_task(0, PTO_CORE_AIV, nullptr, 0);
+}
+""",
+}
+
+# The reference's a5 bgemm (test_bgemm.py): float32, BATCH x 4x4x4 grid of 64 x 64 tiles.
+TILE, GRID, BATCH = 64, 4, 2
+BGEMM_CONFIG = pto.ChipCallConfig(block_dim=18, aicpu_thread_num=5, timeout_ms=60000)
+PROMPT_S = 15  # far below the run's time limit: the run did not wait for it
+
+
+def assert_stopped_at_the_pipes(error: pto.NotSupportedError, started: float) -> None:
+    elapsed = time.monotonic() - started
+    assert elapsed < PROMPT_S, f"the run took {elapsed:.1f} s to fail"
+    message = str(error)
+    assert "TPUSH/TPOP cross-core pipes" in message, message
+    assert "task " in message and "(kernel 0" in message, message
+
+
+@pytest.mark.parametrize("runtime", [TMR, "host_build_graph"])
+def test_a_tpop_nobody_pushes_to_fails_the_run_not_the_worker(tile, workers, runtime):
+    kc = pto.KernelCompiler("a2a3sim")
+    orch = kc.compile_orchestration_source(runtime, TPOP_ORCH[runtime], f"ref_api_tpop_{runtime}")
+    callable_ = pto.ChipCallable(orch)
+    kernel = kc.compile_incore_source(TPOP_KERNEL, "ref_api_tpop", pto.CoreType.AIV)
+    callable_.add_kernel(0, pto.CoreType.AIV, kernel)
+    config = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3, timeout_ms=60000)
+    # device 1 for host_build_graph: device 0 of a2a3sim is this module's tensormap worker's
+    with contextlib.ExitStack() as stack:
+        if runtime == TMR:
+            w = workers("a2a3sim")
+        else:
+            w = stack.enter_context(
+                pto.Worker(level=2, platform="a2a3sim", runtime=runtime, device_id=1)
+            )
+        for _ in range(2):  # the stopped cores take the next run's tasks as usual
+            started = time.monotonic()
+            with pytest.raises(pto.NotSupportedError) as e:
+                w.run(callable_, pto.ChipStorageTaskArgs(), config)
+            assert_stopped_at_the_pipes(e.value, started)
+        names = tuple(NAMES) if runtime == TMR else ()
+        assert_vector_ok(run_vector(w, vector_callable("a2a3sim", names, runtime)))
+
+
+@pytest.fixture(scope="module")
+def bgemm_callable(tile) -> pto.ChipCallable:
+    """The reference's a5 bgemm: one MIX source compiled for AIC (func 0) and AIV (func 1)."""
+    folder = suite_dir("examples", "a5", TMR, "bgemm", "kernels")
+    kc = pto.KernelCompiler("a5sim")
+    callable_ = pto.ChipCallable(
+        kc.compile_orchestration(TMR, str(folder / "orchestration" / "bgemm_orch.cpp"))
+    )
+    kernel = str(folder / "mix" / "kernel_bgemm.cpp")
+    for func_id, core_type in ((0, pto.CoreType.AIC), (1, pto.CoreType.AIV)):
+        callable_.add_kernel(func_id, core_type, kc.compile_incore(kernel, core_type))
+    return callable_
+
+
+def test_reference_bgemm_with_tpush_tpop_is_not_supported_and_the_worker_goes_on(
+    workers, bgemm_callable
+):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(BATCH * GRID * GRID * TILE * TILE) * 0.01).astype(np.float32)
+    b = (rng.standard_normal(a.size) * 0.01).astype(np.float32)
+    c = np.zeros(a.size, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(a)
+    args.add_tensor(b)
+    args.add_tensor(c, "inout")
+    w = workers("a5sim")
+    started = time.monotonic()
+    with pytest.raises(pto.NotSupportedError) as e:
+        w.run(bgemm_callable, args, BGEMM_CONFIG)
+    assert_stopped_at_the_pipes(e.value, started)
+    assert_vector_ok(run_vector(w, vector_callable("a5sim")))

@@ -362,12 +362,11 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
       const auto *tasks = reinterpret_cast<const hbg::Task *>(task_back.data());
       for (size_t i = 0; i < g.size(); ++i)
         skipped += tasks[i].state.load(std::memory_order_relaxed) == hbg::kSkipped;
+      const int32_t status = hdr->failed_status.load(std::memory_order_relaxed);
       *err = "task " + std::to_string(failed) + " (kernel " + std::to_string(ft.func_id) + ", " +
-             pto_core_type_name(ft.core_type) + ") failed with status " +
-             std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) +
-             mix_status_text(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
+             pto_core_type_name(ft.core_type) + ")" + failed_task_text(status) + "; " +
              std::to_string(skipped) + " dependent task(s) were not run";
-      return PTO_TASK_FAILED;
+      return failed_task_code(status);
     }
     st->tasks_run = g.size();
     for (const HostTask &t : g) ++st->tasks_per_core_type[t.core_type];

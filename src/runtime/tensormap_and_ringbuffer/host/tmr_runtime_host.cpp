@@ -193,7 +193,8 @@ const char *state_name(uint32_t s) {
 
 // What the run was doing when time ran out (read in place: the sim maps device memory).
 std::string pending_report(const Header *h) {
-  static const char *const kWaits[] = {"",          "task window", "heap ring", "dependency pool",
+  static const char *const kWaits[] = {"",          "task window",
+                                       "heap ring", "dependency pool",
                                        "TensorMap", "tasks using a tensor it reads or writes itself"};
   // Acquire: the slots of the tasks counted in next_task were filled before it was published
   // (the orchestrator's seq_cst store); the report reads them while the run goes on.
@@ -277,8 +278,8 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   HostImage back(sizeof(Header));
   device.copy_from_device(back.data(), dev_ptr, sizeof(Header));
   const auto *hdr = reinterpret_cast<const Header *>(back.data());
-  if (DeviceRunner::KeptBlock *cells = runner.kept_block(kReadyCellsKey, PTO_TASK_SHAPE_COUNT * L.window *
-                                                                             sizeof(MpmcCell))) {
+  if (DeviceRunner::KeptBlock *cells =
+          runner.kept_block(kReadyCellsKey, PTO_TASK_SHAPE_COUNT * L.window * sizeof(MpmcCell))) {
     bool empty = true;  // then the next run attaches the queues where they stopped
     for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) empty = hdr->ready.empty_at(q, &cells->state[q]) && empty;
     cells->valid = empty;
@@ -302,15 +303,15 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   const int64_t failed = hdr->failed_task.load(std::memory_order_relaxed);
   if (failed >= 0) {
     const int64_t fin = hdr->finished.load(std::memory_order_relaxed);
+    const int32_t status = hdr->failed_status.load(std::memory_order_relaxed);
     *error = "task " + std::to_string(failed) + " (kernel " +
-             std::to_string(hdr->failed_func.load(std::memory_order_relaxed)) + ") failed with status " +
-             std::to_string(hdr->failed_status.load(std::memory_order_relaxed)) +
-             mix_status_text(hdr->failed_status.load(std::memory_order_relaxed)) + "; " +
-             std::to_string(fin - static_cast<int64_t>(ran) - 1) + " dependent task(s) were not run" +
+             std::to_string(hdr->failed_func.load(std::memory_order_relaxed)) + ")" +
+             failed_task_text(status) + "; " + std::to_string(fin - static_cast<int64_t>(ran) - 1) +
+             " dependent task(s) were not run" +
              (hdr->orch_stopped.load(std::memory_order_relaxed)
                   ? " and the orchestration submitted nothing after it"
                   : "");
-    return PTO_TASK_FAILED;
+    return failed_task_code(status);
   }
   const auto orch_status = static_cast<pto_status>(hdr->orch_status.load(std::memory_order_relaxed));
   if (orch_status != PTO_OK) {

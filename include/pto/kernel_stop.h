@@ -1,0 +1,40 @@
+/* include/pto/kernel_stop.h — how a sim hook stops a kernel: pto::KernelStop and the statuses it carries.
+ *
+ * Some PTO-ISA instructions compile for the sim but cannot work there yet: their CPU
+ * implementation waits for a peer this runtime never connects, so the kernel would block its
+ * core for good (a hung run, then a worker that cannot run anything). For those, tile kernels
+ * carry a hook (include/pto_tile_shim/pto_tile_sim_hooks.h) that PTO-ISA calls before it would
+ * wait: the hook throws pto::KernelStop with one of the statuses below, the core's
+ * platform_call_kernel catches it, and the task fails with that status. The host reports the
+ * run as NOT_SUPPORTED naming the feature, the task and its kernel
+ * (include/pto/unsupported_feature.h), and the worker stays usable.
+ *
+ * Statuses: -(0x4E53 << 16 | feature). Kernels must not pass codes of that form to pto::fail.
+ * This header includes nothing (builtin types only): it is force-included into every tile
+ * kernel, which must not see headers it did not include itself. */
+#ifndef PTO_KERNEL_STOP_H
+#define PTO_KERNEL_STOP_H
+
+enum pto_unsupported_feature {
+  /* PTO-ISA's cross-core pipes: TPUSH / TPOP / TFREE on a TPipe (pto/cpu/TPush.hpp). */
+  PTO_UNSUPPORTED_TPIPE = 1,
+};
+#define PTO_UNSUPPORTED_STATUS_TAG 0x4E53
+
+static inline __INT32_TYPE__ pto_unsupported_status(unsigned feature) {
+  return -(__INT32_TYPE__)(((unsigned)PTO_UNSUPPORTED_STATUS_TAG << 16) | (feature & 0xFFFFu));
+}
+
+#ifdef __cplusplus
+namespace pto {
+/* Thrown by a sim hook compiled into a kernel to stop it; caught by the core that called the
+ * kernel (platform_call_kernel), which fails the task with `status`. Kernels built by another
+ * compiler than the runtime agree on it: the C++ runtime matches a caught type by its mangled
+ * name. */
+struct KernelStop {
+  __INT32_TYPE__ status;
+};
+}  // namespace pto
+#endif /* __cplusplus */
+
+#endif /* PTO_KERNEL_STOP_H */

@@ -1,0 +1,44 @@
+/* include/pto/unsupported_feature.h — what the status of a task stopped at an unsupported feature means.
+ *
+ * The statuses themselves and how a kernel is stopped: include/pto/kernel_stop.h. */
+#ifndef PTO_UNSUPPORTED_FEATURE_H
+#define PTO_UNSUPPORTED_FEATURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pto/kernel_stop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The feature a status of kernel_stop.h names, or 0 for any other status. */
+static inline uint32_t pto_unsupported_status_feature(int32_t status) {
+  if (status >= 0) return 0;
+  const uint32_t v = (uint32_t)(-(int64_t)status);
+  return (v >> 16) == PTO_UNSUPPORTED_STATUS_TAG ? (v & 0xFFFFu) : 0;
+}
+
+/* Writes what such a status means into buf (NUL-terminated, at most n bytes), worded to follow
+ * "task N (kernel K) ", and returns 1; returns 0 (buf untouched) for any other status. */
+static inline int pto_unsupported_status_describe(int32_t status, char *buf, size_t n) {
+  switch (pto_unsupported_status_feature(status)) {
+    case PTO_UNSUPPORTED_TPIPE:
+      snprintf(buf, n,
+               "uses PTO-ISA's TPUSH/TPOP cross-core pipes (TPUSH, TPOP, TFREE on a TPipe), which the "
+               "simulator does not implement yet: the kernel was stopped at its first pipe call instead "
+               "of waiting for a peer that never comes (pass the tile through global memory, or use "
+               "pto::pipe_push/pipe_pop in a MIX task, docs/design/mix_sync.md)");
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PTO_UNSUPPORTED_FEATURE_H */
