@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/test_all.sh — installs what tests need and runs every test: C++ (plain, ThreadSanitizer,
 # AddressSanitizer+UBSan), the libFuzzer targets for a short while, a smoke run of the benchmarks,
-# Python, and the documentation (the strict site build and every code block of README.md and
-# docs/). .ci/run calls exactly this.
+# Python, the reference implementation's scene tests (scripts/reference_suite.sh --ci), and the
+# documentation (the strict site build and every code block of README.md and docs/). .ci/run
+# calls exactly this.
 # PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 / PTO_SKIP_FUZZ=1 skip those parts for a quick local
 # pass; PTO_FUZZ_SECONDS (20) is each fuzz target's time.
 set -euo pipefail
@@ -77,6 +78,9 @@ for example in examples/*/main.py; do python3 -m mypy "$example"; done
 
 echo "== Python: pytest"
 python3 -m pytest -q tests/python
+
+echo "== Scene tests: the reference implementation's non-manual sim cases, each result as docs/conformance.md has it"
+scripts/reference_suite.sh --ci
 
 echo "== Docs: mkdocs build --strict and every code block of README.md and docs/ (scripts/docs.sh)"
 scripts/docs.sh check

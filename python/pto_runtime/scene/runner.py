@@ -385,9 +385,9 @@ def main(argv: list[str] | None = None) -> int:
             ctx, items, options, args.reference, args.jobs, args.timeout, logs
         ):
             records.append(rec)
-            detail = f" ({rec.feature})" if rec.feature else ""
+            detail = f": {rec.feature}" if rec.feature else ""
             print(
-                f"[{len(records)}/{len(items)}] {rec.result}{detail} {rec.label} "
+                f"[{len(records)}/{len(items)}] {rec.result}{detail}  {rec.label} "
                 f"[{rec.platform}] {rec.wall_s:.1f} s  {_short(rec.file)}",
                 flush=True,
             )
