@@ -100,7 +100,7 @@ def main(argv: list[str]) -> int:
         "|---|---|---|",
     ]
     for (feature, level), n in sorted(features.items(), key=lambda kv: (-kv[1], kv[0])):
-        lines.append(f"| {feature} | {level} | {n} |")
+        lines.append(f"| {feature} | {level or 'file'} | {n} |")
     lines += [
         "",
         "## Every case",
@@ -112,7 +112,8 @@ def main(argv: list[str]) -> int:
         detail = c["feature"] or (c["message"].splitlines()[0] if c["message"] else "")
         detail = detail.replace("|", "\\|")[:160]
         lines.append(
-            f"| `{rel(c['file'])}` | {c['cls']}::{c['case']} | {c['platform']} | {c['level']} | "
+            f"| `{rel(c['file'])}` | {c['cls']}::{c['case']} | {c['platform']} | "
+            f"{c['level'] or 'file'} | "
             f"{'yes' if c['manual'] else ''} | {c['result']} | {c['wall_s']:.1f} | {detail} |"
         )
     Path(argv[2]).write_text("\n".join(lines) + "\n")

@@ -55,9 +55,9 @@ def format_summary(records: Sequence[CaseRecord], total: int | None = None) -> s
         max(len(h), *(len(row[i]) for row in rows)) if rows else len(h)
         for i, h in enumerate(header)
     ]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     failures = [r for r in records if r.result not in (record.PASSED, record.SKIPPED)]
     for r in failures:
         lines.append("")
