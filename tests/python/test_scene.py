@@ -228,3 +228,13 @@ def test_pytest_plugin_makes_each_case_a_test_and_says_why_it_skips():
     assert "manual on a2a3sim: --manual include (or only) runs it" in out
     assert "lists no sim platform (a2a3)" in out
     assert "passed 3 / attempted 3 / total 3" in out
+
+
+def test_the_package_declares_what_its_bfloat16_examples_import():
+    # examples/paged_attention runs bfloat16 by default through ml_dtypes: after `pip install .`
+    # it must be there without the test extras (it died with ModuleNotFoundError before).
+    from importlib.metadata import requires
+
+    runtime = [r for r in requires("pto-runtime") or [] if "extra ==" not in r]
+    assert any(r.split(";")[0].strip().startswith("ml_dtypes") for r in runtime), runtime
+    assert not any(r.startswith("torch") for r in runtime), "torch must stay optional"
