@@ -30,6 +30,20 @@ def folder_of(rel: str) -> str:
     return "/".join(parts[: min(3, len(parts) - 1)])
 
 
+def counts_table(title: str, what: str, rows: dict[str, Counter[str]]) -> list[str]:
+    """A section: one row per key, the count of each result and the total."""
+    lines = [
+        "## " + title,
+        "",
+        f"| {what} | " + " | ".join(RESULTS) + " | total |",
+        "|---|" + "---|" * (len(RESULTS) + 1),
+    ]
+    for key, counts in rows.items():
+        cells = " | ".join(str(counts[r]) for r in RESULTS)
+        lines.append(f"| {key} | {cells} | {sum(counts.values())} |")
+    return lines + [""]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -66,32 +80,18 @@ def main(argv: list[str]) -> int:
         f"Run: {meta.get('date', '?')}, commit {meta.get('commit', '?')}, "
         f"{meta.get('wall_s', 0):.0f} s for the whole suite on {meta.get('cpus', '?')} CPUs.",
         "",
-        "## By level",
-        "",
-        "| level | " + " | ".join(RESULTS) + " | total |",
-        "|---|" + "---|" * (len(RESULTS) + 1),
     ]
-    for level in sorted(by_level):
-        counts = by_level[level]
-        lines.append(
-            f"| {level} | "
-            + " | ".join(str(counts[r]) for r in RESULTS)
-            + f" | {sum(counts.values())} |"
-        )
-    lines += [
-        "",
-        "## By folder",
-        "",
-        "| folder | " + " | ".join(RESULTS) + " | total |",
-        "|---|" + "---|" * (len(RESULTS) + 1),
-    ]
-    for folder in sorted(by_folder):
-        counts = by_folder[folder]
-        lines.append(
-            f"| `{folder}` | "
-            + " | ".join(str(counts[r]) for r in RESULTS)
-            + f" | {sum(counts.values())} |"
-        )
+    lines += counts_table(
+        "By level",
+        "level",
+        {
+            (str(level) if level else "a file that does not import"): by_level[level]
+            for level in sorted(by_level)
+        },
+    )
+    lines += counts_table(
+        "By folder", "folder", {f"`{folder}`": by_folder[folder] for folder in sorted(by_folder)}
+    )
     lines += [
         "",
         "## What the cases that cannot run need",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,14 @@ from ..trace import Trace, write_swimlanes
 from . import arrays, record
 from .spec import Scalar, TaskArgsBuilder, TensorArg
 
-__all__ = ["RunOptions", "build_chip_args", "build_config", "scalar_bits"]
+__all__ = [
+    "RunOptions",
+    "build_chip_args",
+    "build_config",
+    "iter_args",
+    "scalar_bits",
+    "scalar_i64",
+]
 
 _MASK64 = (1 << 64) - 1
 # The AICPU threads a run uses when the case does not say (the reference's defaults).
@@ -75,6 +82,32 @@ def _direction(entry: Any, where: str) -> Direction:
     )
 
 
+def iter_args(
+    test_args: TaskArgsBuilder, signature: Sequence[Any]
+) -> Iterator[tuple[TensorArg | Scalar, Direction | None]]:
+    """Every argument in order with its direction: a tensor's from the orchestration's
+    signature (ValueError if the signature has no entry for it), None for a scalar."""
+    index = 0
+    for spec in test_args.specs:
+        if isinstance(spec, Scalar):
+            yield spec, None
+            continue
+        if index >= len(signature):
+            raise ValueError(
+                f"tensor {spec.name!r} (tensor {index}) has no entry in the orchestration's "
+                f"signature, which has {len(signature)}; make CALLABLE['orchestration']"
+                "['signature'] list every tensor generate_args() returns"
+            )
+        yield spec, _direction(signature[index], f"signature[{index}] ({spec.name!r})")
+        index += 1
+
+
+def scalar_i64(value: Any) -> int:
+    """A scalar's bits as the signed int64 ChipStorageTaskArgs.add_scalar_i64 takes."""
+    bits = scalar_bits(value)
+    return bits - (1 << 64) if bits >> 63 else bits
+
+
 def build_chip_args(
     test_args: TaskArgsBuilder, signature: Sequence[Any]
 ) -> tuple[ChipStorageTaskArgs, list[str]]:
@@ -82,23 +115,13 @@ def build_chip_args(
     names of the tensors the run writes (OUTPUT, INOUT)."""
     args = ChipStorageTaskArgs()
     outputs: list[str] = []
-    index = 0
-    for spec in test_args.specs:
-        if isinstance(spec, TensorArg):
-            if index >= len(signature):
-                raise ValueError(
-                    f"tensor {spec.name!r} (tensor {index}) has no entry in the orchestration's "
-                    f"signature, which has {len(signature)}; make CALLABLE['orchestration']"
-                    "['signature'] list every tensor generate_args() returns"
-                )
-            d = _direction(signature[index], f"signature[{index}] ({spec.name!r})")
-            args.add_tensor(spec.value, d)
-            if d in (Direction.OUTPUT, Direction.INOUT):
-                outputs.append(spec.name)
-            index += 1
-        elif isinstance(spec, Scalar):
-            bits = scalar_bits(spec.value)
-            args.add_scalar_i64(bits - (1 << 64) if bits >> 63 else bits)
+    for spec, d in iter_args(test_args, signature):
+        if d is None:
+            args.add_scalar_i64(scalar_i64(spec.value))
+            continue
+        args.add_tensor(spec.value, d)
+        if d in (Direction.OUTPUT, Direction.INOUT):
+            outputs.append(spec.name)
     return args, outputs
 
 

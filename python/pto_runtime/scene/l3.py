@@ -22,8 +22,8 @@ from .._native import ChipCallConfig, Direction
 from ..task_args import ChipStorageTaskArgs
 from . import arrays, record
 from .build import CompiledCallable
-from .execute import compare_and_record, scalar_bits
-from .spec import Scalar, TaskArgsBuilder, TensorArg
+from .execute import compare_and_record, iter_args, scalar_i64
+from .spec import TaskArgsBuilder
 
 __all__ = ["CallableNamespace", "ReferenceOrchestrator", "build_l3_task_args", "run_case_l3"]
 
@@ -65,21 +65,13 @@ def build_l3_task_args(
     }
     args = TaskArgs()
     outputs: list[str] = []
-    index = 0
-    for spec in test_args.specs:
-        if isinstance(spec, TensorArg):
-            if index >= len(signature):
-                raise ValueError(
-                    f"tensor {spec.name!r} (tensor {index}) has no entry in the signature "
-                    f"({len(signature)} entries)"
-                )
-            d = signature[index]
-            args.add_tensor(spec.value, tags.get(d, TensorArgType.INPUT))
-            if d in (Direction.OUTPUT, Direction.INOUT):
-                outputs.append(spec.name)
-            index += 1
-        elif isinstance(spec, Scalar):
+    for spec, d in iter_args(test_args, signature):
+        if d is None:
             args.add_scalar(spec.value)
+            continue
+        args.add_tensor(spec.value, tags[d])
+        if d in (Direction.OUTPUT, Direction.INOUT):
+            outputs.append(spec.name)
     return args, outputs
 
 
@@ -91,8 +83,7 @@ def _chip_args(args: Any) -> ChipStorageTaskArgs:
     for tensor, tag in args.tensors:
         out.add_tensor(tensor, tag.direction())
     for value in args.scalars:
-        bits = scalar_bits(value)
-        out.add_scalar_i64(bits - (1 << 64) if bits >> 63 else bits)
+        out.add_scalar_i64(scalar_i64(value))
     return out
 
 
