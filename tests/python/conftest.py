@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,31 @@ def run_example():
         )
 
     return run
+
+
+def missing_tile_toolchain() -> str | None:
+    """Why the tile-kernel examples cannot run here, or None."""
+    root = os.environ.get("PTO_ISA_ROOT")
+    if not root:
+        return "PTO_ISA_ROOT is not set (a PTO-ISA checkout whose include/ holds pto/pto-inst.hpp)"
+    if not (Path(root) / "include" / "pto" / "pto-inst.hpp").is_file():
+        return f"PTO_ISA_ROOT={root} has no include/pto/pto-inst.hpp"
+    if shutil.which("clang++-19") is None:
+        return "clang++-19 is not on PATH (tile kernels need C++23 and __bf16)"
+    if importlib.util.find_spec("ml_dtypes") is None:
+        return "the Python package ml_dtypes is not installed (bfloat16 arrays)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def tile_toolchain() -> None:
+    """Skips the test unless the tile-kernel examples can run here (PTO-ISA, clang++-19,
+    ml_dtypes); PTO_REQUIRE_TILE=1 (scripts/test_all.sh sets it) makes their absence a failure."""
+    reason = missing_tile_toolchain()
+    if reason is not None:
+        if os.environ.get("PTO_REQUIRE_TILE") == "1":
+            pytest.fail(f"PTO_REQUIRE_TILE=1 but {reason}")
+        pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

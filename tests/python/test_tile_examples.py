@@ -1,23 +1,23 @@
-"""tests/python/test_tile_examples.py — the PTO-ISA tile-kernel examples match NumPy.
+"""tests/python/test_tile_examples.py — the PTO-ISA tile-kernel examples' main.py match NumPy.
 
-Each example runs as its own process, the way a user runs it, at small sizes on both simulated
-chips and both runtimes, with the platform's full geometry (every scheduler thread and core at
-work, so a missed dependency shows up as a wrong element) and once with one cluster and one
-AICPU thread. Tile kernels need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19; without them
-the tests are skipped, unless PTO_REQUIRE_TILE=1 makes their absence a failure.
+Each example's main.py runs as its own process, the way a user runs it, with the sizes its flags
+give. The examples' scene tests (examples/<name>/test_<name>.py: the same kernels and data, every
+size and type on both simulated chips and both runtimes, on every cluster and on one cluster
+with one AICPU thread; bgemm also through the reference orchestration API) run in
+test_example_scenes.py. Here: main.py on a5sim's full geometry (which the scene cases' default
+geometry leaves out), also with --api reference; --save and --portable; --timing. Tile kernels
+need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19; without them the tests are skipped,
+unless PTO_REQUIRE_TILE=1 makes their absence a failure.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-PLATFORMS = ["a2a3sim", "a5sim"]
+pytestmark = pytest.mark.usefixtures("tile_toolchain")
+
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
 RUNS = {  # (example, extra arguments): small sizes, seconds each
     "bgemm": ("bgemm", "--groups 3 --grid-k 3 --tile-loop 2 --tile 32".split()),
@@ -33,55 +33,25 @@ RUNS = {  # (example, extra arguments): small sizes, seconds each
 }
 
 
-def missing_toolchain() -> str | None:
-    """Why the tile examples cannot run here, or None."""
-    root = os.environ.get("PTO_ISA_ROOT")
-    if not root:
-        return "PTO_ISA_ROOT is not set (a PTO-ISA checkout whose include/ holds pto/pto-inst.hpp)"
-    if not (Path(root) / "include" / "pto" / "pto-inst.hpp").is_file():
-        return f"PTO_ISA_ROOT={root} has no include/pto/pto-inst.hpp"
-    if shutil.which("clang++-19") is None:
-        return "clang++-19 is not on PATH (tile kernels need C++23 and __bf16)"
-    if importlib.util.find_spec("ml_dtypes") is None:
-        return "the Python package ml_dtypes is not installed (bfloat16 arrays)"
-    return None
-
-
-@pytest.fixture(scope="module", autouse=True)
-def tile_toolchain():
-    reason = missing_toolchain()
-    if reason is not None:
-        if os.environ.get("PTO_REQUIRE_TILE") == "1":
-            pytest.fail(f"PTO_REQUIRE_TILE=1 but {reason}")
-        pytest.skip(reason)
-
-
 def assert_success(result: subprocess.CompletedProcess) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert any(line.startswith("SUCCESS") for line in result.stdout.splitlines()), result.stdout
 
 
+# The scene cases of RUNS' sizes (test_example_scenes.py) run on every cluster with the scene
+# layer's default AICPU threads: on a2a3sim that is main.py's full geometry (24 clusters, 4
+# threads), on a5sim 5 threads of 7. main.py's default is the full geometry: all 7 here.
 @pytest.mark.parametrize("runtime", RUNTIMES)
-@pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("run", list(RUNS))
-def test_tile_example_matches_numpy(run_example, run, platform, runtime):
+def test_tile_example_matches_numpy_on_every_a5sim_thread(run_example, run, runtime):
     example, extra = RUNS[run]
-    assert_success(run_example(example, "-p", platform, "-r", runtime, *extra))
+    assert_success(run_example(example, "-p", "a5sim", "-r", runtime, *extra))
 
 
-@pytest.mark.parametrize("runtime", RUNTIMES)
-@pytest.mark.parametrize("example", ["bgemm", "paged_attention"])
-def test_tile_example_on_one_cluster_and_one_aicpu_thread(run_example, example, runtime):
-    # One AICPU thread: on tensormap_and_ringbuffer the orchestrator schedules between submits.
-    one = ["--block-dim", "1", "--aicpu-threads", "1"]
-    assert_success(run_example(example, "-r", runtime, *one))
-
-
-@pytest.mark.parametrize("platform", PLATFORMS)
-def test_bgemm_through_the_reference_orchestration_api(run_example, platform):
+def test_bgemm_through_the_reference_orchestration_api_on_every_a5sim_thread(run_example):
     # orchestration_ref.cpp: pto_orchestration_api.h's layer over the tensormap orchestrator.
     extra = "--groups 3 --grid-k 2 --tile-loop 2 --tile 32 --api reference".split()
-    assert_success(run_example("bgemm", "-p", platform, *extra))
+    assert_success(run_example("bgemm", "-p", "a5sim", *extra))
 
 
 @pytest.mark.parametrize(
