@@ -1,18 +1,20 @@
 """tests/python/test_tile_examples.py — the PTO-ISA tile-kernel examples' main.py match NumPy.
 
-Each example's main.py runs as its own process, the way a user runs it, with the sizes its flags
-give. The examples' scene tests (examples/<name>/test_<name>.py: the same kernels and data, every
-size and type on both simulated chips and both runtimes, on every cluster and on one cluster
-with one AICPU thread; bgemm also through the reference orchestration API) run in
-test_example_scenes.py. Here: main.py on a5sim's full geometry (which the scene cases' default
-geometry leaves out), also with --api reference; --save and --portable; --timing. Tile kernels
-need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19; without them the tests are skipped,
-unless PTO_REQUIRE_TILE=1 makes their absence a failure.
+Each example's main.py runs one case of its scene test with the sizes its flags give, as its own
+process, the way a user runs it, and ends with the scene table. The examples' scene tests
+(examples/<name>/test_<name>.py: every size and type on both simulated chips and both runtimes,
+on every cluster and on one cluster with one AICPU thread; bgemm also through the reference
+orchestration API) run in test_example_scenes.py. Here: main.py on a5sim's full geometry (which
+the scene cases' default geometry leaves out), also with --api reference; --save and
+--portable; --timing. Tile kernels need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19;
+without them the tests are skipped, unless PTO_REQUIRE_TILE=1 makes their absence a failure.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -31,11 +33,12 @@ RUNS = {  # (example, extra arguments): small sizes, seconds each
         "--case varseq4 --dtype float16".split(),
     ),
 }
+PASSED_ONE = "passed 1 / attempted 1 / total 1"  # the scene table's last line
 
 
 def assert_success(result: subprocess.CompletedProcess) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
-    assert any(line.startswith("SUCCESS") for line in result.stdout.splitlines()), result.stdout
+    assert PASSED_ONE in result.stdout.splitlines(), result.stdout
 
 
 # The scene cases of RUNS' sizes (test_example_scenes.py) run on every cluster with the scene
@@ -95,9 +98,15 @@ def test_tile_example_timing_predicts_and_writes_both_swimlanes(
     extra = BGEMM_TIMED if example == "bgemm" else ["--timing"]
     result = run_example(example, "-r", runtime, *extra, "-o", str(tmp_path))
     assert predicted_makespan(result) > 0
-    assert "host_time 0" in result.stdout, result.stdout  # every kernel priced by the model
+    # The table ends with "swimlanes of <case> on <platform>: <dir>/<stem>.compare.html".
+    pages = re.findall(r"^swimlanes of .*: (.*)\.compare\.html$", result.stdout, re.MULTILINE)
+    assert len(pages) == 1, result.stdout
+    stem = Path(pages[0])
+    assert stem.parent == tmp_path, pages
     for page in ("measured", "predicted", "compare"):
-        assert (tmp_path / f"{example}.{page}.html").stat().st_size > 0
+        assert Path(f"{stem}.{page}.html").stat().st_size > 0
+    # Every kernel priced by the model: the predicted page counts the tasks by what priced them.
+    assert "host_time 0" in Path(f"{stem}.predicted.html").read_text(encoding="utf-8")
 
 
 def test_bgemm_timing_predicts_longer_for_twice_the_tiles_per_task(run_example, tmp_path):
