@@ -36,14 +36,6 @@ class BasicScene(SceneTestCase):
         {"name": "every_cluster", "platforms": ["a2a3sim", "a5sim"], "params": {"n": 16384}},
     ]
 
-    def test_run(self, st_platform: str, st_worker: Any, request: Any) -> None:
-        # A process may hold one chip per device: close this runtime's after each case, so the
-        # other runtime's class can make its own (the scene layer keeps both open otherwise).
-        try:
-            super().test_run(st_platform, st_worker, request)
-        finally:
-            st_worker.close()
-
     def generate_args(self, params: Any) -> TaskArgsBuilder:
         n = params["n"]
         return TaskArgsBuilder(

@@ -82,14 +82,6 @@ class PagedAttentionScene(SceneTestCase):
     ]
     RTOL = ATOL = 1e-3
 
-    def test_run(self, st_platform: str, st_worker: Any, request: Any) -> None:
-        # A process may hold one chip per device: close this runtime's after each case, so the
-        # other runtime's class can make its own (the scene layer keeps both open otherwise).
-        try:
-            super().test_run(st_platform, st_worker, request)
-        finally:
-            st_worker.close()
-
     def generate_args(self, params: Any) -> TaskArgsBuilder:
         rng = np.random.default_rng(params["seed"])
         dtype = DTYPES[params["dtype"]]

@@ -21,6 +21,26 @@ from .build import CompiledCallable
 
 __all__ = ["ChipSceneWorker", "NodeSceneWorker"]
 
+# The scene workers of this process that hold chips, by device id. A simulated device takes one
+# worker at a time, and one file may hold classes of both runtimes (or an L3 class beside L2
+# ones): a worker that needs a device closes the one that holds it, which reopens on its next
+# run. Cases run one after another, so nothing is closed under a running case.
+_holders: dict[int, Any] = {}
+
+
+def _claim(devices: Sequence[int], worker: Any) -> None:
+    for d in devices:
+        holder = _holders.get(d)
+        if holder is not None and holder is not worker:
+            holder.close()
+    for d in devices:
+        _holders[d] = worker
+
+
+def _release(worker: Any) -> None:
+    for d in [d for d, w in _holders.items() if w is worker]:
+        del _holders[d]
+
 
 class ChipSceneWorker:
     """One chip of ``platform`` running ``runtime``."""
@@ -38,6 +58,7 @@ class ChipSceneWorker:
     def chip(self) -> ChipWorker:
         """The ChipWorker, initialised on first use."""
         if self._chip is None:
+            _claim([self.device_id], self)
             chip = ChipWorker()
             chip.init(self.platform, self.runtime)
             try:
@@ -83,6 +104,7 @@ class ChipSceneWorker:
         return self._slots
 
     def close(self) -> None:
+        _release(self)
         if self._chip is not None:
             chip, self._chip = self._chip, None
             if chip.initialized:
@@ -164,6 +186,7 @@ class NodeSceneWorker:
 
     def init(self) -> None:
         if self._worker is None:
+            _claim(self.device_ids, self)
             self._worker = L3Worker(
                 device_ids=self.device_ids,
                 num_sub_workers=max(1, self.num_sub_workers),
@@ -193,6 +216,7 @@ class NodeSceneWorker:
             raise
 
     def close(self) -> None:
+        _release(self)
         if self._worker is not None:
             worker, self._worker = self._worker, None
             worker.close()
