@@ -67,6 +67,8 @@ def format_summary(records: Sequence[CaseRecord], total: int | None = None) -> s
     for r in records:
         if r.swimlane:
             lines.append(f"swimlanes of {r.label} on {r.platform}: {r.swimlane}")
+        for note in r.notes:
+            lines.append(f"note on {r.label} on {r.platform}: {note}")
     features = Counter(r.feature for r in records if r.result == record.NOT_SUPPORTED)
     if features:
         lines.append("")
