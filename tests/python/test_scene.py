@@ -238,3 +238,11 @@ def test_the_package_declares_what_its_bfloat16_examples_import():
     runtime = [r for r in requires("pto-runtime") or [] if "extra ==" not in r]
     assert any(r.split(";")[0].strip().startswith("ml_dtypes") for r in runtime), runtime
     assert not any(r.startswith("torch") for r in runtime), "torch must stay optional"
+
+
+def test_a_level_3_scene_runs_a_chip_task_then_a_sub_task_that_reads_it(tmp_path):
+    # z = y / 2 is computed by the SUB from the chip task's y: right only if the SUB waited.
+    result, records = runner(tmp_path, "test_l3_pipeline.py")
+    rec = records[("TestL3Pipeline", "chip_then_sub", "a2a3sim")]
+    assert rec["result"] == "PASSED", result.stdout
+    assert rec["level"] == 3 and rec["tasks"] == 2 and rec["worst_error"] == 0
