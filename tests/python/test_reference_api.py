@@ -19,7 +19,6 @@ import ctypes
 import functools
 import importlib.util
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -85,25 +84,9 @@ PTO_ORCHESTRATION(g, args) {
 """
 
 
-def missing_tile_toolchain() -> str | None:
-    """Why tile kernels cannot be built here, or None."""
-    root = os.environ.get("PTO_ISA_ROOT")
-    if not root:
-        return "PTO_ISA_ROOT is not set (a PTO-ISA checkout whose include/ holds pto/pto-inst.hpp)"
-    if not (Path(root) / "include" / "pto" / "pto-inst.hpp").is_file():
-        return f"PTO_ISA_ROOT={root} has no include/pto/pto-inst.hpp"
-    if shutil.which("clang++-19") is None:
-        return "clang++-19 is not on PATH (tile kernels need C++23 and __bf16)"
-    return None
-
-
 @pytest.fixture(scope="module")
-def tile():
-    reason = missing_tile_toolchain()
-    if reason is not None:
-        if os.environ.get("PTO_REQUIRE_TILE") == "1":
-            pytest.fail(f"PTO_REQUIRE_TILE=1 but {reason}")
-        pytest.skip(reason)
+def tile(tile_toolchain: None) -> None:
+    """Skips (or with PTO_REQUIRE_TILE=1 fails) a test that needs tile kernels (conftest.py)."""
 
 
 def suite_dir(*parts: str) -> Path:
