@@ -16,18 +16,9 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from pto_runtime.scene.report import family_of
+
 RESULTS = ("PASSED", "FAILED", "NOT_SUPPORTED", "ERROR", "TIMEOUT", "CRASHED", "SKIPPED")
-
-
-def folder_of(rel: str) -> str:
-    """The family a case's file belongs to: examples/a2a3/<runtime>, tests/st/a5/<runtime>,
-    tests/st/worker, examples/workers/l3, ..."""
-    parts = Path(rel).parts
-    if parts[0] == "examples" and len(parts) > 2 and parts[1] in ("a2a3", "a5"):
-        return "/".join(parts[:3])
-    if parts[:2] == ("tests", "st") and len(parts) > 3 and parts[2] in ("a2a3", "a5"):
-        return "/".join(parts[:4])
-    return "/".join(parts[: min(3, len(parts) - 1)])
 
 
 def counts_table(title: str, what: str, rows: dict[str, Counter[str]]) -> list[str]:
@@ -61,11 +52,14 @@ def main(argv: list[str]) -> int:
     by_folder: dict[str, Counter[str]] = defaultdict(Counter)
     by_level: dict[int, Counter[str]] = defaultdict(Counter)
     features: Counter[str] = Counter()
+    folder_features: dict[str, Counter[str]] = defaultdict(Counter)
     for c in cases:
-        by_folder[folder_of(rel(c["file"]))][c["result"]] += 1
+        folder = family_of(rel(c["file"]))
+        by_folder[folder][c["result"]] += 1
         by_level[c["level"]][c["result"]] += 1
         if c["result"] == "NOT_SUPPORTED":
             features[(c["feature"], c["level"])] += 1
+            folder_features[folder][c["feature"]] += 1
 
     lines = [
         "# Conformance: the reference implementation's scene tests",
@@ -92,6 +86,23 @@ def main(argv: list[str]) -> int:
     lines += counts_table(
         "By folder", "folder", {f"`{folder}`": by_folder[folder] for folder in sorted(by_folder)}
     )
+    lines += [
+        "## What each folder's cases that cannot run need",
+        "",
+        "| folder | PASSED | NOT_SUPPORTED | by missing feature |",
+        "|---|---|---|---|",
+    ]
+    for folder in sorted(by_folder):
+        need = ", ".join(
+            f"{feature} {n}"
+            for feature, n in sorted(
+                folder_features[folder].items(), key=lambda kv: (-kv[1], kv[0])
+            )
+        )
+        lines.append(
+            f"| `{folder}` | {by_folder[folder]['PASSED']} | "
+            f"{by_folder[folder]['NOT_SUPPORTED']} | {need} |"
+        )
     lines += [
         "",
         "## What the cases that cannot run need",

@@ -53,7 +53,8 @@ class CaseRecord:
     result: str = ""
     feature: str = ""  # NOT_SUPPORTED: what is missing
     message: str = ""  # the failure, one paragraph
-    wall_s: float = 0.0
+    wall_s: float = 0.0  # the case itself: compile, arguments, runs, comparison
+    process_s: float = 0.0  # the runner: the case's whole child process, start and imports too
     tasks: int = 0
     worst_error: float | None = None  # largest |actual - golden| over the outputs
     predicted_makespan_us: float | None = None  # --timing

@@ -19,6 +19,17 @@ from .record import CaseRecord
 __all__ = ["compare_to", "counts_line", "format_summary", "load_json", "save_json"]
 
 
+def family_of(rel: str) -> str:
+    """The family (folder) a case's file belongs to, given its path relative to the suite's
+    root: examples/a2a3/<runtime>, tests/st/a5/<runtime>, tests/st/worker, ..."""
+    parts = Path(rel).parts
+    if parts[0] == "examples" and len(parts) > 2 and parts[1] in ("a2a3", "a5"):
+        return "/".join(parts[:3])
+    if parts[:2] == ("tests", "st") and len(parts) > 3 and parts[2] in ("a2a3", "a5"):
+        return "/".join(parts[:4])
+    return "/".join(parts[: min(3, len(parts) - 1)])
+
+
 def _error(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 

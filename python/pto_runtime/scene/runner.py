@@ -336,9 +336,12 @@ def _iter_results(
             rec.result, rec.feature, rec.message = item.error
             return rec
         log = str(logs / f"case{index:04d}.log")
+        start = time.monotonic()
         got, why = _run_child(ctx, _child_case, (vars(item), options, reference), timeout, log)
         if got is not None:
-            return CaseRecord.from_json(got)
+            rec = CaseRecord.from_json(got)
+            rec.process_s = time.monotonic() - start
+            return rec
         rec.result, _, rec.message = why.partition(": ")
         rec.message += "\n" + _tail(log)
         rec.wall_s = timeout if rec.result == record.TIMEOUT else 0.0
