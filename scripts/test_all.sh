@@ -5,7 +5,7 @@
 # documentation (the strict site build and every code block of README.md and docs/). .ci/run
 # calls exactly this.
 # PTO_SKIP_SANITIZERS=1 / PTO_SKIP_BENCH=1 / PTO_SKIP_FUZZ=1 skip those parts for a quick local
-# pass; PTO_FUZZ_SECONDS (20) is each fuzz target's time.
+# pass; PTO_FUZZ_SECONDS (10) is each fuzz target's time.
 set -euo pipefail
 . "$(dirname "$0")/help.sh"
 if [ $# -gt 0 ]; then
@@ -31,36 +31,56 @@ echo() {
   fi
 }
 
-echo "== C++: configure, build, test (dev preset)"
-cmake --preset dev >/dev/null
+# The C++ tests run once per build that checks more than the plain one: all of them under
+# ASan+UBSan, the concurrent ones under TSan. The plain dev build (-O2, warnings as errors) is
+# built, and runs them only when the sanitizers are skipped; the benchmarks use it.
+# threads_run PRESET: the thread-per-core sim (PTO_SIM_EXEC=threads), kept for comparison. Only
+# the tests that run device code: compilers, host-side units, L3/L4 and seeded or timed runs
+# (which never use the thread-per-core path) do the same thing under either executor.
+threads_run() {
+  echo "== C++: the thread-per-core sim (PTO_SIM_EXEC=threads, $1 preset), kept for comparison"
+  PTO_SIM_EXEC=threads ctest --preset "$1" -E \
+    'KernelCompiler|TileKernel|CostModel|IsaTiming|SimTiming|Seeded|^l4\.|L3|l3_|Modes/|TensorMap|Region|HeapRing|CorePool|TaskWindow|DepBatch|HostHeap|Doorbell|FiberPool|MpmcQueue|Geometries|Backend|RuntimeBuilder|ReadyQueueSet|package|portable|ShmBell'
+}
+
+echo "== C++: configure, build (dev preset, with the benchmarks and their peers)"
+bench_flag=OFF
+if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
+  bench/setup.sh  # the peer runtimes (Debian packages) the benchmarks build against
+  bench_flag=ON
+fi
+cmake --preset dev -DPTO_BUILD_BENCH=$bench_flag >/dev/null
 cmake --build --preset dev -j "$jobs"
-ctest --preset dev
-echo "== C++: the thread-per-core sim (PTO_SIM_EXEC=threads), kept for comparison"
-# Only the tests that run device code: compilers, host-side units, L3/L4 and seeded or timed
-# runs (which never use the thread-per-core path) do the same thing under either executor.
-PTO_SIM_EXEC=threads ctest --preset dev -E \
-  'KernelCompiler|TileKernel|CostModel|IsaTiming|SimTiming|Seeded|^l4\.|L3|l3_|Modes/|TensorMap|Region|HeapRing|CorePool|TaskWindow|DepBatch|HostHeap|Doorbell|FiberPool|MpmcQueue|Geometries|Backend|RuntimeBuilder|ReadyQueueSet|package|portable|ShmBell'
+if [ "${PTO_SKIP_SANITIZERS:-0}" = 1 ]; then
+  echo "== C++: test (dev preset)"
+  ctest --preset dev
+  threads_run dev
+fi
 
 if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
   echo "== Benchmarks: smoke run (every result checked; no timing assertions)"
-  bench/setup.sh
-  cmake --preset dev -DPTO_BUILD_BENCH=ON >/dev/null
-  cmake --build --preset dev -j "$jobs"
   python3 bench/run.py build/dev --smoke --no-plot
 fi
 
 if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
-  for san in tsan asan; do
-    echo "== C++ under ${san}"
-    cmake --preset "$san" >/dev/null
-    cmake --build --preset "$san" -j "$jobs"
-    ctest --preset "$san"
-  done
+  # TSan first: the tile kernels and cost-model twins it compiles into the shared kernel cache
+  # (build/kernel_cache) are the same binaries ASan's run would compile again.
+  echo "== C++ under tsan"
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan -j "$jobs"
+  # Not under TSan what runs one thread (the tensor map's brute-force comparisons) or only
+  # compilers (KernelCompiler, the installed package's consumer build): ASan's run covers them.
+  ctest --preset tsan -E '^TensorMap\.MatchesBruteForce|^KernelCompiler|^package\.'
+  echo "== C++ under asan (every test)"
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan -j "$jobs"
+  ctest --preset asan
+  threads_run asan
 fi
 
 if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== Fuzz: every libFuzzer target, ${PTO_FUZZ_SECONDS:-20} s each (docs/fuzzing.md)"
-  scripts/fuzz.sh all "${PTO_FUZZ_SECONDS:-20}"
+  echo "== Fuzz: every libFuzzer target, ${PTO_FUZZ_SECONDS:-10} s each (docs/fuzzing.md)"
+  scripts/fuzz.sh all "${PTO_FUZZ_SECONDS:-10}"
 fi
 
 echo "== Python: lint"
@@ -77,10 +97,11 @@ python3 -m mypy -p pto_runtime
 for example in examples/*/main.py; do python3 -m mypy "$example"; done
 
 echo "== Python: pytest"
-python3 -m pytest -q tests/python
+# --durations: the slowest tests, so a CI run that grows says where its time went.
+python3 -m pytest -q --durations=15 tests/python
 
 echo "== Scene tests: the reference implementation's non-manual sim cases, each result as docs/conformance.md has it"
-scripts/reference_suite.sh --ci
+scripts/reference_suite.sh --ci -j "$jobs"  # as many cases at once as CPUs
 
 echo "== Docs: mkdocs build --strict and every code block of README.md and docs/ (scripts/docs.sh)"
 scripts/docs.sh check
