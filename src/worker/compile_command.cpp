@@ -92,10 +92,12 @@ Command scalar_command(const CompileOptions &o, const std::string &include_dir) 
 }
 
 Command tile_command(const CompileOptions &o, const std::string &origin, pto_core_type core_type,
-                     const std::string &include_dir, bool cost_model, const std::string &cache_dir) {
+                     const std::string &include_dir, bool cost_model, const std::string &cache_dir,
+                     bool reuse) {
   const std::string root = tile_isa_root(o.pto_isa_root, origin);
   const std::string shim = tile_shim_dir(include_dir);
-  const TileCompiler &tc = tile_compiler(shim, "tile kernel '" + origin + "'");
+  const TileCompiler &tc =
+      tile_compiler(shim, "tile kernel '" + origin + "'", reuse ? cache_dir : std::string());
   Command c;
   c.cxx = tc.argv;
   c.cxx_text = tc.text;

@@ -36,9 +36,11 @@ Command scalar_command(const CompileOptions &o, const std::string &include_dir);
 
 // Tile kernels: the probed C++23 compiler against a PTO-ISA checkout (tile_toolchain.h). A
 // cost-model twin also gets the cost-model shims and the formula tables ahead of PTO-ISA's
-// headers (the shims #include_next theirs), and the cost-model flags of tile_flags.
+// headers (the shims #include_next theirs), and the cost-model flags of tile_flags. With
+// `reuse` (the cache is on), the compiler probe's result is remembered in `cache_dir` too.
 Command tile_command(const CompileOptions &o, const std::string &origin, pto_core_type core_type,
-                     const std::string &include_dir, bool cost_model, const std::string &cache_dir);
+                     const std::string &include_dir, bool cost_model, const std::string &cache_dir,
+                     bool reuse);
 
 }  // namespace worker
 }  // namespace pto

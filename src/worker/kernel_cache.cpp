@@ -181,8 +181,8 @@ std::vector<std::string> split_lines(const std::string &text) {
 }
 
 // Whether `name` is a file the cache writes: "<stem>-<16 hex>" followed by ".so", ".cpp",
-// ".deps" or "-<16 hex>.so", or a temporary ".<...>.tmp" of one. clear_cache() removes only
-// these, so a PTO_CACHE_DIR shared with other files is safe to clear.
+// ".deps" or "-<16 hex>.so", "tile-probe-<16 hex>", or a temporary ".<...>.tmp" of one. clear_cache() removes
+// only these, so a PTO_CACHE_DIR shared with other files is safe to clear.
 bool is_cache_file(const std::string &name) {
   auto hex16_at = [&](std::string::size_type pos) {
     if (pos + 16 > name.size()) return false;
@@ -199,6 +199,8 @@ bool is_cache_file(const std::string &name) {
   if (!name.empty() && name[0] == '.' && ends_with(".tmp")) {
     return name.find('-') != std::string::npos;
   }
+  // The tile compiler probe's memo (tile_toolchain.cpp).
+  if (name.size() == 27 && name.compare(0, 11, "tile-probe-") == 0 && hex16_at(11)) return true;
   for (const char *suffix : {".so", ".cpp", ".deps"}) {
     if (!ends_with(suffix)) continue;
     const std::string::size_type end = name.size() - strlen(suffix);

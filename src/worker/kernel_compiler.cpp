@@ -286,7 +286,9 @@ size_t KernelCompiler::clear_cache() const {
 }
 
 std::string KernelCompiler::tile_compiler() const {
-  return worker::tile_compiler(worker::tile_shim_dir(pto_include_dir()), "compiling a tile kernel").text;
+  return worker::tile_compiler(worker::tile_shim_dir(pto_include_dir()), "compiling a tile kernel",
+                               cache_enabled() ? cache_dir() : std::string())
+      .text;
 }
 
 bool KernelCompiler::is_tile_kernel(const std::string &source_path) const {
@@ -388,10 +390,10 @@ std::string KernelCompiler::compile_orchestration_source(const std::string &runt
 KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   const std::string include_dir = pto_include_dir();
   const std::string dir = cache_dir();
-  const Command cmd =
-      job.tile ? worker::tile_command(options_, job.origin, job.core_type, include_dir, job.cost_model, dir)
-               : worker::scalar_command(options_, include_dir);
   const bool reuse = cache_enabled();
+  const Command cmd = job.tile ? worker::tile_command(options_, job.origin, job.core_type, include_dir,
+                                                      job.cost_model, dir, reuse)
+                               : worker::scalar_command(options_, include_dir);
   std::vector<std::string> flags = cmd.flags;
   // Never for a twin: it computes no values, and its price must not depend on the host.
   const bool native =

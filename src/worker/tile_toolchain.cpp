@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "pto/error.h"
+#include "pto_platform/files.h"
+#include "worker/kernel_cache.h"
 #include "worker/paths.h"
 #include "worker/process.h"
 
@@ -206,7 +208,50 @@ struct Probe {
   std::string failure;  // "" = usable
 };
 
-Probe probe(const std::string &command, const std::string &shim_dir) {
+// What a passing probe found, kept in the cache folder so the next process need not compile
+// the probe programs again: "native", or "shim" and the builtins library on the next line.
+constexpr const char *kProbeMemoFormat = "pto-tile-probe-1";
+
+std::string probe_memo_path(const std::string &cache_dir, const TileCompiler &c,
+                            const std::string &shim_dir) {
+  if (cache_dir.empty()) return "";
+  Fnv1a64 key;
+  key.add(kProbeMemoFormat);
+  key.add(c.text);
+  key.add(c.version);
+  key.add(shim_dir);
+  return join_path(cache_dir, "tile-probe-" + key.hex());
+}
+
+// True if `path` remembers a pass that still holds; fills the compiler's findings.
+bool read_probe_memo(const std::string &path, TileCompiler *c) {
+  std::string text;
+  if (path.empty() || !read_file(path, &text)) return false;
+  std::istringstream in(text);
+  std::string kind, library;
+  std::getline(in, kind);
+  std::getline(in, library);
+  if (kind == "native") return true;
+  if (kind != "shim" || !is_regular_file(library)) return false;
+  c->bf16_shim = true;
+  c->builtins_library = library;
+  return true;
+}
+
+// Best effort: a memo that cannot be written only means the next process probes again.
+void write_probe_memo(const std::string &path, const TileCompiler &c) {
+  if (path.empty()) return;
+  const std::string::size_type slash = path.rfind('/');
+  const std::string dir = path.substr(0, slash);
+  if (platform_make_directories(dir) != 0) return;
+  // ".<name>.<pid>.tmp": what clear_cache() takes for a temporary of the cache's (kernel_cache.cpp).
+  const std::string tmp = join_path(
+      dir, "." + path.substr(slash + 1) + "." + std::to_string(static_cast<long>(getpid())) + ".tmp");
+  const std::string text = c.bf16_shim ? "shim\n" + c.builtins_library + "\n" : std::string("native\n");
+  if (write_file(tmp, text) != 0 || rename(tmp.c_str(), path.c_str()) != 0) unlink(tmp.c_str());
+}
+
+Probe probe(const std::string &command, const std::string &shim_dir, const std::string &cache_dir) {
   Probe p;
   p.compiler.text = command;
   p.compiler.argv = split_words(command);
@@ -224,6 +269,8 @@ Probe probe(const std::string &command, const std::string &shim_dir) {
   }
   p.compiler.version = version.output;
   const std::string name = "(" + first_lines(version.output, 1) + ")";
+  const std::string memo = probe_memo_path(cache_dir, p.compiler, shim_dir);
+  if (read_probe_memo(memo, &p.compiler)) return p;
 
   ScratchDir scratch;
   if (!scratch.ok()) {
@@ -248,7 +295,10 @@ Probe probe(const std::string &command, const std::string &shim_dir) {
   };
   // A library with a real <stdfloat> (libstdc++ >= 13 with g++ >= 14, say) needs nothing of ours.
   const ProcessResult native = compile({}, true);
-  if (native.ok()) return p;
+  if (native.ok()) {
+    write_probe_memo(memo, p.compiler);
+    return p;
+  }
 
   // Otherwise clang's __bf16 through the shim, with clang's builtins for the conversion.
   const std::vector<std::string> shim = {"-isystem", shim_dir, "-D__STDCPP_BFLOAT16_T__=1"};
@@ -279,6 +329,7 @@ Probe probe(const std::string &command, const std::string &shim_dir) {
   }
   p.compiler.bf16_shim = true;
   p.compiler.builtins_library = library;
+  write_probe_memo(memo, p.compiler);
   return p;
 }
 
@@ -318,7 +369,8 @@ std::string tile_isa_root(const std::string &option, const std::string &kernel) 
   return env;
 }
 
-const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who) {
+const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who,
+                                  const std::string &cache_dir) {
   // Successes and failures are both kept: a process asks once per command. Entries are never
   // removed, so the references handed out stay valid.
   static std::mutex mutex;
@@ -331,11 +383,11 @@ const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string
     std::unique_ptr<Probe> found;
     std::string tried;
     if (!chosen.empty()) {
-      found = std::make_unique<Probe>(probe(chosen, shim_dir));
+      found = std::make_unique<Probe>(probe(chosen, shim_dir, cache_dir));
       if (!found->failure.empty()) found->failure = "PTO_TILE_CXX=" + chosen + " " + found->failure;
     } else {
       for (const char *candidate : {"clang++-19", "clang++", "g++-15", "g++-14"}) {
-        found = std::make_unique<Probe>(probe(candidate, shim_dir));
+        found = std::make_unique<Probe>(probe(candidate, shim_dir, cache_dir));
         if (found->failure.empty()) break;
         tried += std::string(tried.empty() ? "" : "; ") + candidate + " " + found->failure;
       }

@@ -55,7 +55,11 @@ struct TileCompiler {
 // per process per (command, shim_dir); concurrent first callers wait for one probe. None:
 // MISSING_DEPENDENCY saying `who` ("tile kernel 'x.cpp'") needs one, what was tried and how to
 // install clang-19.
-const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who);
+// With a `cache_dir`, a command that passed is remembered there across processes (the probe
+// compiles and links three programs, about half a second), by its text, its --version output
+// and the shim; a remembered builtins library that is gone, or any failure, probes again.
+const TileCompiler &tile_compiler(const std::string &shim_dir, const std::string &who,
+                                  const std::string &cache_dir = std::string());
 
 // The flags every tile compile gets besides -std, include directories and the user's flags:
 // the bf16 shim when the compiler needs it, PTO-ISA's CPU simulation with our hooks into it

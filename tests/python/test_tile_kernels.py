@@ -9,6 +9,8 @@ PTO_REQUIRE_TILE=1 (scripts/test_all.sh sets it) they fail instead.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +149,41 @@ def test_compile_incore_many_keeps_order_prints_progress_and_reuses_the_cache(
     assert "3 compiled, 0 cached" in cold
     assert kc.compile_incore_many(kernels, progress=True) == paths
     assert "0 compiled, 3 cached" in capfd.readouterr().err
+
+
+def test_a_second_process_takes_the_compiler_probe_from_the_cache(
+    tile_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The probe (three clang runs, about half a second) happens once per cache, not once per
+    process: a scene runner starts a process per case. A memo naming a library that is gone is
+    not trusted."""
+    log = tmp_path / "cxx.log"
+    cxx = write(tmp_path / "cxx", f'#!/bin/sh\necho "$*" >> {log}\nexec clang++-19 "$@"\n')
+    cxx.chmod(0o755)
+    src = write(tmp_path / "t.cpp", TILE)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PTO_TILE_CXX": str(cxx), "PTO_CACHE_DIR": str(cache)}
+    env["PTO_ISA_ROOT"] = str(tile_root)
+    code = (
+        "import sys, pto_runtime as pto\n"
+        "pto.KernelCompiler('a2a3sim').compile_incore(sys.argv[1], pto.CoreType.AIV)\n"
+    )
+
+    def calls() -> list[str]:
+        log.unlink(missing_ok=True)
+        subprocess.run([sys.executable, "-c", code, str(src)], env=env, check=True)
+        return log.read_text().splitlines()
+
+    first = calls()
+    assert any("probe" in c for c in first), first  # probed, then compiled the kernel
+    (memo,) = cache.glob("tile-probe-*")
+    assert calls() == ["--version"]  # the probe remembered, the kernel cached
+    memo.write_text("shim\n/nonexistent/libclang_rt.builtins.a\n")
+    assert any("probe" in c for c in calls())  # probed again
+    assert "/nonexistent" not in memo.read_text()
+    monkeypatch.setenv("PTO_CACHE_DIR", str(cache))
+    pto.KernelCompiler("a2a3sim").clear_cache()
+    assert not memo.exists()
 
 
 def test_compile_incore_many_names_every_failing_kernel(tmp_path: Path):
