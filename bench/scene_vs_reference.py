@@ -7,19 +7,21 @@ Run both on the same machine in one session, each warm (a second run, its kernel
     python3 bench/scene_vs_reference.py --ours build/reference_suite.json \\
         --reference a2a3sim=ref_a2a3sim.log --reference a5sim=ref_a5sim.log
 
---ours is what ``scripts/reference_suite.sh`` (``python -m pto_runtime.scene <suite> --manual
+Each --ours is what ``scripts/reference_suite.sh`` (``python -m pto_runtime.scene <suite> --manual
 include --json OUT``) wrote; each --reference is PLATFORM=LOG, the output of the reference
 checkout's ``pytest examples tests/st --platform PLATFORM --device 0-1 --max-parallel 1
 --manual include --durations=0`` (two devices for its level-3 cases, one case at a time as
-our runner's default). The reference has one test per scene class (its ``test_run`` runs
-every case of the class); ours reports each case with the time of its whole child process
-(``process_s``), which this script sums per class.
+our runner's default), or the same with ``FILE::CLASS`` node ids in place of the folders, with
+our runner given those files and ``--case CLASS::`` for each. The reference has one test per
+scene class (its ``test_run`` runs every case of the class); ours reports each case with the
+time of its whole child process (``process_s``), which this script sums per class.
 
 Two comparisons per family:
 - "both pass": only classes the reference passed and whose every case passed here too, so the
   same programs ran on both sides;
-- "all": every class either side ran, whatever its result (a case we cannot run costs us
-  almost nothing, so this ratio flatters us; it is printed only next to the first).
+- "all": every class either side ran, whatever its result (a case one side cannot run, or
+  fails at its first comparison, costs that side little, so this ratio may flatter either; it
+  is printed only next to the first).
 The last rows are the whole runs: the sum of both platforms' pytest session times against our
 runner's whole wall time (collection, every child, the summary).
 """
@@ -102,13 +104,20 @@ def ratio(ours: float, ref: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ours", required=True, help="our runner's --json output")
+    parser.add_argument(
+        "--ours", action="append", required=True, help="our runner's --json output (repeatable)"
+    )
     parser.add_argument(
         "--reference", action="append", required=True, help="PLATFORM=pytest log (repeatable)"
     )
     args = parser.parse_args(argv)
 
-    ours, our_wall, _ = read_ours(args.ours)
+    ours: dict[tuple[str, str, str], tuple[float, bool]] = {}
+    our_wall = 0.0
+    for path in args.ours:
+        got, wall, _ = read_ours(path)
+        ours.update(got)
+        our_wall += wall
     ref: dict[tuple[str, str, str], tuple[float, bool]] = {}
     ref_wall = 0.0
     platforms = []
