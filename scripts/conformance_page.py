@@ -6,7 +6,9 @@ Usage: python scripts/conformance_page.py RESULTS.json OUT.md
 RESULTS.json is what ``python -m pto_runtime.scene <suite> --manual include --json RESULTS.json``
 wrote (scripts/reference_suite.sh runs it). The page lists every case with its result, counts
 the results per folder and level, and counts the cases that cannot run by the feature they
-need. It is regenerated, never edited by hand.
+need, in all and per folder. It is regenerated, never edited by hand. It runs with the package
+installed (the folder rule is ``pto_runtime.scene.report.family_of``, which the benchmark
+bench/scene_vs_reference.py shares).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 from . import record
 from .record import CaseRecord
 
-__all__ = ["compare_to", "counts_line", "format_summary", "load_json", "save_json"]
+__all__ = ["compare_to", "counts_line", "family_of", "format_summary", "load_json", "save_json"]
 
 
 def family_of(rel: str) -> str:
