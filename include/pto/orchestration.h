@@ -116,6 +116,57 @@ struct Arg {
   }
 };
 
+// A dispatch predicate: when the task is ready, the element at `addr` (elem_size bytes: 1, 2, 4
+// or 8, sign-extended) is compared with `target`; false retires the task without running it,
+// as if it had run, and its consumers are released. op NONE: always run. The element's
+// producer must be a producer of the task, so the value is final when it is read.
+enum class PredicateOp : uint8_t { NONE = 0, EQ, NE, GT, LT, GE, LE };
+
+struct DispatchPredicate {
+  uint64_t addr = 0;
+  int64_t target = 0;
+  uint8_t elem_size = 0;
+  PredicateOp op = PredicateOp::NONE;
+
+  bool pass() const {
+    if (op == PredicateOp::NONE) return true;
+    int64_t v = 0;
+    memcpy(&v, reinterpret_cast<const void *>(static_cast<uintptr_t>(addr)), elem_size);
+    if (elem_size < 8) {
+      const unsigned shift = 64u - 8u * elem_size;
+      v = static_cast<int64_t>(static_cast<uint64_t>(v) << shift) >> shift;
+    }
+    switch (op) {
+      case PredicateOp::EQ: return v == target;
+      case PredicateOp::NE: return v != target;
+      case PredicateOp::GT: return v > target;
+      case PredicateOp::LT: return v < target;
+      case PredicateOp::GE: return v >= target;
+      case PredicateOp::LE: return v <= target;
+      default: return true;
+    }
+  }
+};
+
+// How a task is launched. The defaults (one block, no predicate) are what submit_task without
+// a Launch means.
+//   block_num   SPMD: the task is block_num blocks of the same kernel, each on its own core
+//               (a whole cluster for MIX); get_block_idx / get_block_num tell them apart. The
+//               task finishes when its last block does.
+//   core_num    at most this many of its blocks run at once (0: no bound).
+//   sync_start  every block starts together: the scheduler reserves block_num cores first.
+//   predicate   see DispatchPredicate.
+struct Launch {
+  uint32_t block_num = 1;
+  uint32_t core_num = 0;
+  bool sync_start = false;
+  DispatchPredicate predicate;
+
+  bool is_default() const {
+    return block_num == 1 && core_num == 0 && !sync_start && predicate.op == PredicateOp::NONE;
+  }
+};
+
 // Handle of a submitted task, for explicit extra dependencies.
 struct TaskHandle {
   int64_t id = -1;
@@ -132,17 +183,32 @@ class Orchestrator {
   virtual TensorView tensor(uint32_t i) const = 0;
   virtual int64_t scalar(uint32_t i) const = 0;
 
-  // Submits a task; `after` lists extra producers it must wait for (add_dep). Returns an
-  // invalid handle after an error.
+  // Submits a task; `after` lists extra producers it must wait for (add_dep); `launch` (null:
+  // the defaults) its SPMD blocks and dispatch predicate. Returns an invalid handle after an
+  // error.
   virtual TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                  uint32_t num_args, const TaskHandle *after = nullptr,
-                                 uint32_t num_after = 0) = 0;
+                                 uint32_t num_after = 0, const Launch *launch = nullptr) = 0;
   // A MIX task whose cores run different kernels: funcs[0] on the cluster's AIC core (a kernel
   // registered as AIC), funcs[1] and funcs[2] on its two AIV cores (registered as AIV), -1 for a
   // core that runs nothing; at least two run. Every part gets the same arguments and is checked
   // against its own kernel; pto::mix_part / get_sub_block_id tell the parts apart.
   virtual TaskHandle submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
-                                  const TaskHandle *after = nullptr, uint32_t num_after = 0) = 0;
+                                  const TaskHandle *after = nullptr, uint32_t num_after = 0,
+                                  const Launch *launch = nullptr) = 0;
+  // A dependency-only task: it runs no kernel and takes no core. Its arguments order it like
+  // any task's (inputs wait for their writers, outputs for earlier readers and writers) and it
+  // is retired by the scheduler as soon as its producers have finished, releasing its
+  // consumers. A runtime without them fails the orchestration with NOT_SUPPORTED.
+  virtual TaskHandle submit_dummy(const Arg *args, uint32_t num_args, const TaskHandle *after = nullptr,
+                                  uint32_t num_after = 0) {
+    (void)args;
+    (void)num_args;
+    (void)after;
+    (void)num_after;
+    fail_with(PTO_NOT_SUPPORTED, "submit_dummy: dependency-only tasks are not supported by this runtime");
+    return TaskHandle{};
+  }
   // The tasks submitted from now on run on stream `stream` (0 .. kMaxStreams - 1; 0 until set)
   // with target affinity `target` (0 .. kMaxTargets - 1, or kNoTarget). Streams and targets
   // only choose pipeline_depth's per_stream / per_target gates (pto/schedule_config.h); they

@@ -73,14 +73,15 @@ class RecordingOrchestrator final : public pto::Orchestrator {
   pto::TensorView tensor(uint32_t) const override { return {}; }
   int64_t scalar(uint32_t) const override { return 0; }
   pto::TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const pto::Arg *args,
-                              uint32_t num_args, const pto::TaskHandle *after, uint32_t num_after) override {
+                              uint32_t num_args, const pto::TaskHandle *after, uint32_t num_after,
+                              const pto::Launch *) override {
     Submit s{func_id, core_type, std::vector<pto::Arg>(args, args + num_args), {}};
     for (uint32_t i = 0; i < num_after; ++i) s.after.push_back(after[i].id);
     submits.push_back(s);
     return pto::TaskHandle{static_cast<int64_t>(submits.size() - 1)};
   }
   pto::TaskHandle submit_mixed(const int32_t[3], const pto::Arg *, uint32_t, const pto::TaskHandle *,
-                               uint32_t) override {
+                               uint32_t, const pto::Launch *) override {
     return {};
   }
   pto::TensorView alloc_tensor(pto_dtype, uint32_t, const int64_t *) override { return {}; }

@@ -233,8 +233,13 @@ inline bool DeviceOrchestrator::may_submit() {
 }
 
 TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
-                                           uint32_t num_args, const TaskHandle *after, uint32_t num_after) {
+                                           uint32_t num_args, const TaskHandle *after, uint32_t num_after,
+                                           const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
+  if (launch && !launch->is_default()) {
+    error(PTO_NOT_SUPPORTED, "task " + std::to_string(next_id_) + ": SPMD launches and dispatch predicates are not supported yet");
+    return TaskHandle{};
+  }
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
@@ -242,8 +247,12 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
 }
 
 TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
-                                            const TaskHandle *after, uint32_t num_after) {
+                                            const TaskHandle *after, uint32_t num_after, const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
+  if (launch && !launch->is_default()) {
+    error(PTO_NOT_SUPPORTED, "task " + std::to_string(next_id_) + ": SPMD launches and dispatch predicates are not supported yet");
+    return TaskHandle{};
+  }
   int active = 0;
   for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
   if (active < 2) {

@@ -55,9 +55,9 @@ class DeviceOrchestrator final : public Orchestrator {
   TensorView tensor(uint32_t i) const override;
   int64_t scalar(uint32_t i) const override;
   TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t num_args,
-                         const TaskHandle *after, uint32_t num_after) override;
+                         const TaskHandle *after, uint32_t num_after, const Launch *launch) override;
   TaskHandle submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args, const TaskHandle *after,
-                          uint32_t num_after) override;
+                          uint32_t num_after, const Launch *launch) override;
   TensorView alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) override;
   void set_stream(uint32_t stream, uint32_t target) override;
   void scope_begin(bool manual) override;
