@@ -5,6 +5,7 @@
 
 #include "core/descriptor_call.h"
 #include "core/schedule_messages.h"
+#include "core/tensor_dump.h"
 
 namespace pto {
 namespace hbg {
@@ -83,6 +84,15 @@ bool HostGraphBuilder::check_args(const KernelEntry &k, TaskId id, const TaskArg
   return true;
 }
 
+TensorView view_of(const Tensor &t) {
+  TensorView v;
+  v.buffer = t.addr;
+  v.buffer_bytes = t.nbytes;
+  v.dtype = t.dtype;
+  abi_shape_of(t, &v.ndim, v.shape, v.strides);
+  return v;
+}
+
 void abi_shape_of(const Tensor &t, uint32_t *ndim, int64_t *shape, int64_t *strides) {
   int64_t n = 1;
   for (uint32_t d = 0; d < t.ndim && d < static_cast<uint32_t>(kMaxTensorDims); ++d) n *= t.shape[d];
@@ -119,10 +129,8 @@ bool HostGraphBuilder::check_descriptor_args(const KernelEntry &k, TaskId id, co
   return true;
 }
 
-TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args,
-                                  uint32_t num_args) {
-  if (!ok()) return kInvalidTask;
-  const auto id = static_cast<TaskId>(tasks_.size());
+const KernelEntry *HostGraphBuilder::admit(TaskId id, uint32_t func_id, pto_core_type core_type,
+                                           uint32_t num_args, bool args_null) {
   auto it = in_.kernels.find(func_id);
   if (it == in_.kernels.end()) {
     std::string known;
@@ -130,69 +138,214 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
     error(PTO_UNKNOWN_KERNEL, task_name(id, func_id) + ": the callable defines no kernel " +
                                   std::to_string(func_id) + " (defined: " + (known.empty() ? "none" : known) +
                                   ")");
-    return kInvalidTask;
+    return nullptr;
   }
   const KernelEntry &k = it->second;
   if (core_type == PTO_CORE_MIX) {
     error(PTO_NOT_SUPPORTED,
           task_name(id, func_id) + ": MIX cluster tasks run only on the tensormap_and_ringbuffer runtime");
-    return kInvalidTask;
+    return nullptr;
   }
   if (core_type != k.core_type) {
     error(PTO_INVALID_ARGUMENT, task_name(id, func_id) + " asks for a " + pto_core_type_name(core_type) +
                                     " core but the kernel was registered for " +
                                     pto_core_type_name(k.core_type));
-    return kInvalidTask;
+    return nullptr;
   }
   if (tasks_.size() >= in_.cfg.max_tasks) {
     error(PTO_CAPACITY_EXCEEDED, "more than max_tasks = " + std::to_string(in_.cfg.max_tasks) +
                                      " tasks; raise ChipCallConfig.max_tasks");
-    return kInvalidTask;
+    return nullptr;
   }
   if (in_.cfg.task_window_overflow == static_cast<uint32_t>(WindowOverflow::kError) &&
       tasks_.size() >= in_.cfg.task_window) {
     error(PTO_CAPACITY_EXCEEDED, window_overflow_message("host_build_graph", id, in_.cfg.task_window));
-    return kInvalidTask;
+    return nullptr;
   }
   if (num_args > in_.cfg.max_args_per_task) {
     error(PTO_TOO_MANY_ARGS, task_name(id, func_id) + " has " + std::to_string(num_args) +
                                  " arguments; max_args_per_task is " +
                                  std::to_string(in_.cfg.max_args_per_task));
-    return kInvalidTask;
+    return nullptr;
   }
-  if (num_args > 0 && !args) {
+  if (num_args > 0 && args_null) {
     error(PTO_INVALID_ARGUMENT, task_name(id, func_id) + ": args is null");
-    return kInvalidTask;
+    return nullptr;
   }
-  if (!check_args(k, id, args, num_args)) return kInvalidTask;
-  const bool descriptors = k.loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
-  if (descriptors && !check_descriptor_args(k, id, args, num_args)) return kInvalidTask;
+  return &k;
+}
+
+TaskId HostGraphBuilder::commit(TaskId id, const KernelEntry &k, pto_core_type core_type, uint32_t args_begin,
+                                uint32_t dump_begin, uint32_t abi_begin, uint32_t num_args, bool descriptors) {
   HostTask t;
-  t.func_id = func_id;
+  t.func_id = k.func_id;
   t.core_type = core_type;
   t.kernel_addr = k.loaded.entry_addr;
-  t.args_begin = static_cast<uint32_t>(args_.size());
+  t.args_begin = args_begin;
   t.num_args = num_args;
-  t.dump_begin = static_cast<uint32_t>(dump_.size());
-  for (uint32_t i = 0; i < num_args; ++i) {
-    args_.push_back(args[i].kind == PTO_ARG_TENSOR ? static_cast<int64_t>(args[i].tensor.addr)
-                                                   : args[i].scalar);
-    if (in_.cfg.enable_dump_tensor && args[i].kind == PTO_ARG_TENSOR)
-      dump_.push_back(DumpTensor{i, args[i].tensor});
-  }
-  t.num_dump = static_cast<uint32_t>(dump_.size()) - t.dump_begin;
+  t.dump_begin = dump_begin;
+  t.num_dump = static_cast<uint32_t>(dump_.size()) - dump_begin;
   t.descriptors = descriptors;
-  t.abi_begin = static_cast<uint32_t>(abi_.size());
-  if (descriptors) {
-    for (uint32_t i = 0; i < num_args; ++i) {
-      if (args[i].kind == PTO_ARG_TENSOR) abi_.push_back(args[i].tensor);
-    }
-  }
-  t.num_abi_tensors = static_cast<uint32_t>(abi_.size()) - t.abi_begin;
+  t.abi_begin = abi_begin;
+  t.num_abi_tensors = static_cast<uint32_t>(abi_.size()) - abi_begin;
   t.stream = stream_;
   t.target = target_;
   tasks_.push_back(t);
   return id;
+}
+
+TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args,
+                                  uint32_t num_args) {
+  if (!ok()) return kInvalidTask;
+  const auto id = static_cast<TaskId>(tasks_.size());
+  const KernelEntry *k = admit(id, func_id, core_type, num_args, args == nullptr);
+  if (!k || !check_args(*k, id, args, num_args)) return kInvalidTask;
+  const bool descriptors = k->loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+  if (descriptors && !check_descriptor_args(*k, id, args, num_args)) return kInvalidTask;
+  const auto args_begin = static_cast<uint32_t>(args_.size()), dump_begin = static_cast<uint32_t>(dump_.size()),
+             abi_begin = static_cast<uint32_t>(abi_.size());
+  for (uint32_t i = 0; i < num_args; ++i) {
+    const bool tensor = args[i].kind == PTO_ARG_TENSOR;
+    args_.push_back(tensor ? static_cast<int64_t>(args[i].tensor.addr) : args[i].scalar);
+    if (!tensor) continue;
+    // No direction is known here: a dumped tensor is copied before and after the task.
+    if (in_.cfg.enable_dump_tensor) dump_.push_back(DumpTensor{i, kDumpBefore | kDumpAfter, view_of(args[i].tensor)});
+    if (descriptors) abi_.push_back(view_of(args[i].tensor));
+  }
+  return commit(id, *k, core_type, args_begin, dump_begin, abi_begin, num_args, descriptors);
+}
+
+std::string HostGraphBuilder::view_fault(const TensorView &v) {
+  const uint32_t esize = pto_dtype_size(v.dtype);
+  if (esize == 0) return "has no valid dtype";
+  if (v.ndim == 0 || v.ndim > static_cast<uint32_t>(kMaxViewDims))
+    return "has " + std::to_string(v.ndim) + " dimensions (1..8 are supported)";
+  int64_t last = 0;  // the last element's offset from the first, overflow-checked
+  bool empty = false, wraps = false;
+  for (uint32_t d = 0; d < v.ndim; ++d) {
+    if (v.shape[d] < 0 || v.strides[d] < 0)
+      return "has a negative extent or stride in dimension " + std::to_string(d);
+    empty |= v.shape[d] == 0;
+    int64_t step;
+    if (v.shape[d] > 0)
+      wraps |= __builtin_mul_overflow(v.shape[d] - 1, v.strides[d], &step) ||
+               __builtin_add_overflow(last, step, &last);
+  }
+  if (!live_tensor(v.buffer, v.buffer_bytes)) return "does not view a run tensor or an alloc_tensor buffer";
+  int64_t end;
+  uint64_t end_bytes;
+  const bool inside = v.offset >= 0 && !wraps && !__builtin_add_overflow(v.offset, last, &end) &&
+                      end < INT64_MAX &&
+                      !__builtin_mul_overflow(static_cast<uint64_t>(end) + 1, uint64_t{esize}, &end_bytes) &&
+                      end_bytes <= v.buffer_bytes;
+  if (empty || inside) return "";
+  return "reaches outside its buffer of " + std::to_string(v.buffer_bytes) + " bytes (offset " +
+         std::to_string(v.offset) + ", last element " +
+         (wraps || v.offset < 0 ? std::string("out of range") : std::to_string(v.offset + last)) + ")";
+}
+
+bool HostGraphBuilder::check_view_args(const KernelEntry &k, TaskId id, const Arg *args, uint32_t n) {
+  auto arg = [&](uint32_t i) { return task_name(id, k.func_id) + ": argument " + std::to_string(i); };
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind == PTO_ARG_SCALAR) continue;
+    if (args[i].kind != PTO_ARG_TENSOR) {
+      error(PTO_INVALID_ARGUMENT, arg(i) + " has an unknown kind");
+      return false;
+    }
+    if (static_cast<uint32_t>(args[i].access) > static_cast<uint32_t>(Access::NO_DEP)) {
+      error(PTO_INVALID_ARGUMENT, arg(i) + " has an unknown access mode " +
+                                      std::to_string(static_cast<uint32_t>(args[i].access)) + " (0..4)");
+      return false;
+    }
+    const std::string bad = view_fault(args[i].view);
+    if (!bad.empty()) {
+      error(PTO_BAD_TENSOR, arg(i) + " " + bad);
+      return false;
+    }
+  }
+  if (!check_view_signature(k, id, args, n)) return false;
+  if (k.loaded.abi != static_cast<uint32_t>(KernelAbi::kDescriptor)) return true;
+  DescriptorArgCheck check;
+  for (uint32_t i = 0; i < n; ++i) {
+    const TensorView &v = args[i].view;
+    const DescriptorFault f =
+        args[i].kind == PTO_ARG_SCALAR ? check.scalar() : check.tensor(v.dtype, v.ndim, v.shape, v.strides);
+    if (f != kDescOk) {
+      error(descriptor_fault_code(f), descriptor_fault_message(task_name(id, k.func_id), i, k.func_id, f));
+      return false;
+    }
+  }
+  return true;
+}
+
+// The kernel's declared signature (pto/kernel.h), if any, against the views: as check_args does
+// for whole tensors, with a view's element count for min_elems_arg.
+bool HostGraphBuilder::check_view_signature(const KernelEntry &k, TaskId id, const Arg *args, uint32_t n) {
+  const pto_kernel_signature_t *sig = k.loaded.signature;
+  if (!sig) return true;
+  auto who = [&] { return task_name(id, k.func_id); };
+  if (sig->num_args != n) {
+    error(PTO_INVALID_ARGUMENT, who() + " has " + std::to_string(n) +
+                                    " arguments but the kernel's signature declares " +
+                                    std::to_string(sig->num_args));
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const pto_arg_spec &s = sig->args[i];
+    auto arg = [&] { return who() + ": argument " + std::to_string(i); };
+    if (s.kind != static_cast<uint32_t>(args[i].kind)) {
+      error(PTO_INVALID_ARGUMENT, arg() + " is a " + (args[i].kind == PTO_ARG_TENSOR ? "tensor" : "scalar") +
+                                      " but the kernel declares a " +
+                                      (s.kind == PTO_ARG_TENSOR ? "tensor" : "scalar"));
+      return false;
+    }
+    if (s.kind != PTO_ARG_TENSOR) continue;
+    const TensorView &v = args[i].view;
+    if (s.dtype != PTO_DTYPE_ANY && s.dtype != static_cast<uint32_t>(v.dtype)) {
+      error(PTO_BAD_TENSOR, arg() + " has dtype " + pto_dtype_name(v.dtype) + " but the kernel takes " +
+                                pto_dtype_name(static_cast<pto_dtype>(s.dtype)));
+      return false;
+    }
+    if (s.min_elems_arg < 0) continue;
+    const auto ref = static_cast<uint32_t>(s.min_elems_arg);
+    if (ref >= n || args[ref].kind != PTO_ARG_SCALAR) {
+      error(PTO_INVALID_ARGUMENT, arg() + ": the kernel's signature sizes it by argument " +
+                                      std::to_string(ref) + ", which is not a scalar of this task");
+      return false;
+    }
+    if (args[ref].scalar < 0 || args[ref].scalar > v.numel()) {
+      error(PTO_BAD_TENSOR, arg() + " holds " + std::to_string(v.numel()) + " elements but the kernel uses " +
+                                std::to_string(args[ref].scalar) + " (argument " + std::to_string(ref) + ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+TaskId HostGraphBuilder::add_view_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
+                                       uint32_t num_args) {
+  if (!ok()) return kInvalidTask;
+  const auto id = static_cast<TaskId>(tasks_.size());
+  const KernelEntry *k = admit(id, func_id, core_type, num_args, args == nullptr);
+  if (!k || !check_view_args(*k, id, args, num_args)) return kInvalidTask;
+  const bool descriptors = k->loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+  const auto args_begin = static_cast<uint32_t>(args_.size()), dump_begin = static_cast<uint32_t>(dump_.size()),
+             abi_begin = static_cast<uint32_t>(abi_.size());
+  for (uint32_t i = 0; i < num_args; ++i) {
+    const Arg &a = args[i];
+    const bool tensor = a.kind == PTO_ARG_TENSOR;
+    args_.push_back(tensor ? static_cast<int64_t>(a.view.addr()) : a.scalar);
+    if (!tensor) continue;
+    if (in_.cfg.enable_dump_tensor) {
+      // As the tensormap runtime dumps: inputs before the task, outputs after, the rest both.
+      const uint32_t when = a.access == Access::INPUT                                    ? kDumpBefore
+                            : a.access == Access::OUTPUT || a.access == Access::OUTPUT_EXISTING ? kDumpAfter
+                                                                                          : kDumpBefore | kDumpAfter;
+      dump_.push_back(DumpTensor{i, when, a.view});
+    }
+    if (descriptors) abi_.push_back(a.view);
+  }
+  return commit(id, *k, core_type, args_begin, dump_begin, abi_begin, num_args, descriptors);
 }
 
 void HostGraphBuilder::set_stream(uint32_t stream, uint32_t target) {
@@ -206,7 +359,7 @@ void HostGraphBuilder::set_stream(uint32_t stream, uint32_t target) {
   target_ = static_cast<uint16_t>(target);
 }
 
-void HostGraphBuilder::add_dependency(TaskId producer, TaskId consumer) {
+void HostGraphBuilder::add_edge(TaskId producer, TaskId consumer, uint32_t kind) {
   if (!ok()) return;
   const auto n = static_cast<TaskId>(tasks_.size());
   if (producer < 0 || producer >= n || consumer < 0 || consumer >= n) {
@@ -230,6 +383,7 @@ void HostGraphBuilder::add_dependency(TaskId producer, TaskId consumer) {
   ++p.num_succs;
   ++tasks_[consumer].num_preds;
   edges_.emplace_back(static_cast<uint32_t>(producer), static_cast<uint32_t>(consumer));
+  edge_kinds_.push_back(static_cast<uint8_t>(kind));
 }
 
 void HostGraphBuilder::predecessors(std::vector<uint32_t> *begin, std::vector<uint32_t> *preds) const {

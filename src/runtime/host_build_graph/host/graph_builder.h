@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "core/first_error.h"
+#include "core/trace.h"
 #include "host/device_runner.h"
 #include "pto/host_graph.h"
+#include "pto/orchestration.h"
 
 namespace pto {
 namespace hbg {
@@ -28,7 +30,7 @@ struct HostTask {
   uint32_t num_dump = 0;
   uint16_t stream = 0;          // set_stream at add_task
   uint16_t target = kNoTarget;  // set_stream at add_task
-  // Descriptor-ABI kernels (core/descriptor_call.h): its tensors, in argument order, in
+  // Descriptor-ABI kernels (core/descriptor_call.h): its tensors, in argument order, as views in
   // HostGraphBuilder::abi_tensors(); num_abi_tensors is 0 for PTO_KERNEL kernels.
   uint32_t abi_begin = 0;
   uint32_t num_abi_tensors = 0;
@@ -37,14 +39,18 @@ struct HostTask {
 
 // enable_dump_tensor: a tensor argument of a task, kept for the dump description.
 struct DumpTensor {
-  uint32_t arg;  // argument index
-  Tensor tensor;
+  uint32_t arg;   // argument index
+  uint32_t when;  // kDumpBefore / kDumpAfter (core/tensor_dump.h): both when the access is unknown
+  TensorView view;
 };
 
 // The shape and row-major strides a descriptor gets for an hbg tensor: its own shape when that
 // multiplies out to nelems, else one dimension of nelems (a sub-range made by offsetting addr).
 // shape and strides have room for kMaxTensorDims.
 void abi_shape_of(const Tensor &t, uint32_t *ndim, int64_t *shape, int64_t *strides);
+// The whole of an hbg tensor as a view (offset 0, abi_shape_of's shape and strides): what a
+// descriptor-ABI kernel receives for it.
+TensorView view_of(const Tensor &t);
 
 // Validates every call against the callable and the config; the first error wins and
 // is reported with its code after the orchestration returns.
@@ -54,10 +60,27 @@ class HostGraphBuilder final : public GraphBuilder {
 
   TaskId add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args, uint32_t num_args) override;
   void set_stream(uint32_t stream, uint32_t target) override;
-  void add_dependency(TaskId producer, TaskId consumer) override;
+  void add_dependency(TaskId producer, TaskId consumer) override { add_edge(producer, consumer, kEdgeExplicit); }
   Tensor alloc_tensor(pto_dtype dtype, uint64_t nelems) override;
   void fail(const char *message) override;
   bool ok() const override { return err_.ok(); }
+
+  // A task whose tensors are full views (buffer, offset, shape, strides) with access modes:
+  // what the host orchestrator (host_orchestrator.h) submits. The same checks as add_task, on
+  // the views; a tensor argument reaches a PTO_KERNEL kernel as the address of its first
+  // element and a descriptor-ABI kernel as the descriptor of the view.
+  TaskId add_view_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t num_args);
+  // Why `v` is not a view into a live device allocation (a run tensor or alloc_tensor's), or
+  // "" when it is one.
+  std::string view_fault(const TensorView &v);
+  // Records an error with its own code (the host orchestrator's fail_with); the first wins.
+  void fail_with(pto_status code, std::string message) {
+    error(code == PTO_OK ? PTO_INTERNAL : code, std::move(message));
+  }
+  uint32_t num_tasks() const { return static_cast<uint32_t>(tasks_.size()); }
+  // add_dependency with the edge's kind for the trace (TraceEdgeKind: the host orchestrator's
+  // inferred edges are RAW, WAW or WAR).
+  void add_edge(TaskId producer, TaskId consumer, uint32_t kind);
 
   // After the orchestration: lays the successors out per task and checks the graph is acyclic
   // (DEPENDENCY_CYCLE names a cycle).
@@ -69,9 +92,10 @@ class HostGraphBuilder final : public GraphBuilder {
   const int64_t *args(const HostTask &t) const { return args_.data() + t.args_begin; }
   const uint32_t *successors(const HostTask &t) const { return succ_.data() + t.succ_begin; }
   const DumpTensor *dump_tensors(const HostTask &t) const { return dump_.data() + t.dump_begin; }
-  const Tensor *abi_tensors(const HostTask &t) const { return abi_.data() + t.abi_begin; }
-  // Every edge (producer, consumer), in the order add_dependency made them.
+  const TensorView *abi_tensors(const HostTask &t) const { return abi_.data() + t.abi_begin; }
+  // Every edge (producer, consumer), in the order add_dependency made them, and its kind.
   const std::vector<std::pair<uint32_t, uint32_t>> &edges() const { return edges_; }
+  uint32_t edge_kind(size_t i) const { return edge_kinds_[i]; }
   // Predecessors of every task, CSR: task i's are preds[begin[i] .. begin[i + 1]) (reports only).
   void predecessors(std::vector<uint32_t> *begin, std::vector<uint32_t> *preds) const;
 
@@ -79,6 +103,17 @@ class HostGraphBuilder final : public GraphBuilder {
   void error(pto_status code, std::string message) { err_.set(code, std::move(message)); }
   bool check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n);
   bool check_descriptor_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n);
+  // add_view_task's: every view lies in a live allocation, the kernel's signature and (for a
+  // descriptor-ABI kernel) what a descriptor can carry.
+  bool check_view_args(const KernelEntry &k, TaskId id, const Arg *args, uint32_t n);
+  bool check_view_signature(const KernelEntry &k, TaskId id, const Arg *args, uint32_t n);
+  // The checks every task passes before its arguments (kernel, core type, capacity, argument
+  // count): its kernel, or null after recording the error.
+  const KernelEntry *admit(TaskId id, uint32_t func_id, pto_core_type core_type, uint32_t num_args,
+                           bool args_null);
+  // Appends the task (its arguments already in args_, dump_ and abi_ from the given starts).
+  TaskId commit(TaskId id, const KernelEntry &k, pto_core_type core_type, uint32_t args_begin,
+                uint32_t dump_begin, uint32_t abi_begin, uint32_t num_args, bool descriptors);
   // [addr, addr + bytes) lies in a live device allocation. The last allocation found is
   // remembered: nothing is freed while the orchestration runs, and most tensors of a graph
   // share a few allocations, so most checks skip the allocator's lock and map.
@@ -89,9 +124,10 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<HostTask> tasks_;
   std::vector<int64_t> args_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::vector<uint8_t> edge_kinds_;  // by edge: TraceEdgeKind
   std::vector<uint32_t> succ_;  // by producer (finish)
   std::vector<DumpTensor> dump_;
-  std::vector<Tensor> abi_;                   // descriptor-ABI tasks' tensors (HostTask::abi_begin)
+  std::vector<TensorView> abi_;               // descriptor-ABI tasks' tensors (HostTask::abi_begin)
   uint64_t live_lo_ = 0, live_hi_ = 0;        // live_tensor's last allocation
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what add_task gives the next tasks
   FirstError err_;

@@ -12,6 +12,7 @@
 #include "hbg_layout.h"
 #include "host/device_runner.h"
 #include "host/graph_builder.h"
+#include "host/host_orchestrator.h"
 #include "host/run_wait.h"
 #include "host/schedule_host.h"
 #include "host/tensor_dump_files.h"
@@ -149,25 +150,22 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     call->log = in.device_log;
     t->dump = dump ? dump_select(dump, dump_tasks_image, static_cast<int64_t>(i), ht.func_id) : -1;
     if (t->dump >= 0) {
-      // No direction is known here: each tensor is dumped before and after the task.
       const hbg::DumpTensor *dt = b.dump_tensors(ht);
       for (uint32_t k = 0; k < ht.num_dump; ++k) {
-        const Tensor &tensor = dt[k].tensor;
-        dump_add_view(&dump_tasks_image[t->dump], dt[k].arg, tensor.addr, tensor.dtype, tensor.ndim,
-                      tensor.shape, nullptr, kDumpBefore | kDumpAfter);
+        const TensorView &v = dt[k].view;
+        dump_add_view(&dump_tasks_image[t->dump], dt[k].arg, v.addr(), v.dtype, v.ndim, v.shape, v.strides,
+                      dt[k].when);
       }
     }
     if (ht.descriptors) {
       // Descriptors at their device addresses: the image is copied to dev as a whole.
       const uint64_t call_dev = dev + L.call_off[i];
       ChipTensor *desc = descriptors_of(call);
-      const Tensor *tensors = b.abi_tensors(ht);
+      // As the tensormap runtime writes them for the same views (write_descriptor_calls).
+      const TensorView *views = b.abi_tensors(ht);
       for (uint32_t k = 0; k < ht.num_abi_tensors; ++k) {
-        uint32_t ndim;
-        int64_t shape[kMaxTensorDims], strides[kMaxTensorDims];
-        hbg::abi_shape_of(tensors[k], &ndim, shape, strides);
-        fill_descriptor(&desc[k], tensors[k].addr, tensors[k].nbytes, 0, tensors[k].dtype, ndim, shape,
-                        strides);
+        const TensorView &v = views[k];
+        fill_descriptor(&desc[k], v.buffer, v.buffer_bytes, v.offset, v.dtype, v.ndim, v.shape, v.strides);
       }
       // Scalars follow the tensors (add_task checked the order).
       finish_descriptor_call(call, call_dev, call_dev + kDescTensorsOffset, ht.num_abi_tensors,
@@ -227,7 +225,8 @@ std::string pending_report(const hbg::HostGraphBuilder &b, const hbg::Task *task
   return std::to_string(unfinished) + " of " + std::to_string(graph.size()) + " tasks unfinished:" + out;
 }
 
-// The trace records plus the graph's edges (all explicit here) as JSON for ChipWorker.last_trace.
+// The trace records plus the graph's edges (explicit, or RAW/WAW/WAR as the host orchestrator
+// inferred them) as JSON for ChipWorker.last_trace.
 // `all_finished`: every task reached a final state, so every record was written; otherwise
 // the records of the others hold whatever the memory held before and are dropped.
 void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGraphBuilder &b, const char *dev,
@@ -256,7 +255,8 @@ void export_trace(DeviceRunner &runner, const RunInputs &in, const hbg::HostGrap
   }
   std::vector<EdgeTrace> edges;
   edges.reserve(b.edges().size());
-  for (const auto &[from, to] : b.edges()) edges.push_back(EdgeTrace{from, to, kEdgeExplicit, 0});
+  for (size_t e = 0; e < b.edges().size(); ++e)
+    edges.push_back(EdgeTrace{b.edges()[e].first, b.edges()[e].second, b.edge_kind(e), 0});
   TraceMeta meta;
   meta.runtime = "host_build_graph";
   meta.launch_ns = launch_ns;
@@ -278,11 +278,18 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
         "a graph of more than task_window tasks fails)";
     return PTO_NOT_SUPPORTED;
   }
-  void *sym = nullptr;
+  // The entry: PTO_ORCHESTRATION's, else a device orchestration's (PTO_DEVICE_ORCHESTRATION, or
+  // the reference API's), run through the host orchestrator (host/host_orchestrator.h).
+  void *sym = nullptr, *device_sym = nullptr;
   pto_status rc = runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL, &sym, error);
   if (rc != PTO_OK) {
-    *error += orchestration_entry_hint(in.orchestration_path, "host_build_graph");
-    return rc;
+    std::string device_error;
+    if (runner.load_host_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &device_sym,
+                                &device_error) != PTO_OK) {
+      *error += orchestration_entry_hint(in.orchestration_path, "host_build_graph");
+      return rc;
+    }
+    error->clear();
   }
 
   struct Args final : OrchArgs {
@@ -301,7 +308,11 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   // Shared with the callbacks below, which run when the device has finished.
   auto builder = std::make_shared<hbg::HostGraphBuilder>(runner, in);
   const uint64_t t_orch = platform_now_ns();
-  reinterpret_cast<OrchFn>(sym)(*builder, orch_args);
+  if (device_sym) {
+    hbg::HostOrchestrator(*builder, in).run(device_sym);
+  } else {
+    reinterpret_cast<OrchFn>(sym)(*builder, orch_args);
+  }
   rc = builder->finish();
   stats->orchestration_ns = platform_now_ns() - t_orch;
   if (rc != PTO_OK) {
