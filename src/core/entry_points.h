@@ -41,6 +41,13 @@ inline const EntryPoint *orchestration_entry_of(const std::string &runtime) {
   return nullptr;
 }
 
+// The entry a runtime also takes when the binary lacks its own, or nullptr: host_build_graph runs
+// a device orchestration (PTO_DEVICE_ORCHESTRATION, which the reference API's header
+// pto_abi/pto_orchestration_api.h defines) through its host orchestrator.
+inline const EntryPoint *orchestration_fallback_of(const std::string &runtime) {
+  return runtime == "host_build_graph" ? orchestration_entry_of("tensormap_and_ringbuffer") : nullptr;
+}
+
 // Why a binary lacks the entry `wanted` and what to do, from the entries it does export:
 // "it defines PTO_KERNEL(args), so it is a compute kernel: compile it with compile_incore".
 // `exports(symbol)` answers whether the binary exports a symbol (platform_elf_exports).
@@ -60,7 +67,9 @@ std::string entry_point_hint(const EntryPoint &wanted, Exports exports) {
            " orchestration; run it with runtime=\"" + e.runtime + "\", or write the source for " +
            wanted.runtime + " with " + wanted.macro;
   }
-  return std::string("define the entry with ") + wanted.macro;
+  const EntryPoint *fallback = wanted.runtime ? orchestration_fallback_of(wanted.runtime) : nullptr;
+  return std::string("define the entry with ") + wanted.macro +
+         (fallback ? std::string(" or ") + fallback->macro : std::string());
 }
 
 }  // namespace pto

@@ -176,6 +176,8 @@ void check_entry(const std::string &so, const std::string &name, const EntryPoin
     if (ours || abi || exports(PTO_KERNEL_TABLE_SYMBOL)) return;
   } else if (exports(entry.symbol)) {
     return;
+  } else if (const EntryPoint *fallback = orchestration_fallback_of(entry.runtime)) {
+    if (exports(fallback->symbol)) return;  // host_build_graph runs a device orchestration too
   }
   std::string hint = entry_point_hint(entry, exports);
   if (kernel && hint.rfind("define the entry with", 0) == 0) {

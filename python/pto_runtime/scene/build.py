@@ -11,7 +11,6 @@ per process, here.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,6 @@ __all__ = [
 DEFAULT_ENTRY = "aicpu_orchestration_entry"
 DEFAULT_CONFIG = "aicpu_orchestration_config"
 _CORE_TYPES = {"aic": CoreType.AIC, "aiv": CoreType.AIV, "mix": CoreType.MIX}
-_REFERENCE_API = re.compile(r'#\s*include\s*[<"]pto_orchestration_api\.h[>"]')
 
 
 @dataclass
@@ -121,24 +119,6 @@ def _include_dirs(incore: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _check_runtime_api(runtime: str, source: str) -> None:
-    """The reference's host_build_graph orchestration API is not implemented here: say so by
-    name before the compiler fails on it."""
-    if runtime != "host_build_graph":
-        return
-    try:
-        text = Path(source).read_text(errors="replace")
-    except OSError:
-        return  # the compiler reports a missing file itself
-    if _REFERENCE_API.search(text):
-        raise error_from_code(
-            ErrorCode.NOT_SUPPORTED,
-            f"{source}: the reference's host_build_graph orchestration API "
-            "(pto_orchestration_api.h compiled for host_build_graph) is not implemented; "
-            "host_build_graph takes PTO_ORCHESTRATION programs (docs/guide/orchestration.md)",
-        )
-
-
 def compile_spec(
     spec: Mapping[str, Any], platform: str, runtime: str, *, progress: bool = True
 ) -> CompiledCallable:
@@ -147,7 +127,6 @@ def compile_spec(
     if not isinstance(orch, Mapping) or "source" not in orch:
         raise ValueError("CALLABLE['orchestration'] must be a mapping with a 'source'")
     incores = list(spec.get("incores", []))
-    _check_runtime_api(runtime, orch["source"])
 
     defines = []
     entry = orch.get("function_name") or DEFAULT_ENTRY

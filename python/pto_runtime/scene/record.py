@@ -126,7 +126,6 @@ def not_supported(feature: str, detail: str) -> NotSupportedError:
 _FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p, re.I), name)
     for p, name in [
-        (r"host_build_graph orchestration API", "the reference's host_build_graph API"),
         (r"set_block_num|set_core_num|set_require_sync_start|SPMD", "SPMD launch"),
         (r"rt_submit_dummy_task|dependency-only", "dependency-only tasks"),
         (r"CoreTaskPredicate|set_predicate|predicate", "dispatch predicates"),
