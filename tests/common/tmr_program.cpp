@@ -90,7 +90,7 @@ PTO_DEVICE_ORCHESTRATION(orch) {
 }
 )";
 
-TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy) {
+TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy, bool mix) {
   std::mt19937_64 rng(seed);
   auto pick = [&rng](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
@@ -126,7 +126,7 @@ TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy) {
     }
     p.words.push_back(kOpTask);
     if (!batchy || pick(0, 7) == 0)
-      core = pick(0, 7) == 0 ? 2 : pick(0, 1);  // 2: a MIX task on a whole cluster
+      core = pick(0, 7) == 0 && mix ? 2 : pick(0, 1);  // 2: a MIX task on a whole cluster
     p.words.push_back(core);
     const int64_t n = pick(1, 4);
     p.words.push_back(n);
@@ -220,12 +220,13 @@ pto::ChipStorageTaskArgs TmrData::args() {
   return a;
 }
 
-pto::ChipCallable make_tmr_program_callable(const char *platform) {
+pto::ChipCallable make_tmr_program_callable(const char *platform, const char *runtime) {
   pto::KernelCompiler kc(platform);
-  pto::ChipCallable callable(
-      kc.compile_orchestration_source("tensormap_and_ringbuffer", kTmrProgramOrch, "tmr_program_orch"));
+  const bool tmr = std::string(runtime) == "tensormap_and_ringbuffer";
+  pto::ChipCallable callable(kc.compile_orchestration_source(
+      runtime, kTmrProgramOrch, tmr ? "tmr_program_orch" : "tmr_program_orch_hbg"));
   const pto_core_type cores[3] = {PTO_CORE_AIC, PTO_CORE_AIV, PTO_CORE_MIX};
-  for (uint32_t k = 0; k < 3; ++k)
+  for (uint32_t k = 0; k < (tmr ? 3u : 2u); ++k)
     callable.add_kernel(k, cores[k], kc.compile_incore_source(kTmrMixKernel, "tmr_mix", cores[k]));
   return callable;
 }

@@ -35,8 +35,9 @@ struct TmrProgram {
 
 // `tasks` tasks; views are random windows with steps 1..2 in each dimension. `batchy`: what
 // batch_deps batches and skips look-ups on — runs of one kernel, half the views taken from a
-// few fixed ones (the same tile again, and tiles inside it), stream changes.
-TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy = false);
+// few fixed ones (the same tile again, and tiles inside it), stream changes. `mix` false: no
+// MIX tasks (host_build_graph runs none).
+TmrProgram make_tmr_program(int64_t tasks, uint64_t seed, bool batchy = false, bool mix = true);
 // The three 32x32 buffers after running the program one task at a time; `consts` is buffer 4.
 std::vector<std::vector<int32_t>> run_sequential(const TmrProgram &p,
                                                  const std::vector<std::vector<int32_t>> &init,
@@ -53,8 +54,10 @@ struct TmrData {
   pto::ChipStorageTaskArgs args();
 };
 
-// The orchestration and kTmrMixKernel on AIC, AIV and MIX, compiled for `platform`.
-pto::ChipCallable make_tmr_program_callable(const char *platform);
+// The orchestration and kTmrMixKernel on AIC, AIV and MIX, compiled for `platform` and
+// `runtime` (host_build_graph runs the device orchestration on the host; it has no MIX kernel).
+pto::ChipCallable make_tmr_program_callable(const char *platform,
+                                            const char *runtime = "tensormap_and_ringbuffer");
 
 // Asserts (gtest) that `got` equals `expected` element by element, naming the first difference
 // and `what` (the seed, the configuration).

@@ -240,14 +240,16 @@ TEST_F(BadInput, LogLevelOutOfRange) {
   expect_error([&] { run(callable("", "noop"), cfg); }, PTO_INVALID_ARGUMENT, {"log_level=9", "0..4"});
 }
 
-TEST_F(BadInput, OrchestrationBuiltForTheOtherRuntimeSaysWhichItIs) {
+// host_build_graph also runs device orchestrations (its host orchestrator); a binary with
+// neither entry says what it is instead.
+TEST_F(BadInput, OrchestrationWithoutEitherEntrySaysWhatItIs) {
   const std::string tmr_orch = pto::KernelCompiler("a2a3sim").compile_orchestration_source(
       "tensormap_and_ringbuffer",
       "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) { (void)o; }\n", "tmr_orch_on_hbg");
-  pto::ChipCallable c(tmr_orch);
-  expect_error(
-      [&] { run(c); }, PTO_LOAD_FAILED,
-      {"pto_orchestration_entry", "PTO_DEVICE_ORCHESTRATION", "runtime=\"tensormap_and_ringbuffer\""});
+  run(pto::ChipCallable(tmr_orch));
+  pto::ChipCallable kernel_as_orch(pto_test::kernel(pto_test::kAddKernel, "add_as_orch"));
+  expect_error([&] { run(kernel_as_orch); }, PTO_LOAD_FAILED,
+               {"pto_orchestration_entry", "PTO_KERNEL(args)", "compute kernel"});
 }
 
 TEST_F(BadInput, ConfigFieldOutOfItsRangeNamesFieldValueAndRange) {

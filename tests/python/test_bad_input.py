@@ -119,15 +119,18 @@ def test_alloc_tensor_with_a_negative_extent_is_named(tmr_worker) -> None:
 
 def test_orchestration_for_the_other_runtime_says_which_it_is(worker) -> None:
     kc = pto.KernelCompiler(PLATFORM)
-    basic = basic_callable(
-        "tensormap_and_ringbuffer"
-    )  # its orchestration, on a host_build_graph worker
-    with pytest.raises(pto.LoadError, match='runtime="tensormap_and_ringbuffer"'):
-        worker.run(basic, pto.ChipStorageTaskArgs())
+    # host_build_graph runs device orchestrations too (its host orchestrator)...
+    assert run_basic(worker, "tensormap_and_ringbuffer")
+    kc.compile_orchestration_source(
+        "host_build_graph",
+        '#include "pto/orchestration.h"\nPTO_DEVICE_ORCHESTRATION(o) { (void)o; }\n',
+        "tmr_as_hbg",
+    )
+    # ...but tensormap_and_ringbuffer takes no PTO_ORCHESTRATION program.
     with pytest.raises(pto.InvalidArgumentError, match="PTO_DEVICE_ORCHESTRATION"):
         kc.compile_orchestration_source(
-            "host_build_graph",
-            '#include "pto/orchestration.h"\nPTO_DEVICE_ORCHESTRATION(o) { (void)o; }\n',
-            "tmr_as_hbg",
+            "tensormap_and_ringbuffer",
+            '#include "pto/host_graph.h"\nPTO_ORCHESTRATION(g, a) { (void)g; (void)a; }\n',
+            "hbg_as_tmr",
         )
     assert run_basic(worker)
