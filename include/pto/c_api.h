@@ -145,6 +145,9 @@ typedef struct pto_run_stats {
   /* Of total_ns: opening programs (kernel binaries, the orchestration) on their first use in
    * this context; 0 once they are loaded. */
   uint64_t load_ns;
+  /* Tasks finished without a core: dependency-only tasks, and tasks whose dispatch predicate
+   * was false (not counted in tasks_run). */
+  uint64_t tasks_retired_inline;
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

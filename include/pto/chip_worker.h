@@ -162,6 +162,9 @@ struct RunStats {
   // flipped side (below <-> above) against the same scheduler's previous one in that scope.
   uint64_t dispatch_locality = 0, dispatch_round_robin = 0, dispatch_work_stealing = 0;
   uint64_t dispatch_switches = 0;
+  // Tasks finished without a core: dependency-only tasks and tasks whose dispatch predicate was
+  // false (not in tasks_run).
+  uint64_t tasks_retired_inline = 0;
 
   // A short printable table of everything above.
   std::string table() const;

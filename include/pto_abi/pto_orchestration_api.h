@@ -25,10 +25,12 @@
 // counts) only when the config's expected_arg_count is > 0 and the run has FEWER arguments
 // (tensors + scalars); extra arguments are the orchestration's to ignore.
 //
-// Not provided (each fails the run with NOT_SUPPORTED naming it): SPMD launches
-// (launch_spec.set_block_num(n > 1), set_core_num, set_require_sync_start) and dependency-only
-// tasks (rt_submit_dummy_task). set_allow_early_resolve and set_task_timing_slot are accepted
-// and have no effect; predicates (CoreTaskPredicate) are not declared.
+// Dependency-only tasks (rt_submit_dummy_task) are Orchestrator::submit_dummy; dispatch
+// predicates (CoreTaskArgs::set_predicate) become Launch::predicate, the operand resolved to an
+// element address at submit. Not provided: SPMD launches (launch_spec.set_block_num(n > 1),
+// set_core_num, set_require_sync_start) fail the run with NOT_SUPPORTED naming them where the
+// runtime lacks them. set_allow_early_resolve and set_task_timing_slot are accepted and have no
+// effect.
 //
 // Which orchestrator a call goes to: the entry binds it to the calling thread; every call that
 // can wait (and so let the simulator move this fiber to another thread) binds it again before
@@ -147,8 +149,34 @@ inline bool materialize(pto::Orchestrator &o, const TensorCreateInfo &ci, pto::T
   return true;
 }
 
+// The predicate's operand as an element address, checked like get_tensor_data's indices; false
+// (the orchestration failed) when it names no element.
+inline bool resolve_predicate(pto::Orchestrator &o, const CoreTaskPredicate &p, pto::DispatchPredicate *out) {
+  const ChipTensor *t = p.operand.tensor;
+  bool bad = t == nullptr || t->buffer.addr == 0 || p.operand.ndims != t->ndims;
+  for (uint32_t d = 0; !bad && d < p.operand.ndims && d < static_cast<uint32_t>(MAX_TENSOR_DIMS); ++d)
+    bad = p.operand.indices[d] >= t->shapes[d];
+  if (bad) {
+    fail(o, PTO_INVALID_ARGUMENT,
+         "set_predicate: the operand names no element (tensor %s, %u indices for a %u-dimensional tensor, "
+         "each index below its dimension's extent)",
+         t == nullptr ? "null" : (t->buffer.addr == 0 ? "without a buffer" : "given"), p.operand.ndims,
+         t == nullptr ? 0u : t->ndims);
+    return false;
+  }
+  const uint64_t esize = get_element_size(t->dtype);
+  out->addr = t->buffer.addr + t->compute_flat_offset(p.operand.indices, p.operand.ndims) * esize;
+  out->target = p.target;
+  out->elem_size = static_cast<uint8_t>(esize);
+  out->op = p.op;
+  return true;
+}
+
+constexpr int kDummyTask = -2;  // submit's core for rt_submit_dummy_task
+
 // The submit behind rt_submit_task and friends: core_type AIC / AIV (kernel func_id), MIX (one
-// kernel per core in `mixed`), or -1 for "outputs only" (alloc_tensors: allocate, submit nothing).
+// kernel per core in `mixed`), kDummyTask (a dependency-only task), or -1 for "outputs only"
+// (alloc_tensors: allocate, submit nothing).
 inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &args,
                                 const int32_t *mixed = nullptr) {
   Bound bound;
@@ -160,17 +188,30 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
          args.error_msg ? args.error_msg : "(no message)");
     return out;
   }
-  if (args.launch_spec.block_num() != 1 || args.launch_spec.core_num() != 0 ||
-      args.launch_spec.require_sync_start()) {
-    fail(o, PTO_NOT_SUPPORTED,
-         "launch_spec (block_num %d, core_num %d, require_sync_start %d): SPMD launches are not supported by "
-         "this runtime; a task runs as one block (block_num 1)",
-         args.launch_spec.block_num(), args.launch_spec.core_num(),
-         args.launch_spec.require_sync_start() ? 1 : 0);
+  pto::Launch launch;
+  if (args.launch_spec.block_num() < 1 || args.launch_spec.core_num() < 0) {
+    fail(o, PTO_INVALID_ARGUMENT, "launch_spec: block_num %d (>= 1 allowed), core_num %d (>= 0 allowed)",
+         args.launch_spec.block_num(), args.launch_spec.core_num());
+    return out;
+  }
+  launch.block_num = static_cast<uint32_t>(args.launch_spec.block_num());
+  launch.core_num = static_cast<uint32_t>(args.launch_spec.core_num());
+  launch.sync_start = args.launch_spec.require_sync_start();
+  if (args.predicate().op != PredicateOp::NONE && !resolve_predicate(o, args.predicate(), &launch.predicate))
+    return out;
+  if (core == kDummyTask && !launch.is_default()) {
+    fail(o, PTO_INVALID_ARGUMENT, "rt_submit_dummy_task: a dependency-only task has no launch_spec or predicate");
     return out;
   }
   pto::Arg a[MAX_TENSOR_ARGS + MAX_SCALAR_ARGS];
-  pto::TaskHandle after[MAX_TENSOR_ARGS + 64];
+  // Producers named outright: the creators of manual_dep tensors, then the explicit
+  // dependencies (any number: past the inline room they go to the heap).
+  constexpr uint32_t kInlineAfter = MAX_TENSOR_ARGS + 64;
+  pto::TaskHandle after_inline[kInlineAfter];
+  std::vector<pto::TaskHandle> after_heap;
+  const uint32_t max_after = static_cast<uint32_t>(args.tensor_count()) + args.explicit_dep_count();
+  if (max_after > kInlineAfter) after_heap.resize(max_after);
+  pto::TaskHandle *after = max_after > kInlineAfter ? after_heap.data() : after_inline;
   uint32_t n = 0, num_after = 0;
   int32_t created[MAX_TENSOR_ARGS];
   uint32_t num_created = 0;
@@ -188,8 +229,7 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
     // manual_dep: tracked only through its creator (the reference's "creator-only" tensors).
     if (t.manual_dep && access != pto::Access::NO_DEP) {
       access = pto::Access::NO_DEP;
-      if (t.owner_task_id.is_valid() && num_after < sizeof after / sizeof after[0])
-        after[num_after++] = pto::TaskHandle{static_cast<int64_t>(t.owner_task_id.local())};
+      if (t.owner_task_id.is_valid()) after[num_after++] = pto::TaskHandle{static_cast<int64_t>(t.owner_task_id.local())};
     }
     a[n++] = pto::Arg::tensor(v, access);
   }
@@ -198,17 +238,16 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
   for (uint32_t i = 0; i < args.explicit_dep_count(); ++i) {
     const PTO2TaskId d = args.explicit_dep(i);
     if (d.is_invalid()) continue;  // "no task": nothing to wait for
-    if (num_after == sizeof after / sizeof after[0]) {
-      fail(o, PTO_INVALID_ARGUMENT, "more than %u explicit dependencies", num_after);
-      return out;
-    }
     after[num_after++] = pto::TaskHandle{static_cast<int64_t>(d.local())};
   }
   int64_t id = -1;
-  if (core >= 0) {
-    const pto::TaskHandle h = mixed ? o.submit_mixed(mixed, a, n, after, num_after)
-                                    : o.submit_task(static_cast<uint32_t>(func_id),
-                                                    static_cast<pto_core_type>(core), a, n, after, num_after);
+  if (core >= 0 || core == kDummyTask) {
+    const pto::Launch *l = launch.is_default() ? nullptr : &launch;
+    const pto::TaskHandle h = core == kDummyTask ? o.submit_dummy(a, n, after, num_after)
+                              : mixed            ? o.submit_mixed(mixed, a, n, after, num_after, l)
+                                                 : o.submit_task(static_cast<uint32_t>(func_id),
+                                                                 static_cast<pto_core_type>(core), a, n, after,
+                                                                 num_after, l);
     if (!h.valid()) return out;
     id = h.id;
     out.set_task_id(PTO2TaskId::make(0, static_cast<uint32_t>(id)));
@@ -243,13 +282,10 @@ inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArg
 inline TaskOutputTensors rt_submit_aiv_task(int32_t kernel_id, const CoreTaskArgs &args) {
   return pto_abi::submit(PTO_CORE_AIV, kernel_id, args);
 }
+// A dependency-only task: ordered by its arguments and dependencies like any task, it runs no
+// kernel and takes no core; its create-info outputs are allocated as for any task.
 inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs &args) {
-  (void)args;
-  pto_abi::Bound bound;
-  pto_abi::fail(*bound.get(), PTO_NOT_SUPPORTED,
-                "rt_submit_dummy_task: dependency-only tasks are not supported; order tasks with "
-                "set_dependencies instead");
-  return TaskOutputTensors{};
+  return pto_abi::submit(pto_abi::kDummyTask, 0, args);
 }
 
 // Buffers for outputs, allocated now (alive until the current scope ends), no task.

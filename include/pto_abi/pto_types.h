@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "data_type.h"
+#include "pto/dispatch_predicate.h"
 #include "intrinsic.h"
 #include "pto_task_id.h"
 #include "tensor.h"
@@ -139,6 +140,23 @@ class TaskOutputTensors {
   ChipTensor tensors_[MAX_TENSOR_ARGS];
 };
 
+// A dispatch predicate's operand: one element of a tensor, located like get_tensor_data's (the
+// tensor is borrowed until the submit). Its producer must be a producer of the task.
+struct CorePredicateOperand {
+  const ChipTensor *tensor{nullptr};
+  uint32_t ndims{0};
+  uint32_t indices[MAX_TENSOR_DIMS]{};
+};
+
+// `operand op target` (e.g. count[i] > 0), read when the task is ready: false retires the task
+// without running it, its consumers released as if it had run. op NONE: always run.
+using PredicateOp = pto::PredicateOp;
+struct CoreTaskPredicate {
+  CorePredicateOperand operand;
+  PredicateOp op{PredicateOp::NONE};
+  int64_t target{0};
+};
+
 // The arguments of one task: tensors (each with its access mode), then scalars, plus explicit
 // dependencies and launch parameters. Errors (too many arguments, null dependencies) are kept
 // in has_error / error_msg and reported by the submit.
@@ -213,6 +231,9 @@ struct Arg {
   // A hint to the reference's scheduler (dispatch before the producers' completions are
   // counted); accepted and ignored here: tasks are dispatched once their producers finish.
   void set_allow_early_resolve(bool v = true) { early_resolve_ = v; }
+  // The task's dispatch predicate (CoreTaskPredicate); op NONE (the default) clears it.
+  void set_predicate(const CoreTaskPredicate &p) { predicate_ = p; }
+  const CoreTaskPredicate &predicate() const { return predicate_; }
   bool allow_early_resolve() const { return early_resolve_; }
   // A profiling tag of the reference's (0..15, -1 = none); checked, then not used here.
   void set_task_timing_slot(int32_t slot) {
@@ -226,6 +247,7 @@ struct Arg {
     deps_ = nullptr;
     dep_count_ = 0;
     early_resolve_ = false;
+    predicate_ = CoreTaskPredicate{};
     launch_spec = PTO2LaunchSpec{};
   }
   void reset() {
@@ -285,6 +307,7 @@ struct Arg {
   uint32_t dep_count_ = 0;
   bool early_resolve_ = false;
   int32_t timing_slot_ = -1;
+  CoreTaskPredicate predicate_;
 };
 
 using CoreTaskArgs = Arg<MAX_TENSOR_ARGS, MAX_SCALAR_ARGS>;

@@ -383,6 +383,9 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("dispatch_switches", &RunStats::dispatch_switches,
               "dispatch_threshold: decisions that flipped between below and above the threshold, "
               "against the same scheduler thread's previous one in that scope (0 when off)")
+      .def_ro("tasks_retired_inline", &RunStats::tasks_retired_inline,
+              "tasks finished without a core: dependency-only tasks and tasks whose dispatch "
+              "predicate was false (not in tasks_run)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

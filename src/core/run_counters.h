@@ -31,6 +31,8 @@ struct alignas(kCacheLine) SchedulerCounters {
   // started under each DispatchPolicy, and its decisions that flipped below <-> above.
   uint32_t dispatched[3] = {0, 0, 0};
   uint32_t dispatch_switches = 0;
+  // Tasks this thread finished without a core (dependency-only, or a false dispatch predicate).
+  uint32_t retired_inline = 0;
 };
 static_assert(sizeof(SchedulerCounters) == kCacheLine, "one line per scheduler thread");
 

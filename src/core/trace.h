@@ -15,7 +15,9 @@
 
 namespace pto {
 
-enum TraceStatus : uint8_t { kTraceNone = 0, kTraceDone = 1, kTraceFailed = 2, kTraceSkipped = 3 };
+// kTraceRetired: finished without a core (a dependency-only task, or its dispatch predicate was
+// false): its consumers were released as if it had run.
+enum TraceStatus : uint8_t { kTraceNone = 0, kTraceDone = 1, kTraceFailed = 2, kTraceSkipped = 3, kTraceRetired = 4 };
 enum TraceEdgeKind : uint32_t { kEdgeRaw = 0, kEdgeWaw = 1, kEdgeWar = 2, kEdgeExplicit = 3 };
 // Where an inferred edge was found: the TensorMap, or batch_deps' local batch map (tmr/dep_batch.h).
 // An edge both found for one task is traced once, as kEdgeFromTensorMap (task_records.cpp): so

@@ -48,6 +48,7 @@ void read_run_counters(Device &device, const void *region, uint32_t threads, con
     stats->scheduling_ns += span > parked ? span - parked : 0;
     for (uint32_t p = 0; p < 3; ++p) stats->dispatch_tasks[p] += sched[t].dispatched[p];
     stats->dispatch_switches += sched[t].dispatch_switches;
+    stats->tasks_retired_inline += sched[t].retired_inline;
   }
   uint64_t first = UINT64_MAX, last = 0;
   stats->num_cores = cores < PTO_STATS_MAX_CORES ? cores : PTO_STATS_MAX_CORES;

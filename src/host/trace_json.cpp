@@ -13,8 +13,9 @@
 namespace pto {
 namespace {
 
-const char *kShapeNames[] = {"AIC", "AIV", "MIX"};
-const char *kStatusNames[] = {"", "done", "failed", "skipped"};
+// By TaskRecord::core_type; 4 is graph::kPoolInline, a dependency-only task.
+const char *kShapeNames[] = {"AIC", "AIV", "MIX", "ANY", "DUMMY"};
+const char *kStatusNames[] = {"", "done", "failed", "skipped", "retired"};
 const char *kEdgeNames[] = {"raw", "waw", "war", "explicit"};
 
 // KernelCompiler names binaries "<source name>-<key>-<headers digest>.so", each hash 16 hex
@@ -71,7 +72,8 @@ std::string pmu_note(const TaskTrace *tasks, const PmuTrace *pmu, size_t num_tas
   uint32_t valid = all;
   int32_t error = 0;
   for (size_t i = 0; i < num_tasks; ++i) {
-    if (tasks[i].status == kTraceNone || tasks[i].status == kTraceSkipped) continue;
+    if (tasks[i].status == kTraceNone || tasks[i].status == kTraceSkipped || tasks[i].status == kTraceRetired)
+      continue;
     valid &= pmu[i].valid;
     if (pmu[i].error) error = pmu[i].error;
   }
@@ -113,7 +115,7 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
   for (size_t i = 0; i < num_tasks; ++i) {
     const TaskTrace &t = tasks[i];
     if (t.status == kTraceNone) continue;
-    const char *shape = t.shape < 3 ? kShapeNames[t.shape] : "AIV";
+    const char *shape = t.shape < 5 ? kShapeNames[t.shape] : "AIV";
     std::string cores = "[" + std::to_string(t.core) + "]";
     if (t.shape == PTO_CORE_MIX && t.core >= 0) {  // t.core: the cluster's first AIC slot
       const uint32_t c = layout.place(static_cast<uint32_t>(t.core)).cluster;
@@ -122,13 +124,13 @@ std::string trace_to_json(const TraceMeta &meta, const RunInputs &in, const Chip
         cores += (k ? ", " : "") + std::to_string(layout.slot(c, k));
       cores += "]";
     }
-    const bool ran = t.status != kTraceSkipped;
+    const bool ran = t.status != kTraceSkipped && t.status != kTraceRetired;  // took a core
     j += std::string(first ? "" : ",") + "\n{\"id\": " + std::to_string(t.id) +
          ", \"func\": " + std::to_string(t.func) + ", \"shape\": \"" + shape +
          "\", \"cores\": " + (ran ? cores : "[]") +
          ", \"start\": " + (ran ? rel(clk.ns(t.start), t0) : "null") +
          ", \"end\": " + (ran ? rel(clk.ns(t.end), t0) : "null") + ", \"status\": \"" +
-         kStatusNames[t.status < 4 ? t.status : 0] + "\"";
+         kStatusNames[t.status < 5 ? t.status : 0] + "\"";
     if (t.submit) j += ", \"submit\": " + rel(clk.ns(t.submit), t0);
     // In flight from dispatch to complete: what pipeline_depth bounds (docs/guide/profiling.md).
     if (ran) {

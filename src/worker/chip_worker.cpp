@@ -388,6 +388,7 @@ RunStats to_run_stats(const pto_run_stats &s, const ClusterLayout &layout) {
   out.dispatch_round_robin = s.dispatch_tasks[1];
   out.dispatch_work_stealing = s.dispatch_tasks[2];
   out.dispatch_switches = s.dispatch_switches;
+  out.tasks_retired_inline = s.tasks_retired_inline;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
     const HandshakeSlotPlace place = layout.place(slot);

@@ -28,8 +28,9 @@ __all__ = [
 
 # The vocabularies of schema version 1, in display order.
 CORE_TYPES = ("AIC", "AIV")
-SHAPES = ("AIV", "AIC", "MIX")
-STATUSES = ("done", "failed", "skipped")
+SHAPES = ("AIV", "AIC", "MIX", "DUMMY")  # DUMMY: a dependency-only task (no core)
+# retired: finished without a core (dependency-only, or its dispatch predicate was false)
+STATUSES = ("done", "failed", "skipped", "retired")
 EDGE_KINDS = ("raw", "waw", "war", "explicit")
 # Where an inferred edge was found: the TensorMap, or batch_deps' local batch map.
 EDGE_SOURCES = ("tensormap", "batch")

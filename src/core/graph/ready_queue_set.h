@@ -34,7 +34,10 @@ enum Pool : uint32_t {
   kPoolVector = PTO_CORE_AIV,
   kPoolMix = PTO_CORE_MIX,
   kPoolAny = 3,
-  kPoolCount = 4,
+  // Ready tasks that take no core: dependency-only tasks and tasks whose dispatch predicate is
+  // false. Scheduler threads retire them inline (core/graph/scheduler_loop.h).
+  kPoolInline = 4,
+  kPoolCount = 5,
 };
 constexpr uint32_t pool_bit(uint32_t pool) {
   return 1u << pool;

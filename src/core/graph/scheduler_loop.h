@@ -36,8 +36,15 @@
 //   bool done()                                  every task of the run has finished
 //   void end()                                   the loop is over (per-thread counts go out)
 //   void mix_parts(id, const DispatchPayload *[3])  MIX tasks' three parts (kHasMix only)
+//   DispatchPredicate predicate(int64_t id)      its dispatch predicate (asked only when
+//                                                TaskRecord::pred_op is set)
 //   static constexpr bool kHasMix                the runtime has MIX tasks
 //   static constexpr bool kZeroSubmit            the scheduler writes the trace's submit field
+// Tasks that take no core (kPoolInline: dependency-only tasks, and tasks whose dispatch predicate
+// is false when they become ready) go to the inline pool wherever they became ready; each pass
+// of a scheduler thread retires what is there (retire_inline): records it, releases its
+// consumers and retires it, as if it had run. A chain of them costs queue operations on one
+// thread, no core hand-off, and no recursion however long it is.
 // Nothing here allocates or throws: it is built into the AICPU program.
 #ifndef PTO_CORE_GRAPH_SCHEDULER_LOOP_H
 #define PTO_CORE_GRAPH_SCHEDULER_LOOP_H
@@ -55,6 +62,7 @@
 #include "core/tensor_dump.h"
 #include "core/trace.h"
 #include "pto/device_log.h"
+#include "pto/dispatch_predicate.h"
 #include "pto_platform/clock.h"
 #include "pto_platform/doorbell.h"
 
@@ -115,11 +123,21 @@ SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter
   return e;
 }
 
-// Puts a task whose fan-in reached zero into its pool's queue. Callable from any thread (the
-// orchestrator too); the push releases the record's contents to the popper.
-inline void make_ready(TaskRecord &t, ReadyQueueSet &ready, int64_t id) {
+// The pool a task that just became ready goes to: its own, or kPoolInline when its dispatch
+// predicate is false (read now: its producers have finished). predicate_of() gives the task's
+// DispatchPredicate and is asked only when it has one. (Dependency-only tasks are in
+// kPoolInline from the start.)
+template <typename PredicateOf>
+inline uint32_t ready_pool(const TaskRecord &t, PredicateOf &&predicate_of) {
+  if (t.pred_op == 0) return t.core_type;
+  return predicate_of().pass() ? t.core_type : static_cast<uint32_t>(kPoolInline);
+}
+
+// Puts a task whose fan-in reached zero into the queue of `pool` (ready_pool). Callable from
+// any thread (the orchestrator too); the push releases the record's contents to the popper.
+inline void make_ready(TaskRecord &t, ReadyQueueSet &ready, int64_t id, uint32_t pool) {
   t.state.store(kReady, std::memory_order_relaxed);
-  ready.push(t.core_type, static_cast<uint64_t>(id));  // never full: runtimes size the queues
+  ready.push(pool, static_cast<uint64_t>(id));  // never full: runtimes size the queues
 }
 
 template <typename Policy>
@@ -145,9 +163,10 @@ class SchedulerLoop {
   // One pass: collect finished tasks, then (unless aborting) feed idle cores. Whether anything
   // moved.
   bool poll() {
-    const bool collected =
+    bool collected =
         cores_.collect([this](int64_t id, const CoreTiming &timing) { completed(id, timing); }) != 0;
     if (aborting()) return collected;
+    collected |= retire_inline();
     const bool dispatched = dispatch_ready();
     if (dispatch_.on() ? cores_.needs_help_any(*env_.ready) : cores_.needs_help(*env_.ready))
       peers_.ask_for_help(dispatched || collected);
@@ -220,9 +239,17 @@ class SchedulerLoop {
     if (policy_.retire(id)) peers_.wake_all();  // the run is over: peers stop waiting
   }
 
-  // A consumer this thread made ready: on one of its own idle cores now, else into the queue.
+  // A consumer this thread made ready: on one of its own idle cores now, else into the queue
+  // (a task that takes no core: into the inline pool, which this thread's pass drains).
   void release(int64_t id) {
     TaskRecord &t = policy_.task(id);
+    if (t.pred_op != 0 || t.core_type == kPoolInline) {
+      const uint32_t pool = ready_pool(t, [this, id] { return policy_.predicate(id); });
+      if (pool == kPoolInline) {
+        make_ready(t, *env_.ready, id, kPoolInline);
+        return;
+      }
+    }
     if (dispatch_.on()) {
       release_by_policy(id, t);
       return;
@@ -232,7 +259,7 @@ class SchedulerLoop {
     if (core >= 0) {
       (void)start(id, static_cast<uint32_t>(core));  // false: deferred at its gate, promoted later
     } else {
-      make_ready(t, *env_.ready, id);
+      make_ready(t, *env_.ready, id, t.core_type);
     }
   }
 
@@ -241,7 +268,7 @@ class SchedulerLoop {
   // queues it, and work_stealing wakes a peer to come and take it.
   void release_by_policy(int64_t id, TaskRecord &t) {
     if (t.poisoned.load(std::memory_order_relaxed) != 0 || aborting()) {
-      make_ready(t, *env_.ready, id);
+      make_ready(t, *env_.ready, id, t.core_type);
       return;
     }
     const DispatchChoice ch = dispatch_.choose(t.core_type, *env_.ready, 1);
@@ -252,7 +279,7 @@ class SchedulerLoop {
       if (start(id, static_cast<uint32_t>(core), ch.tag)) dispatch_.dispatched(ch.tag);
       return;
     }
-    make_ready(t, *env_.ready, id);
+    make_ready(t, *env_.ready, id, t.core_type);
     if (steal) peers_.wake_one();
   }
 
@@ -296,6 +323,24 @@ class SchedulerLoop {
     record(id, kTraceSkipped, CoreTiming{});
     finish(id, kSkipped);
     return true;
+  }
+
+  // Retires every task in the inline pool, including those this retires make ready (whether
+  // anything was there).
+  bool retire_inline() {
+    uint64_t id;
+    bool any = false;
+    while (env_.ready->try_pop(kPoolInline, &id)) {
+      any = true;
+      const auto task = static_cast<int64_t>(id);
+      if (skip_if_poisoned(task)) continue;
+      CoreTiming timing;
+      timing.dispatch = timing.start = timing.end = timing.complete = platform_ticks();
+      record(task, kTraceRetired, timing);
+      ++counters_.retired_inline;
+      finish(task, kDone);
+    }
+    return any;
   }
 
   bool dispatch_ready() {
@@ -357,7 +402,7 @@ class SchedulerLoop {
     r.stream = t.stream;
     r.target = t.target;
     r.core = static_cast<int16_t>(timing.core);
-    r.thread = static_cast<int8_t>(status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_));
+    r.thread = static_cast<int8_t>(status == kTraceSkipped ? -1 : static_cast<int32_t>(idx_));  // retired: this thread
     r.dispatch_policy = dispatch_tag_policy(timing.dispatch_tag);
     r.dispatch_metric = dispatch_tag_metric(timing.dispatch_tag);
     if (Policy::kZeroSubmit) r.submit = 0;

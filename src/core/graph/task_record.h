@@ -31,6 +31,9 @@ enum TaskState : uint32_t {
 };
 }  // namespace task_states
 
+// The func_id of a dependency-only task (it runs no kernel).
+constexpr uint32_t kNoKernel = 0xFFFFFFFFu;
+
 inline bool is_final(uint32_t state) {
   return state == kDone || state == kFailed || state == kSkipped;
 }
@@ -40,7 +43,14 @@ struct TaskRecord {
   //     published; read-only afterwards. ---
   DispatchPayload payload;
   uint32_t func_id;
-  uint32_t core_type;  // its pool (core/graph/ready_queue_set.h): AIC, AIV or MIX
+  // Its pool (core/graph/ready_queue_set.h): AIC, AIV, MIX, or kPoolInline for a
+  // dependency-only task, which takes no core.
+  uint8_t core_type;
+  // Its dispatch predicate's comparison (pto::PredicateOp; 0 = NONE: always dispatched) and
+  // element size; the runtime keeps the operand's address and target (Policy::predicate).
+  uint8_t pred_op;
+  uint8_t pred_size;
+  uint8_t reserved;
   // --- Shared during the run. ---
   // Producers still unfinished (plus the builder's guard where the graph grows during the
   // run). Scheduler threads finishing a producer decrement it (fanin_release, acq_rel); the

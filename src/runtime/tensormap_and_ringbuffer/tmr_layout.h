@@ -79,8 +79,27 @@ struct alignas(kCacheLine) TaskSlot : graph::TaskRecord {
   // sees it precedes the CAS on last_task_alive, which the orchestrator reads (acquire)
   // before it refills the slot or reuses dependency entries.
   std::atomic<int64_t> retired_id;
+  // Orchestrator: the dispatch predicate's element address and target (its comparison and
+  // size are TaskRecord::pred_op / pred_size; unused while pred_op is 0).
+  uint64_t pred_addr;
+  int64_t pred_target;
 };
 static_assert(sizeof(TaskSlot) == 2 * kCacheLine, "two lines per slot");
+
+// A slot's dispatch predicate (meaningful when pred_op is set).
+inline DispatchPredicate predicate_of(const TaskSlot &t) {
+  DispatchPredicate p;
+  p.addr = t.pred_addr;
+  p.target = t.pred_target;
+  p.elem_size = t.pred_size;
+  p.op = static_cast<PredicateOp>(t.pred_op);
+  return p;
+}
+
+// The ready queues the runtime attaches, in the order of their cells in the kept block: one per
+// task shape, and the inline pool (tasks that take no core).
+constexpr uint32_t kReadyPools[] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolMix, graph::kPoolInline};
+constexpr int kNumReadyPools = 4;
 
 struct DepEntry {  // orchestrator-written before the CAS that publishes it
   int64_t consumer;

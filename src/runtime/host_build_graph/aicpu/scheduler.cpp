@@ -46,6 +46,8 @@ class HbgPolicy {
   }
   bool done() const { return h_->finished.load(std::memory_order_acquire) == h_->num_tasks; }
   void mix_parts(int64_t, const DispatchPayload *[3]) const {}
+  // No task has a dispatch predicate yet (pred_op stays 0): never asked.
+  DispatchPredicate predicate(int64_t) const { return DispatchPredicate{}; }
 
  private:
   RuntimeHeader *h_;

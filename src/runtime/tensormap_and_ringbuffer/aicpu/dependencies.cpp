@@ -159,7 +159,7 @@ void DeviceOrchestrator::fill_call_args(int64_t *call_args, const Arg *args, uin
 
 bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskHandle *after,
                                         uint32_t num_after, int64_t id, uint32_t func_id,
-                                        pto_core_type core_type, int64_t *call_args) {
+                                        uint32_t shape, int64_t *call_args) {
   // Inferred (unless a manual scope is open; the accesses are recorded either way) plus the
   // explicit ones.
   const bool manual = scopes_.back().manual;
@@ -187,7 +187,7 @@ bool DeviceOrchestrator::find_producers(const Arg *args, uint32_t n, const TaskH
   }
   // Once per submit, always on: the room kept above means no producer was refused.
   PTO_CHECK(!producers_.overflowed() && !edge_kinds_.overflowed(), "orchestrator: a producer list overflowed");
-  if (tracing) record_trace(id, func_id, core_type);
+  if (tracing) record_trace(id, func_id, shape);
   distinct_live_producers(id);
   return true;
 }

@@ -85,12 +85,13 @@ void DeviceOrchestrator::note_use(Stall ring, uint64_t used) {
   if (used > high_water_[ring]) high_water_[ring] = used;
 }
 
-inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto_core_type core_type,
-                                                     const Arg *args, uint32_t num_args,
-                                                     const TaskHandle *after, uint32_t num_after) {
+inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uint32_t shape, const Arg *args,
+                                                     uint32_t num_args, const TaskHandle *after,
+                                                     uint32_t num_after, const Launch *launch) {
   const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
                                                  : funcs[1] >= 0 ? funcs[1]
-                                                                 : funcs[2]);
+                                                 : funcs[2] >= 0 ? funcs[2]
+                                                                 : static_cast<int32_t>(graph::kNoKernel));
   const int64_t id = next_id_;
   // task_window_overflow (docs/design/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
@@ -112,13 +113,14 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   // hold a task of an earlier run (retired_id equal to this very id among them). Nothing here
   // is visible to schedulers before publication below.
   TaskSlot &t = slot_of(h_, id);
-  const uint32_t parts = core_type == PTO_CORE_MIX ? 3 : 1;  // a MIX task runs on a whole cluster
+  // A MIX task runs on a whole cluster; a dependency-only task on nothing.
+  const uint32_t parts = shape == PTO_CORE_MIX ? 3 : shape == graph::kPoolInline ? 0 : 1;
   const KernelSlot *kernels = kernels_of(h_);
   // A core without a kernel in a mixed task returns at once (its cluster is still the task's).
   const auto idle = reinterpret_cast<uint64_t>(&idle_mix_part);
   const auto descriptor_abi = static_cast<uint32_t>(KernelAbi::kDescriptor);
   t.payload.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 0));
-  t.payload.kernel_addr = funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;
+  t.payload.kernel_addr = funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;  // (unused by a dependency-only task)
   uint32_t descriptor_parts =
       funcs[0] >= 0 && kernels[funcs[0]].abi == descriptor_abi ? 1u : 0u;  // bit p: part p
   for (uint32_t p = 1; p < parts; ++p) {                                   // a MIX task's AIV parts
@@ -130,7 +132,15 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   t.retired_id.store(-1, std::memory_order_relaxed);
   t.id = id;
   t.func_id = func_id;
-  t.core_type = static_cast<uint32_t>(core_type);
+  t.core_type = static_cast<uint8_t>(shape);
+  if (launch == nullptr || launch->predicate.op == PredicateOp::NONE) {
+    t.pred_op = 0;
+  } else {
+    t.pred_op = static_cast<uint8_t>(launch->predicate.op);
+    t.pred_size = launch->predicate.elem_size;
+    t.pred_addr = launch->predicate.addr;
+    t.pred_target = launch->predicate.target;
+  }
   t.fanin_remaining.store(1, std::memory_order_relaxed);
   t.fanout_head.store(kListEmpty, std::memory_order_relaxed);
   t.poisoned.store(0, std::memory_order_relaxed);
@@ -140,7 +150,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   t.stream = stream_;
   t.target = target_;
   t.next_deferred = -1;
-  if (h_->dump_addr) select_for_dump(t, id, func_id, args, num_args);
+  if (h_->dump_addr && parts != 0) select_for_dump(t, id, func_id, args, num_args);  // a kernel's tensors
   // The usual task (one core, argument-array ABI) has its call block's arguments written by the
   // look-up pass (find_producers): one pass over the arguments, not two.
   int64_t *walk_fills = parts == 1 && descriptor_parts == 0 ? call_of(h_, id, 0)->args : nullptr;
@@ -157,7 +167,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
   }
   if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
 
-  if (!find_producers(args, num_args, after, num_after, id, func_id, core_type, walk_fills))
+  if (!find_producers(args, num_args, after, num_after, id, func_id, shape, walk_fills))
     return TaskHandle{};
   if (!wire_producers(t, id, func_id)) return TaskHandle{};
 
@@ -203,7 +213,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], pto
 // waits for anything, and when the orchestration returns.
 inline void DeviceOrchestrator::hold_ready(TaskSlot &t, int64_t id) {
   t.state.store(kReady, std::memory_order_relaxed);
-  const uint32_t pool = t.core_type;
+  const uint32_t pool = graph::ready_pool(t, [&t] { return predicate_of(t); });
   const uint64_t now = platform_ticks();
   if (held_total_ == 0) held_since_ = now;
   held_[pool][held_n_[pool]++] = static_cast<uint64_t>(id);
@@ -213,7 +223,7 @@ inline void DeviceOrchestrator::hold_ready(TaskSlot &t, int64_t id) {
 
 void DeviceOrchestrator::flush_ready() {
   if (held_total_ == 0) return;
-  for (uint32_t pool = 0; pool < PTO_TASK_SHAPE_COUNT; ++pool) {
+  for (uint32_t pool = 0; pool < graph::kPoolCount; ++pool) {
     if (held_n_[pool] == 0) continue;
     // Never full: the queue holds a window of tasks, and these are in the window.
     const bool pushed = h_->ready.push_many(pool, held_[pool], held_n_[pool]);
@@ -236,23 +246,19 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
                                            uint32_t num_args, const TaskHandle *after, uint32_t num_after,
                                            const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
-  if (launch && !launch->is_default()) {
-    error(PTO_NOT_SUPPORTED, "task " + std::to_string(next_id_) + ": SPMD launches and dispatch predicates are not supported yet");
-    return TaskHandle{};
-  }
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
+  if (launch && !launch->is_default() && !check_launch(*launch, func_id)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
-  return submit_checked(funcs, core_type, args, num_args, after, num_after);
+  return submit_checked(funcs, static_cast<uint32_t>(core_type), args, num_args, after, num_after, launch);
 }
 
 TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
                                             const TaskHandle *after, uint32_t num_after, const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
-  if (launch && !launch->is_default()) {
-    error(PTO_NOT_SUPPORTED, "task " + std::to_string(next_id_) + ": SPMD launches and dispatch predicates are not supported yet");
+  if (launch && !launch->is_default() &&
+      !check_launch(*launch, static_cast<uint32_t>(funcs[0] >= 0 ? funcs[0] : funcs[1])))
     return TaskHandle{};
-  }
   int active = 0;
   for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
   if (active < 2) {
@@ -270,7 +276,15 @@ TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *a
                                      args, num_args, after, num_after))
       return TaskHandle{};
   }
-  return submit_checked(funcs, PTO_CORE_MIX, args, num_args, after, num_after);
+  return submit_checked(funcs, PTO_CORE_MIX, args, num_args, after, num_after, launch);
+}
+
+TaskHandle DeviceOrchestrator::submit_dummy(const Arg *args, uint32_t num_args, const TaskHandle *after,
+                                            uint32_t num_after) {
+  if (!may_submit()) return TaskHandle{};
+  if (!check_dummy(args, num_args, after, num_after)) return TaskHandle{};
+  const int32_t none[3] = {-1, -1, -1};
+  return submit_checked(none, graph::kPoolInline, args, num_args, after, num_after, nullptr);
 }
 
 void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uint32_t n,

@@ -58,6 +58,8 @@ class DeviceOrchestrator final : public Orchestrator {
                          const TaskHandle *after, uint32_t num_after, const Launch *launch) override;
   TaskHandle submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args, const TaskHandle *after,
                           uint32_t num_after, const Launch *launch) override;
+  TaskHandle submit_dummy(const Arg *args, uint32_t num_args, const TaskHandle *after,
+                          uint32_t num_after) override;
   TensorView alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) override;
   void set_stream(uint32_t stream, uint32_t target) override;
   void scope_begin(bool manual) override;
@@ -99,17 +101,23 @@ class DeviceOrchestrator final : public Orchestrator {
   [[gnu::cold, gnu::noinline]] bool report_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                                 uint32_t n, const TaskHandle *after, uint32_t num_after);
   bool view_ok(const TensorView &v);
+  // A dependency-only task's arguments (submit_dummy), every check with its message.
+  bool check_dummy(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after);
+  // A non-default Launch: what this runtime runs of it (false: the error is recorded).
+  bool check_launch(const Launch &launch, uint32_t func_id);
   [[gnu::noinline]] bool view_ok_checked(const TensorView &v, uint32_t esize);  // large or negative values
   bool may_submit();
   static DescriptorFault descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at = nullptr);
   // A descriptor-ABI task's call blocks (core/descriptor_call.h), after check_task accepted it.
   void write_descriptor_calls(int64_t id, const Arg *args, uint32_t n, uint32_t parts_mask);
-  // submit_task / submit_mixed after their checks: part p of the task runs kernel funcs[p]
-  // (-1: nothing, for a mixed task's idle core).
-  // Inlined into both: the single-core submit is the hot path and pays no call for the split.
-  [[gnu::always_inline]] TaskHandle submit_checked(const int32_t funcs[3], pto_core_type core_type,
-                                                   const Arg *args, uint32_t num_args,
-                                                   const TaskHandle *after, uint32_t num_after);
+  // submit_task / submit_mixed / submit_dummy after their checks: part p of the task runs
+  // kernel funcs[p] (-1: nothing, for a mixed task's idle core); `shape` is its pool (AIC, AIV,
+  // MIX, or graph::kPoolInline for a dependency-only task, which has no parts); `launch` (null:
+  // the defaults) was checked by check_launch.
+  // Inlined into all: the single-core submit is the hot path and pays no call for the split.
+  [[gnu::always_inline]] TaskHandle submit_checked(const int32_t funcs[3], uint32_t shape, const Arg *args,
+                                                   uint32_t num_args, const TaskHandle *after,
+                                                   uint32_t num_after, const Launch *launch);
   bool check_view(const TensorView &v, int64_t id, uint32_t func_id, uint32_t index);  // reports
   bool buffer_known(const TensorView &v);
   [[gnu::noinline]] bool buffer_looked_up(const TensorView &v);  // buffer_known past the last run tensor
@@ -118,7 +126,7 @@ class DeviceOrchestrator final : public Orchestrator {
   // live and distinct, into producers_; then room in the dependency pool and the wiring.
   // `call_args` (null: already written): the call block's argument array, filled by the same pass.
   bool find_producers(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after, int64_t id,
-                      uint32_t func_id, pto_core_type core_type, int64_t *call_args);
+                      uint32_t func_id, uint32_t shape, int64_t *call_args);
   // A kernel call's arguments: a tensor's device address (view_region.h: call_arg), a scalar as is.
   static void fill_call_args(int64_t *call_args, const Arg *args, uint32_t n);
   bool wire_producers(TaskSlot &task, int64_t id, uint32_t func_id);
@@ -140,7 +148,7 @@ class DeviceOrchestrator final : public Orchestrator {
   bool flush_batch();
   uint64_t dep_tail() const;
   void reclaim_heap();
-  void record_trace(int64_t id, uint32_t func_id, pto_core_type core_type);
+  void record_trace(int64_t id, uint32_t func_id, uint32_t shape);
   void note_use(Stall ring, uint64_t used);
   // Tasks ready at submit, held for the schedulers in batches (orchestrator.cpp).
   void hold_ready(TaskSlot &t, int64_t id);
@@ -189,8 +197,8 @@ class DeviceOrchestrator final : public Orchestrator {
   // Ready tasks not yet handed to the schedulers, by pool (hold_ready): at most kReadyBatch per
   // pool, for at most hold_ticks_ (~1 us) after the first.
   static constexpr uint32_t kReadyBatch = 8;
-  uint64_t held_[PTO_TASK_SHAPE_COUNT][kReadyBatch];
-  uint32_t held_n_[PTO_TASK_SHAPE_COUNT] = {};
+  uint64_t held_[graph::kPoolCount][kReadyBatch];
+  uint32_t held_n_[graph::kPoolCount] = {};
   uint32_t held_total_ = 0;
   uint64_t held_since_ = 0;  // platform_ticks() when the oldest held task was made ready
   uint64_t hold_ticks_;

@@ -300,6 +300,65 @@ bool DeviceOrchestrator::report_task(uint32_t func_id, pto_core_type core_type, 
   return false;
 }
 
+bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after) {
+  const int64_t id = next_id_;
+  auto who = [&] { return "task " + std::to_string(id) + " (dependency-only)"; };
+  if (n > h_->max_args) {
+    return error(PTO_TOO_MANY_ARGS, who() + " has " + std::to_string(n) +
+                                        " arguments; max_args_per_task is " + std::to_string(h_->max_args)),
+           false;
+  }
+  if (n > 0 && !args) return error(PTO_INVALID_ARGUMENT, who() + ": args is null"), false;
+  uint32_t tensors = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (args[i].kind == PTO_ARG_SCALAR) continue;
+    if (args[i].kind != PTO_ARG_TENSOR || static_cast<uint32_t>(args[i].access) > static_cast<uint32_t>(Access::NO_DEP)) {
+      return error(PTO_INVALID_ARGUMENT, who() + ": argument " + std::to_string(i) +
+                                             " has an unknown kind or access mode"),
+             false;
+    }
+    if (!view_ok(args[i].view) && !check_view(args[i].view, id, graph::kNoKernel, i)) return false;
+    ++tensors;
+  }
+  if (tensors > h_->tensormap_entries) {
+    return error(PTO_RING_CAPACITY, who() + " has " + std::to_string(tensors) +
+                                        " tensor arguments but the TensorMap holds " +
+                                        std::to_string(h_->tensormap_entries) + " entries; raise tensormap_entries"),
+           false;
+  }
+  for (uint32_t i = 0; i < num_after; ++i) {
+    if (!after || after[i].id < 0 || after[i].id >= id) {
+      return error(PTO_INVALID_ARGUMENT,
+                   who() + ": dependency " + std::to_string(i) +
+                       " is not a task submitted before it (use a handle submit_task returned)"),
+             false;
+    }
+  }
+  return true;
+}
+
+bool DeviceOrchestrator::check_launch(const Launch &launch, uint32_t func_id) {
+  const std::string who = task_name(next_id_, func_id);
+  if (launch.block_num != 1 || launch.core_num != 0 || launch.sync_start) {
+    return error(PTO_NOT_SUPPORTED, who + ": SPMD launch (block_num " + std::to_string(launch.block_num) +
+                                        ", core_num " + std::to_string(launch.core_num) + ", sync_start " +
+                                        std::to_string(launch.sync_start ? 1 : 0) +
+                                        ") is not supported by this runtime yet; a task runs as one block"),
+           false;
+  }
+  const DispatchPredicate &p = launch.predicate;
+  const uint32_t op = static_cast<uint32_t>(p.op);
+  const bool size_ok = p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8;
+  if (op > static_cast<uint32_t>(PredicateOp::LE) || !size_ok || p.addr == 0 || p.addr % p.elem_size != 0) {
+    return error(PTO_INVALID_ARGUMENT, who + ": dispatch predicate (op " + std::to_string(op) + ", elem_size " +
+                                           std::to_string(p.elem_size) + ", addr " + std::to_string(p.addr) +
+                                           ") is invalid: op is EQ..LE, elem_size 1, 2, 4 or 8, addr a "
+                                           "nonzero address aligned to elem_size"),
+           false;
+  }
+  return true;
+}
+
 // The orchestration reads or writes a view's memory itself (the reference API's
 // get_tensor_data / set_tensor_data): the view is checked like a task's, then the TensorMap
 // names the youngest conflicting task and the orchestrator waits for its retirement.

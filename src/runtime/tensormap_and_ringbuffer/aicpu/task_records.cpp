@@ -30,14 +30,14 @@ void DeviceOrchestrator::select_for_dump(TaskSlot &task, int64_t id, uint32_t fu
 
 // Profiling: the submit time and the task's incoming edges with their kinds (each distinct
 // (producer, kind) once). Written before publication, so schedulers never race with it.
-void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, pto_core_type core_type) {
+void DeviceOrchestrator::record_trace(int64_t id, uint32_t func_id, uint32_t shape) {
   if (static_cast<uint64_t>(id) < h_->trace_capacity) {
     // The whole record: the trace block is not zeroed by the host (tmr_runtime_host.cpp).
     // Field by field: the record's layout packs the dispatch decision next to core and thread.
     TaskTrace r{};
     r.id = id;
     r.func = func_id;
-    r.shape = static_cast<uint8_t>(core_type);
+    r.shape = static_cast<uint8_t>(shape);
     r.status = kTraceNone;
     r.stream = stream_;
     r.core = -1;

@@ -70,6 +70,8 @@ class TmrPolicy {
   bool retire(int64_t id);
   bool done() const;
 
+  DispatchPredicate predicate(int64_t id) const { return predicate_of(slot_of(h_, id)); }
+
   void mix_parts(int64_t id, const DispatchPayload *parts[3]) const {
     TaskSlot &t = slot_of(h_, id);
     parts[0] = &t.payload;
@@ -99,7 +101,10 @@ class Scheduler {
   bool done() const { return loop_.policy().done(); }
 
   // Shared with the orchestrator thread: enqueue a task whose fanin reached zero.
-  static void make_ready(Header *h, int64_t id) { graph::make_ready(slot_of(h, id), h->ready, id); }
+  static void make_ready(Header *h, int64_t id) {
+    TaskSlot &t = slot_of(h, id);
+    graph::make_ready(t, h->ready, id, graph::ready_pool(t, [&t] { return predicate_of(t); }));
+  }
 
  private:
   graph::SchedulerLoop<TmrPolicy> loop_;

@@ -88,18 +88,18 @@ struct Layout {
   }
 };
 
-// The ready queues' cells are kept from run to run (DeviceRunner::kept_block): 3 x window
-// cells, 48 KB at the default window, that the host would otherwise zero, lay out and copy in
+// The ready queues' cells are kept from run to run (DeviceRunner::kept_block): 4 x window
+// cells (kReadyPools), 64 KB at the default window, that the host would otherwise zero, lay out and copy in
 // at every run. A run that ends normally leaves every queue empty (head == tail), and the next
 // one attaches them where they stopped; after any other end they are laid out again.
 constexpr const char *kReadyCellsKey = "tensormap_and_ringbuffer/ready queues";
 
 DeviceRunner::KeptBlock *ready_cells(DeviceRunner &runner, uint64_t window) {
   DeviceRunner::KeptBlock *k =
-      runner.kept_block(kReadyCellsKey, PTO_TASK_SHAPE_COUNT * window * sizeof(MpmcCell));
+      runner.kept_block(kReadyCellsKey, tmr::kNumReadyPools * window * sizeof(MpmcCell));
   if (k == nullptr || k->valid) return k;
   HostImage cells(k->bytes);
-  for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) {
+  for (int q = 0; q < tmr::kNumReadyPools; ++q) {
     MpmcQueue::format(reinterpret_cast<MpmcCell *>(cells.data()) + q * window, window, nullptr, 0);
     k->state[q] = 0;
   }
@@ -182,8 +182,8 @@ void build_image(char *base, const Layout &L, uint64_t dev, uint64_t heap, uint6
     }
   }
   if (!in.scalars.empty()) memcpy(base + L.scalars, in.scalars.data(), in.scalars.size() * sizeof(int64_t));
-  for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q)
-    h->ready.attach_at(q, static_cast<MpmcCell *>(cells.ptr) + q * L.window, L.window, cells.state[q]);
+  for (int q = 0; q < tmr::kNumReadyPools; ++q)
+    h->ready.attach_at(tmr::kReadyPools[q], static_cast<MpmcCell *>(cells.ptr) + q * L.window, L.window, cells.state[q]);
 }
 
 const char *state_name(uint32_t s) {
@@ -279,9 +279,10 @@ pto_status finish_run(DeviceRunner &runner, const RunInputs &in, const Layout &L
   device.copy_from_device(back.data(), dev_ptr, sizeof(Header));
   const auto *hdr = reinterpret_cast<const Header *>(back.data());
   if (DeviceRunner::KeptBlock *cells =
-          runner.kept_block(kReadyCellsKey, PTO_TASK_SHAPE_COUNT * L.window * sizeof(MpmcCell))) {
+          runner.kept_block(kReadyCellsKey, tmr::kNumReadyPools * L.window * sizeof(MpmcCell))) {
     bool empty = true;  // then the next run attaches the queues where they stopped
-    for (int q = 0; q < PTO_TASK_SHAPE_COUNT; ++q) empty = hdr->ready.empty_at(q, &cells->state[q]) && empty;
+    for (int q = 0; q < tmr::kNumReadyPools; ++q)
+      empty = hdr->ready.empty_at(tmr::kReadyPools[q], &cells->state[q]) && empty;
     cells->valid = empty;
   }
   stats->orchestration_ns = hdr->orch_ns.load(std::memory_order_relaxed);
@@ -362,7 +363,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   }
   DeviceRunner::KeptBlock *cells = ready_cells(runner, L.window);
   if (cells == nullptr) {
-    *error = "cannot allocate " + std::to_string(PTO_TASK_SHAPE_COUNT * L.window * sizeof(MpmcCell)) +
+    *error = "cannot allocate " + std::to_string(tmr::kNumReadyPools * L.window * sizeof(MpmcCell)) +
              " device bytes for the ready queues (lower task_window)";
     return PTO_OUT_OF_MEMORY;
   }

@@ -1,0 +1,25 @@
+// include/pto_abi/aicpu/cache_maintenance.h — the reference's AICPU cache-maintenance calls, for
+// orchestrations that include it (the reference's sync-start tests poll kernel-written memory).
+//
+// On the device, the AICPU's data cache is not coherent with what the AI cores write, so an
+// orchestration invalidates a range before it reads and flushes it after it writes. The sim
+// runs every core on the host's coherent memory: both calls order the caller's memory accesses
+// (a full fence) and do nothing else.
+#ifndef PTO_ABI_AICPU_CACHE_MAINTENANCE_H
+#define PTO_ABI_AICPU_CACHE_MAINTENANCE_H
+
+#include <stddef.h>
+
+inline void cache_invalidate_range(const void *addr, size_t size) {
+  (void)addr;
+  (void)size;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+inline void cache_flush_range(const void *addr, size_t size) {
+  (void)addr;
+  (void)size;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#endif  // PTO_ABI_AICPU_CACHE_MAINTENANCE_H

@@ -1,0 +1,220 @@
+"""tests/python/test_launch_model.py — the reference's launch model: dependency-only tasks and
+dispatch predicates, through its orchestration API (include/pto_abi/pto_orchestration_api.h).
+
+A dependency-only task (rt_submit_dummy_task) is ordered by its arguments and dependencies like
+any task, runs no kernel and takes no core; a chain of them orders the kernels around it. A
+dispatch predicate (CoreTaskArgs::set_predicate) is read when its task is ready: false retires
+the task without running it, and its consumers run as if it had. RunStats.tasks_retired_inline
+counts both; tasks_run counts kernels only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import numpy as np
+import pto_runtime as pto
+import pytest
+
+TMR = "tensormap_and_ringbuffer"
+CONFIG = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3)
+
+# Descriptor-ABI kernels (no PTO-ISA). 0: every element of args[0] = the float in scalar 0's
+# low 32 bits. 1: args[1][0] = args[0][0].
+SET_KERNEL = r"""
+#include <string.h>
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  const uint32_t bits = static_cast<uint32_t>(args[1]);
+  float v;
+  memcpy(&v, &bits, sizeof v);
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = v;
+}
+"""
+COPY_KERNEL = r"""
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *x = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *y = reinterpret_cast<const ChipTensor *>(args[1]);
+  reinterpret_cast<float *>(y->buffer.addr)[y->start_offset] =
+      reinterpret_cast<const float *>(x->buffer.addr)[x->start_offset];
+}
+"""
+
+# Run tensors: X (float, 64), Y (float, 1), gate (int32, 4). Scalars: dummies, predicate op
+# (0 = none), predicate target, gate index, mode.
+#   mode 0: set X = 7; `dummies` dependency-only tasks on X (inout); set X = 99 predicated on
+#           gate[index] op target; Y[0] = X[0].
+#   mode 1: two writers of X's halves, a dependency-only barrier on both (explicit
+#           dependencies, no tensors), then Y[0] = X[0] ordered only by the barrier.
+#   mode 2: a dependency-only task whose create-info output the orchestration reads back with
+#           get_tensor_data (it must not wait for a kernel that never comes); Y[0] = X[0].
+#   mode 3: a predicate whose operand names no element (index past the gate's extent).
+ORCH = r"""
+#include <string.h>
+#include "pto_orchestration_api.h"
+static uint64_t f32(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref(), &gate = a.tensor(2).ref();
+  const int64_t dummies = (int64_t)a.scalar(0), op = (int64_t)a.scalar(1), target = (int64_t)a.scalar(2);
+  const uint32_t index = (uint32_t)a.scalar(3);
+  const int64_t mode = (int64_t)a.scalar(4);
+  if (mode == 0 || mode == 3) {
+    { CoreTaskArgs t; t.add_inout(X); t.add_scalar(f32(7.0f)); rt_submit_aiv_task(0, t); }
+    for (int64_t i = 0; i < dummies; ++i) { CoreTaskArgs t; t.add_inout(X); rt_submit_dummy_task(t); }
+    {
+      CoreTaskArgs t;
+      t.add_inout(X);
+      t.add_scalar(f32(99.0f));
+      if (op != 0) {
+        CoreTaskPredicate p;
+        p.operand.tensor = &gate;
+        p.operand.ndims = 1;
+        p.operand.indices[0] = index;
+        p.op = static_cast<PredicateOp>(op);
+        p.target = target;
+        t.set_predicate(p);
+      }
+      rt_submit_aiv_task(0, t);
+    }
+  } else if (mode == 1) {
+    uint32_t off[1] = {0}, half[1] = {32}, off2[1] = {32};
+    ChipTensor lo = X.view(half, off), hi = X.view(half, off2);
+    PTO2TaskId ids[2];
+    { CoreTaskArgs t; t.add_inout(lo); t.add_scalar(f32(5.0f)); ids[0] = rt_submit_aiv_task(0, t).task_id(); }
+    { CoreTaskArgs t; t.add_inout(hi); t.add_scalar(f32(6.0f)); ids[1] = rt_submit_aiv_task(0, t).task_id(); }
+    PTO2TaskId barrier;
+    { CoreTaskArgs t; t.set_dependencies(ids, 2); barrier = rt_submit_dummy_task(t).task_id(); }
+    CoreTaskArgs t;
+    ChipTensor Xn = X;
+    Xn.manual_dep = true;  // ordered by the barrier alone
+    t.add_input(Xn);
+    t.add_inout(Y);
+    t.set_dependencies(&barrier, 1);
+    rt_submit_aiv_task(1, t);
+    return;
+  } else if (mode == 2) {
+    uint32_t shape[1] = {1};
+    TensorCreateInfo ci(shape, 1, DataType::INT32);
+    CoreTaskArgs t;
+    t.add_output(ci);
+    TaskOutputTensors out = rt_submit_dummy_task(t);
+    uint32_t idx[1] = {0};
+    (void)get_tensor_data<int32_t>(out.get_ref(0), 1, idx);
+  }
+  CoreTaskArgs t;
+  t.add_input(X);
+  t.add_inout(Y);
+  rt_submit_aiv_task(1, t);
+}
+"""
+
+# PredicateOp: NONE 0, EQ 1, NE 2, GT 3, LT 4, GE 5, LE 6.
+OPS = {"EQ": 1, "NE": 2, "GT": 3, "LT": 4, "GE": 5, "LE": 6}
+
+
+@functools.cache
+def launch_callable(platform: str) -> pto.ChipCallable:
+    kc = pto.KernelCompiler(platform)
+    callable_ = pto.ChipCallable(kc.compile_orchestration_source(TMR, ORCH, "launch_model_orch"))
+    for func_id, source, name in ((0, SET_KERNEL, "launch_set"), (1, COPY_KERNEL, "launch_copy")):
+        callable_.add_kernel(func_id, pto.CoreType.AIV, kc.compile_incore_source(source, name, pto.CoreType.AIV))
+    return callable_
+
+
+@pytest.fixture(scope="module")
+def workers():
+    """workers(platform): one tensormap worker per platform for the module."""
+    made = {}
+    with contextlib.ExitStack() as stack:
+
+        def get(platform: str) -> pto.Worker:
+            if platform not in made:
+                made[platform] = stack.enter_context(pto.Worker(level=2, platform=platform, runtime=TMR))
+            return made[platform]
+
+        yield get
+
+
+def run(worker, platform, *, dummies=0, op=0, target=0, index=0, mode=0, gate=(0, 0, 0, 0)):
+    """Runs ORCH; returns (X, Y, stats)."""
+    x = np.zeros(64, dtype=np.float32)
+    y = np.full(1, -1.0, dtype=np.float32)
+    g = np.array(gate, dtype=np.int32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(x, "inout")
+    args.add_tensor(y, "inout")
+    args.add_tensor(g, "in")
+    for s in (dummies, op, target, index, mode):
+        args.add_scalar_i64(s)
+    stats = worker.run(launch_callable(platform), args, CONFIG)
+    return x, y, stats
+
+
+PLATFORMS = ["a2a3sim", "a5sim"]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("dummies", [1, 3, 2000])
+def test_a_chain_of_dependency_only_tasks_orders_the_kernels_around_it(workers, platform, dummies):
+    x, y, stats = run(workers(platform), platform, dummies=dummies)
+    assert y[0] == 99.0 and (x == 99.0).all()
+    assert stats.tasks_run == 3
+    assert stats.tasks_retired_inline == dummies
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_dependency_only_barrier_orders_its_consumer_after_both_producers(workers, platform):
+    for _ in range(20):  # the consumer must never see a half not yet written
+        x, y, stats = run(workers(platform), platform, mode=1)
+        np.testing.assert_array_equal(x, np.r_[np.full(32, 5.0), np.full(32, 6.0)].astype(np.float32))
+        assert y[0] == 5.0
+        assert stats.tasks_retired_inline == 1 and stats.tasks_run == 3
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_reading_a_dependency_only_tasks_output_does_not_wait_forever(workers, platform):
+    x, y, stats = run(workers(platform), platform, mode=2)
+    assert y[0] == 0.0
+    assert stats.tasks_retired_inline == 1 and stats.tasks_run == 1
+
+
+# (op, target, gate value, runs): sign extension included (-1 < 0).
+CASES = [
+    ("GT", 0, 0, False),
+    ("GT", 0, 1, True),
+    ("EQ", 3, 3, True),
+    ("EQ", 3, 4, False),
+    ("NE", 3, 3, False),
+    ("LT", 0, -1, True),
+    ("GE", -1, -1, True),
+    ("LE", -2, -1, False),
+]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("op, target, value, runs", CASES)
+def test_a_false_predicate_retires_its_task_and_releases_its_consumer(
+    workers, platform, op, target, value, runs
+):
+    x, y, stats = run(
+        workers(platform), platform, dummies=0, op=OPS[op], target=target, index=2, gate=(0, 0, value, 0)
+    )
+    expect = 99.0 if runs else 7.0
+    assert y[0] == expect and (x == expect).all()
+    assert stats.tasks_run == (3 if runs else 2)
+    assert stats.tasks_retired_inline == (0 if runs else 1)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_predicate_naming_no_element_is_refused_and_the_worker_goes_on(workers, platform):
+    w = workers(platform)
+    with pytest.raises(pto.InvalidArgumentError, match="set_predicate: the operand names no element"):
+        run(w, platform, op=OPS["GT"], index=4, mode=3)
+    x, y, _ = run(w, platform, dummies=2)
+    assert y[0] == 99.0
