@@ -1,11 +1,13 @@
-"""tests/python/test_reference_api.py — the reference API: entry names, arg count, TPUSH/TPOP.
+"""tests/python/test_reference_api.py — the reference API: entry names, arg count, TPUSH/TPOP, and
+the same orchestrations on host_build_graph.
 
-Orchestrations written against the reference implementation's tensormap API
+Orchestrations written against the reference implementation's orchestration API
 (include/pto_abi/pto_orchestration_api.h) name their entry and config functions as the reference's
 scene tests do (``function_name``, ``config_name``: here -DPTO_ORCHESTRATION_ENTRY / _CONFIG when
 compiling); a run is refused only when it has fewer arguments than the config expects; and a
 kernel using PTO-ISA's TPUSH/TPOP cross-core pipes fails its run at once with NOT_SUPPORTED
-instead of hanging the worker.
+instead of hanging the worker. host_build_graph runs the same orchestrations through its host
+orchestrator (section 5; tests/cpp/test_hbg_orchestrator.cpp has the dependency cases).
 
 The reference's scene-test suite (../shared/third_party/simpler, or PTO_REFERENCE_SUITE) is used
 by path; its tests skip without it. Tile kernels need PTO-ISA (PTO_ISA_ROOT) and clang++-19;
@@ -18,7 +20,10 @@ import contextlib
 import ctypes
 import functools
 import importlib.util
+import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -73,7 +78,7 @@ __attribute__((visibility("default"))) void build_sum_graph(const ChipTaskArgs &
 
 NAMES = ["PTO_ORCHESTRATION_ENTRY=build_sum_graph", "PTO_ORCHESTRATION_CONFIG=sum_graph_config"]
 
-# The same program for host_build_graph (which has no reference API).
+# The same program written for host_build_graph's own API (PTO_ORCHESTRATION).
 HBG_SUM_ORCH = r"""
 #include "pto/host_graph.h"
 PTO_ORCHESTRATION(g, args) {
@@ -405,3 +410,77 @@ def test_reference_bgemm_with_tpush_tpop_is_not_supported_and_the_worker_goes_on
         w.run(bgemm_callable, args, BGEMM_CONFIG)
     assert_stopped_at_the_pipes(e.value, started)
     assert_vector_ok(run_vector(w, vector_callable("a5sim")))
+
+
+# ----- 5. The reference API on host_build_graph -----
+
+# Reads out[OUT_INDEX] in the orchestration after the task writing out was submitted: the host
+# builds the whole graph before any task runs, so that read is refused. a[0] (no task writes a)
+# can be read: it is the staged data the kernels will see.
+HBG_READ_ORCH = r"""
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &args) {
+  const ChipTensor &a = args.tensor(0).ref(), &b = args.tensor(1).ref();
+  const ChipTensor &out = args.tensor(2).ref();
+  uint32_t first[1] = {0};
+  if (get_tensor_data<float>(a, 1, first) != 0.0f) return;  // a = 0, 1, 2, ...: a[0] is 0
+  CoreTaskArgs t;
+  t.add_input(a, b);
+  t.add_output(out);
+  rt_submit_aiv_task(0, t);
+#ifdef READ_OUT
+  (void)get_tensor_data<float>(out, 1, first);
+#endif
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def hbg_worker():
+    """A host_build_graph worker for this section (device 2: 0 and 1 are the sections' above)."""
+    with pto.Worker(level=2, platform="a2a3sim", runtime="host_build_graph", device_id=2) as w:
+        yield w
+
+
+def hbg_callable(source: str, name: str, defines: tuple[str, ...] = ()) -> pto.ChipCallable:
+    """A reference-API source compiled for host_build_graph, ADD_KERNEL as func 0."""
+    kc = pto.KernelCompiler("a2a3sim", defines=list(defines))
+    callable_ = pto.ChipCallable(kc.compile_orchestration_source("host_build_graph", source, name))
+    add = pto.KernelCompiler("a2a3sim").compile_incore_source(
+        ADD_KERNEL, "ref_api_add", pto.CoreType.AIV
+    )
+    callable_.add_kernel(0, pto.CoreType.AIV, add)
+    return callable_
+
+
+def test_a_named_reference_entry_and_its_config_run_on_host_build_graph(hbg_worker):
+    assert_vector_ok(run_vector(hbg_worker, hbg_callable(NAMED_ORCH, "ref_api_hbg", tuple(NAMES))))
+    strict = hbg_callable(NAMED_ORCH, "ref_api_hbg_strict", (*NAMES, "EXPECTED_ARGS=4"))
+    with pytest.raises(pto.InvalidArgumentError, match=r"expects 4 arguments"):
+        run_vector(hbg_worker, strict)
+
+
+def test_reading_a_task_written_tensor_on_host_build_graph_is_refused_naming_it(hbg_worker):
+    assert_vector_ok(run_vector(hbg_worker, hbg_callable(HBG_READ_ORCH, "ref_api_hbg_read")))
+    reads_out = hbg_callable(HBG_READ_ORCH, "ref_api_hbg_read_out", ("READ_OUT",))
+    with pytest.raises(pto.NotSupportedError) as e:
+        run_vector(hbg_worker, reads_out)
+    assert "reading run tensor 2" in str(e.value)
+    assert "task 0 (kernel 0) writes it" in str(e.value)
+    assert_vector_ok(run_vector(hbg_worker, hbg_callable(HBG_READ_ORCH, "ref_api_hbg_read")))
+
+
+def test_reference_host_build_graph_vector_example_passes_as_a_scene_test(tmp_path):
+    """The reference suite's own host_build_graph case, run unchanged by the scene runner."""
+    folder = suite_dir("tests", "st", "a2a3", "host_build_graph", "vector_example")
+    out = tmp_path / "scene.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pto_runtime.scene", str(folder), "--manual", "include"]
+        + ["--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    cases = json.loads(out.read_text())["cases"]
+    assert cases and all(c["result"] == "PASSED" for c in cases), result.stdout[-3000:]
