@@ -370,8 +370,9 @@ TEST(HbgRandom, DeviceOrchestrationsEqualSequentialExecution) {
   w.init("a2a3sim", kHbg);
   w.set_device(2);
   for (int threads : {1, 3}) {
-    for (uint64_t seed : {21u, 22u}) {
-      const pto_test::TmrProgram prog = pto_test::make_tmr_program(600, seed * 100 + threads, false, false);
+    for (uint64_t seed : {21u, 22u, 23u, 24u}) {
+      // Even seeds: batchy programs (the same tiles again, tiles inside them, stream changes).
+      const pto_test::TmrProgram prog = pto_test::make_tmr_program(1000, seed * 100 + threads, seed % 2 == 0, false);
       pto_test::TmrData data(prog, seed);
       const auto expected = pto_test::run_sequential(prog, data.bufs, data.consts);
       pto::ChipStorageTaskArgs args = data.args();
