@@ -78,7 +78,8 @@ class HbgOrchestrator : public ::testing::Test {
     w.init("a2a3sim", kHbg);
     w.set_device(0);
   }
-  static pto::ChipCallable callable(const std::string &orch, const std::string &name, const char *runtime = kHbg) {
+  static pto::ChipCallable callable(const std::string &orch, const std::string &name,
+                                    const char *runtime = kHbg) {
     pto::KernelCompiler kc("a2a3sim");
     pto::ChipCallable c(kc.compile_orchestration_source(runtime, orch, name));
     c.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kFill, "hbg_fill", PTO_CORE_AIV));
@@ -124,8 +125,10 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
 // Edges of the last run's trace: (from, to, kind).
 std::set<std::tuple<int64_t, int64_t, std::string>> traced_edges(const std::string &json) {
   std::set<std::tuple<int64_t, int64_t, std::string>> out;
-  for (size_t at = json.find("\"edges\": ["); (at = json.find("{\"from\": ", at)) != std::string::npos; ++at) {
-    out.emplace(std::stoll(pto_test::json_field(json, at, "from")), std::stoll(pto_test::json_field(json, at, "to")),
+  for (size_t at = json.find("\"edges\": ["); (at = json.find("{\"from\": ", at)) != std::string::npos;
+       ++at) {
+    out.emplace(std::stoll(pto_test::json_field(json, at, "from")),
+                std::stoll(pto_test::json_field(json, at, "to")),
                 pto_test::json_string_field(json, at, "kind"));
   }
   return out;
@@ -266,11 +269,15 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
   rt_submit_aiv_task(1, t);
   uint32_t at[2] = {2, 3};
 )";
-  pto_test::expect_error([&] { run_two(callable(head + "  (void)get_tensor_data<int32_t>(out, 2, at);\n}\n", "hbg_get_written")); },
-                         PTO_NOT_SUPPORTED, {"reading run tensor 1", "task 0 (kernel 1) writes it"});
+  pto_test::expect_error(
+      [&] {
+        run_two(callable(head + "  (void)get_tensor_data<int32_t>(out, 2, at);\n}\n", "hbg_get_written"));
+      },
+      PTO_NOT_SUPPORTED, {"reading run tensor 1", "task 0 (kernel 1) writes it"});
   expect_worker_usable();
-  pto_test::expect_error([&] { run_two(callable(head + "  set_tensor_data<int32_t>(m, 2, at, 1);\n}\n", "hbg_set_read")); },
-                         PTO_NOT_SUPPORTED, {"writing run tensor 0", "task 0 (kernel 1) uses it"});
+  pto_test::expect_error(
+      [&] { run_two(callable(head + "  set_tensor_data<int32_t>(m, 2, at, 1);\n}\n", "hbg_set_read")); },
+      PTO_NOT_SUPPORTED, {"writing run tensor 0", "task 0 (kernel 1) uses it"});
   expect_worker_usable();
 }
 
@@ -325,34 +332,53 @@ TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndThe
     pto_status code;
     std::vector<std::string> fragments;
   };
-  const std::string ours = "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n"
-                           "  pto::Launch l;\n  const pto::Arg a[3] = {pto::Arg::out(o.tensor(1)), "
-                           "pto::Arg::i64(0), pto::Arg::i64(1)};\n";
-  const std::string ref = "#include \"pto_orchestration_api.h\"\nextern \"C\" __attribute__((visibility(\"default\"))) "
-                          "void aicpu_orchestration_entry(const ChipTaskArgs &args) {\n"
-                          "  const ChipTensor &out = args.tensor(1).ref();\n  CoreTaskArgs t;\n  t.add_output(out);\n"
-                          "  t.add_scalar(int64_t{0}, int64_t{1});\n";
+  const std::string ours =
+      "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n"
+      "  pto::Launch l;\n  const pto::Arg a[3] = {pto::Arg::out(o.tensor(1)), "
+      "pto::Arg::i64(0), pto::Arg::i64(1)};\n";
+  const std::string ref =
+      "#include \"pto_orchestration_api.h\"\nextern \"C\" __attribute__((visibility(\"default\"))) "
+      "void aicpu_orchestration_entry(const ChipTaskArgs &args) {\n"
+      "  const ChipTensor &out = args.tensor(1).ref();\n  CoreTaskArgs t;\n  t.add_output(out);\n"
+      "  t.add_scalar(int64_t{0}, int64_t{1});\n";
   const std::vector<Case> cases = {
-      {"spmd", ours + "  l.block_num = 4;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
-       PTO_NOT_SUPPORTED, {"task 0: SPMD launch (block_num 4"}},
-      {"sync_start", ours + "  l.sync_start = true;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
-       PTO_NOT_SUPPORTED, {"SPMD launch", "sync_start 1"}},
+      {"spmd",
+       ours + "  l.block_num = 4;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
+       PTO_NOT_SUPPORTED,
+       {"task 0: SPMD launch (block_num 4"}},
+      {"sync_start",
+       ours + "  l.sync_start = true;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
+       PTO_NOT_SUPPORTED,
+       {"SPMD launch", "sync_start 1"}},
       {"predicate",
-       ours + "  l.predicate.op = pto::PredicateOp::EQ;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
-       PTO_NOT_SUPPORTED, {"task 0: dispatch predicates"}},
+       ours + "  l.predicate.op = pto::PredicateOp::EQ;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, "
+              "&l);\n}\n",
+       PTO_NOT_SUPPORTED,
+       {"task 0: dispatch predicates"}},
       {"dummy", ours + "  (void)l;\n  o.submit_dummy(a, 1);\n}\n", PTO_NOT_SUPPORTED, {"dependency-only"}},
-      {"ref_spmd", ref + "  t.launch_spec.set_block_num(4);\n  rt_submit_aiv_task(0, t);\n}\n", PTO_NOT_SUPPORTED,
+      {"ref_spmd",
+       ref + "  t.launch_spec.set_block_num(4);\n  rt_submit_aiv_task(0, t);\n}\n",
+       PTO_NOT_SUPPORTED,
        {"block_num 4", "SPMD"}},
       {"ref_mix",
-       ref + "  MixedKernels mk;\n  mk.aiv0_kernel_id = 0;\n  mk.aiv1_kernel_id = 0;\n  rt_submit_task(mk, t);\n}\n",
-       PTO_NOT_SUPPORTED, {"MIX cluster tasks", "tensormap_and_ringbuffer"}},
-      {"ref_bad_after", ours + "  (void)l;\n  pto::TaskHandle h{5};\n  o.submit_task(0, PTO_CORE_AIV, a, 3, &h, 1);\n}\n",
-       PTO_INVALID_ARGUMENT, {"after[0] is 5", "submitted before this one"}},
-      {"scope_end", ref + "  rt_scope_end();\n}\n", PTO_INVALID_ARGUMENT, {"scope_end without a matching scope_begin"}},
+       ref + "  MixedKernels mk;\n  mk.aiv0_kernel_id = 0;\n  mk.aiv1_kernel_id = 0;\n  rt_submit_task(mk, "
+             "t);\n}\n",
+       PTO_NOT_SUPPORTED,
+       {"MIX cluster tasks", "tensormap_and_ringbuffer"}},
+      {"ref_bad_after",
+       ours + "  (void)l;\n  pto::TaskHandle h{5};\n  o.submit_task(0, PTO_CORE_AIV, a, 3, &h, 1);\n}\n",
+       PTO_INVALID_ARGUMENT,
+       {"after[0] is 5", "submitted before this one"}},
+      {"scope_end",
+       ref + "  rt_scope_end();\n}\n",
+       PTO_INVALID_ARGUMENT,
+       {"scope_end without a matching scope_begin"}},
       {"scope_open", ref + "  rt_scope_begin();\n}\n", PTO_INVALID_ARGUMENT, {"1 scope(s) still open"}},
-      {"outside", ref + "  ChipTensor v = out;\n  v.start_offset = 60;\n  CoreTaskArgs u;\n  u.add_output(v);\n"
-                        "  u.add_scalar(int64_t{0}, int64_t{1});\n  rt_submit_aiv_task(0, u);\n}\n",
-       PTO_BAD_TENSOR, {"task 0 (kernel 0): argument 0 reaches outside its buffer of 256 bytes"}},
+      {"outside",
+       ref + "  ChipTensor v = out;\n  v.start_offset = 60;\n  CoreTaskArgs u;\n  u.add_output(v);\n"
+             "  u.add_scalar(int64_t{0}, int64_t{1});\n  rt_submit_aiv_task(0, u);\n}\n",
+       PTO_BAD_TENSOR,
+       {"task 0 (kernel 0): argument 0 reaches outside its buffer of 256 bytes"}},
   };
   for (const Case &k : cases) {
     SCOPED_TRACE(k.name);
@@ -372,7 +398,8 @@ TEST(HbgRandom, DeviceOrchestrationsEqualSequentialExecution) {
   for (int threads : {1, 3}) {
     for (uint64_t seed : {21u, 22u, 23u, 24u}) {
       // Even seeds: batchy programs (the same tiles again, tiles inside them, stream changes).
-      const pto_test::TmrProgram prog = pto_test::make_tmr_program(1000, seed * 100 + threads, seed % 2 == 0, false);
+      const pto_test::TmrProgram prog =
+          pto_test::make_tmr_program(1000, seed * 100 + threads, seed % 2 == 0, false);
       pto_test::TmrData data(prog, seed);
       const auto expected = pto_test::run_sequential(prog, data.bufs, data.consts);
       pto::ChipStorageTaskArgs args = data.args();

@@ -176,7 +176,8 @@ const KernelEntry *HostGraphBuilder::admit(TaskId id, uint32_t func_id, pto_core
 }
 
 TaskId HostGraphBuilder::commit(TaskId id, const KernelEntry &k, pto_core_type core_type, uint32_t args_begin,
-                                uint32_t dump_begin, uint32_t abi_begin, uint32_t num_args, bool descriptors) {
+                                uint32_t dump_begin, uint32_t abi_begin, uint32_t num_args,
+                                bool descriptors) {
   HostTask t;
   t.func_id = k.func_id;
   t.core_type = core_type;
@@ -202,14 +203,15 @@ TaskId HostGraphBuilder::add_task(uint32_t func_id, pto_core_type core_type, con
   if (!k || !check_args(*k, id, args, num_args)) return kInvalidTask;
   const bool descriptors = k->loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
   if (descriptors && !check_descriptor_args(*k, id, args, num_args)) return kInvalidTask;
-  const auto args_begin = static_cast<uint32_t>(args_.size()), dump_begin = static_cast<uint32_t>(dump_.size()),
-             abi_begin = static_cast<uint32_t>(abi_.size());
+  const auto args_begin = static_cast<uint32_t>(args_.size()),
+             dump_begin = static_cast<uint32_t>(dump_.size()), abi_begin = static_cast<uint32_t>(abi_.size());
   for (uint32_t i = 0; i < num_args; ++i) {
     const bool tensor = args[i].kind == PTO_ARG_TENSOR;
     args_.push_back(tensor ? static_cast<int64_t>(args[i].tensor.addr) : args[i].scalar);
     if (!tensor) continue;
     // No direction is known here: a dumped tensor is copied before and after the task.
-    if (in_.cfg.enable_dump_tensor) dump_.push_back(DumpTensor{i, kDumpBefore | kDumpAfter, view_of(args[i].tensor)});
+    if (in_.cfg.enable_dump_tensor)
+      dump_.push_back(DumpTensor{i, kDumpBefore | kDumpAfter, view_of(args[i].tensor)});
     if (descriptors) abi_.push_back(view_of(args[i].tensor));
   }
   return commit(id, *k, core_type, args_begin, dump_begin, abi_begin, num_args, descriptors);
@@ -329,8 +331,8 @@ TaskId HostGraphBuilder::add_view_task(uint32_t func_id, pto_core_type core_type
   const KernelEntry *k = admit(id, func_id, core_type, num_args, args == nullptr);
   if (!k || !check_view_args(*k, id, args, num_args)) return kInvalidTask;
   const bool descriptors = k->loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
-  const auto args_begin = static_cast<uint32_t>(args_.size()), dump_begin = static_cast<uint32_t>(dump_.size()),
-             abi_begin = static_cast<uint32_t>(abi_.size());
+  const auto args_begin = static_cast<uint32_t>(args_.size()),
+             dump_begin = static_cast<uint32_t>(dump_.size()), abi_begin = static_cast<uint32_t>(abi_.size());
   for (uint32_t i = 0; i < num_args; ++i) {
     const Arg &a = args[i];
     const bool tensor = a.kind == PTO_ARG_TENSOR;
@@ -338,9 +340,10 @@ TaskId HostGraphBuilder::add_view_task(uint32_t func_id, pto_core_type core_type
     if (!tensor) continue;
     if (in_.cfg.enable_dump_tensor) {
       // As the tensormap runtime dumps: inputs before the task, outputs after, the rest both.
-      const uint32_t when = a.access == Access::INPUT                                    ? kDumpBefore
-                            : a.access == Access::OUTPUT || a.access == Access::OUTPUT_EXISTING ? kDumpAfter
-                                                                                          : kDumpBefore | kDumpAfter;
+      const uint32_t when = a.access == Access::INPUT ? kDumpBefore
+                            : a.access == Access::OUTPUT || a.access == Access::OUTPUT_EXISTING
+                                ? kDumpAfter
+                                : kDumpBefore | kDumpAfter;
       dump_.push_back(DumpTensor{i, when, a.view});
     }
     if (descriptors) abi_.push_back(a.view);

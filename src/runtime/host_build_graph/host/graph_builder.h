@@ -60,7 +60,9 @@ class HostGraphBuilder final : public GraphBuilder {
 
   TaskId add_task(uint32_t func_id, pto_core_type core_type, const TaskArg *args, uint32_t num_args) override;
   void set_stream(uint32_t stream, uint32_t target) override;
-  void add_dependency(TaskId producer, TaskId consumer) override { add_edge(producer, consumer, kEdgeExplicit); }
+  void add_dependency(TaskId producer, TaskId consumer) override {
+    add_edge(producer, consumer, kEdgeExplicit);
+  }
   Tensor alloc_tensor(pto_dtype dtype, uint64_t nelems) override;
   void fail(const char *message) override;
   bool ok() const override { return err_.ok(); }
@@ -125,7 +127,7 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<int64_t> args_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint8_t> edge_kinds_;  // by edge: TraceEdgeKind
-  std::vector<uint32_t> succ_;  // by producer (finish)
+  std::vector<uint32_t> succ_;       // by producer (finish)
   std::vector<DumpTensor> dump_;
   std::vector<TensorView> abi_;               // descriptor-ABI tasks' tensors (HostTask::abi_begin)
   uint64_t live_lo_ = 0, live_hi_ = 0;        // live_tensor's last allocation

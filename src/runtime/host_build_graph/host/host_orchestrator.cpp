@@ -128,11 +128,10 @@ TaskHandle HostOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *arg
   (void)after;
   (void)num_after;
   if (!ok() || !accept_launch(launch)) return TaskHandle{};
-  b_.fail_with(PTO_NOT_SUPPORTED, "task " + std::to_string(b_.num_tasks()) +
-                                      ": MIX cluster tasks (submit_mixed: aic " + std::to_string(funcs[0]) +
-                                      ", aiv0 " + std::to_string(funcs[1]) + ", aiv1 " +
-                                      std::to_string(funcs[2]) +
-                                      ") run only on the tensormap_and_ringbuffer runtime");
+  b_.fail_with(PTO_NOT_SUPPORTED,
+               "task " + std::to_string(b_.num_tasks()) + ": MIX cluster tasks (submit_mixed: aic " +
+                   std::to_string(funcs[0]) + ", aiv0 " + std::to_string(funcs[1]) + ", aiv1 " +
+                   std::to_string(funcs[2]) + ") run only on the tensormap_and_ringbuffer runtime");
   return TaskHandle{};
 }
 

@@ -74,16 +74,17 @@ class HostOrchestrator final : public Orchestrator {
   // The `after` handles name tasks submitted before this one.
   bool check_after(const TaskHandle *after, uint32_t num_after);
   // Task `id`'s producers (inferred, unless in a manual scope, plus `after`), distinct, as edges.
-  void add_dependencies(uint32_t id, const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after);
+  void add_dependencies(uint32_t id, const Arg *args, uint32_t n, const TaskHandle *after,
+                        uint32_t num_after);
   // "run tensor 2" or "the alloc_tensor buffer at 0x...": the buffer a view is into, for messages.
   std::string buffer_name(const TensorView &v) const;
 
   HostGraphBuilder &b_;
   const RunInputs &in_;
   RegionDeps deps_;
-  std::vector<bool> scopes_;         // per open scope: inference off (manual); [0] is the root
+  std::vector<bool> scopes_;                     // per open scope: inference off (manual); [0] is the root
   std::vector<RegionDeps::Producer> producers_;  // one submit's, as found (duplicates included)
-  std::vector<int64_t> listed_by_;   // per task: the last task that took it as a producer
+  std::vector<int64_t> listed_by_;               // per task: the last task that took it as a producer
 };
 
 }  // namespace hbg

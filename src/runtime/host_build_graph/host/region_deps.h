@@ -78,7 +78,8 @@ class RegionDeps {
   };
   static int level_of(int64_t lo, int64_t hi);
   static uint64_t key(int level, int64_t granule) {
-    return static_cast<uint64_t>(granule) * kLevels + static_cast<uint64_t>(level);  // may wrap: only merges buckets
+    return static_cast<uint64_t>(granule) * kLevels +
+           static_cast<uint64_t>(level);  // may wrap: only merges buckets
   }
   // Conflicting tasks of `list` into *out (other than `task`) as edges of `kind`; with `drop`,
   // the covered entries go.
