@@ -1,7 +1,11 @@
-// include/pto/orchestration.h — orchestration API of the tensormap_and_ringbuffer runtime.
+// include/pto/orchestration.h — the device-orchestration API (PTO_DEVICE_ORCHESTRATION).
 //
-// The orchestration runs on the device, on one AICPU thread, while the other AICPU threads
-// schedule: each submit_task is visible to the schedulers at once. Dependencies are inferred
+// In tensormap_and_ringbuffer the orchestration runs on the device, on one AICPU thread, while
+// the other AICPU threads schedule: each submit_task is visible to the schedulers at once.
+// host_build_graph runs the same program on the host before launch
+// (src/runtime/host_build_graph/host/host_orchestrator.h): there a buffer from alloc_tensor
+// lives until the run ends, and the orchestration may read or write only memory no submitted
+// task uses. Dependencies are inferred
 // from the tensor regions each task reads and writes, so the result equals running the tasks
 // one by one in submission order:
 //   INPUT            read                       waits for earlier overlapping writers
@@ -119,21 +123,18 @@ struct Arg {
 
 // How a task is launched. The defaults (one block, no predicate) are what submit_task without
 // a Launch means.
-//   block_num   SPMD: the task is block_num blocks of the same kernel, each on its own core
-//               (a whole cluster for MIX); get_block_idx / get_block_num tell them apart. The
-//               task finishes when its last block does.
-//   core_num    at most this many of its blocks run at once (0: no bound).
+//   block_num   SPMD: the task is block_num blocks of the same kernel (a descriptor-ABI
+//               kernel: get_block_idx / get_block_num tell the blocks apart), each run on a
+//               core of the task's type as cores become free; its consumers wait for the last
+//               block. (The reference's a5 launch spec calls the same count core_num.)
 //   sync_start  every block starts together: the scheduler reserves block_num cores first.
 //   predicate   see DispatchPredicate.
 struct Launch {
   uint32_t block_num = 1;
-  uint32_t core_num = 0;
   bool sync_start = false;
   DispatchPredicate predicate;
 
-  bool is_default() const {
-    return block_num == 1 && core_num == 0 && !sync_start && predicate.op == PredicateOp::NONE;
-  }
+  bool is_default() const { return block_num == 1 && !sync_start && predicate.op == PredicateOp::NONE; }
 };
 
 // Handle of a submitted task, for explicit extra dependencies.

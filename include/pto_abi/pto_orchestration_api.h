@@ -1,12 +1,13 @@
 // include/pto_abi/pto_orchestration_api.h — the reference implementation's device-orchestration API,
-// as a thin layer over this project's tensormap orchestrator (pto/orchestration.h).
+// as a thin layer over this project's orchestrator interface (pto/orchestration.h).
 //
 // An orchestration written for the reference (hw-native-sys/simpler, tensormap_and_ringbuffer)
 // includes only this header and defines
 //   extern "C" void aicpu_orchestration_entry(const ChipTaskArgs &args);
 //   extern "C" PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs &args); // optional
 // Compile it with KernelCompiler.compile_orchestration("tensormap_and_ringbuffer", path) and run
-// it like any tensormap orchestration. This header defines (weak, so it is one per binary) the
+// it like any tensormap orchestration, or for "host_build_graph", which runs it on the host
+// before launch (src/runtime/host_build_graph/host/host_orchestrator.h). This header defines (weak, so it is one per binary) the
 // entry the runtime looks for, pto_device_orchestration_entry, which hands the run's arguments
 // to aicpu_orchestration_entry as ChipTensor descriptors and scalars. Every call below turns
 // into a call of pto::Orchestrator: a submit into submit_task (descriptors into TensorViews,
@@ -25,12 +26,12 @@
 // counts) only when the config's expected_arg_count is > 0 and the run has FEWER arguments
 // (tensors + scalars); extra arguments are the orchestration's to ignore.
 //
-// Dependency-only tasks (rt_submit_dummy_task) are Orchestrator::submit_dummy; dispatch
-// predicates (CoreTaskArgs::set_predicate) become Launch::predicate, the operand resolved to an
-// element address at submit. Not provided: SPMD launches (launch_spec.set_block_num(n > 1),
-// set_core_num, set_require_sync_start) fail the run with NOT_SUPPORTED naming them where the
-// runtime lacks them. set_allow_early_resolve and set_task_timing_slot are accepted and have no
-// effect.
+// Dependency-only tasks (rt_submit_dummy_task) are Orchestrator::submit_dummy; SPMD launches
+// (launch_spec.set_block_num, or a5's name set_core_num, for the same count;
+// set_require_sync_start) and dispatch predicates (CoreTaskArgs::set_predicate, the operand
+// resolved to an element address at submit) become a pto::Launch. A runtime that lacks one
+// fails the run with NOT_SUPPORTED naming it. set_allow_early_resolve and set_task_timing_slot
+// are accepted and have no effect.
 //
 // Which orchestrator a call goes to: the entry binds it to the calling thread; every call that
 // can wait (and so let the simulator move this fiber to another thread) binds it again before
@@ -189,13 +190,12 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
     return out;
   }
   pto::Launch launch;
-  if (args.launch_spec.block_num() < 1 || args.launch_spec.core_num() < 0) {
-    fail(o, PTO_INVALID_ARGUMENT, "launch_spec: block_num %d (>= 1 allowed), core_num %d (>= 0 allowed)",
-         args.launch_spec.block_num(), args.launch_spec.core_num());
+  if (args.launch_spec.block_num() < 1) {
+    fail(o, PTO_INVALID_ARGUMENT, "launch_spec: block_num (core_num) %d; 1 .. 32767 blocks are allowed",
+         args.launch_spec.block_num());
     return out;
   }
   launch.block_num = static_cast<uint32_t>(args.launch_spec.block_num());
-  launch.core_num = static_cast<uint32_t>(args.launch_spec.core_num());
   launch.sync_start = args.launch_spec.require_sync_start();
   if (args.predicate().op != PredicateOp::NONE && !resolve_predicate(o, args.predicate(), &launch.predicate))
     return out;

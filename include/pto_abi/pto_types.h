@@ -59,20 +59,20 @@ struct MixedKernels {
   int32_t aiv1_kernel_id{INVALID_KERNEL_ID};
 };
 
-// SPMD launch parameters. A task runs as one block (block_num 1) in this runtime; anything
-// else is refused at submit with NOT_SUPPORTED.
+// SPMD launch parameters: the task's block count (pto::Launch::block_num) and whether its blocks
+// start together. The reference names the count block_num on a2a3 and core_num on a5; both
+// names set and read the same count here.
 class PTO2LaunchSpec {
  public:
   int16_t block_num() const { return block_num_; }
   void set_block_num(int16_t n) { block_num_ = n; }
-  int16_t core_num() const { return core_num_; }
-  void set_core_num(int16_t n) { core_num_ = n; }
+  int16_t core_num() const { return block_num_; }
+  void set_core_num(int16_t n) { block_num_ = n; }
   bool require_sync_start() const { return sync_start_; }
   void set_require_sync_start(bool v = true) { sync_start_ = v; }
 
  private:
   int16_t block_num_{1};
-  int16_t core_num_{0};
   bool sync_start_{false};
 };
 

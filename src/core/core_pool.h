@@ -179,7 +179,29 @@ class CorePool {
   // (core_for or feed chose it).
   // `tag`: dispatch_threshold's decision, for the trace (profiling only).
   void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload, graph::DispatchTag tag = 0) {
-    push(i, task, payload, false, tag);
+    push(i, task, reinterpret_cast<uint64_t>(payload), false, tag);
+  }
+
+  // Block `idx` of `num` of an SPMD task to core i (as dispatch); its BlockDispatch is this
+  // core's for the handshake place it goes to, reused only after that place is collected.
+  void dispatch_block(uint32_t i, int64_t task, const DispatchPayload *payload, uint32_t idx, uint32_t num,
+                      graph::DispatchTag tag = 0) {
+    Core &c = cores_[i];
+    BlockDispatch &b = c.block[(c.seq + 1) % kDepth];
+    b.payload = *payload;
+    b.mix_sync = 0;
+    b.block_idx = static_cast<int32_t>(idx);
+    b.block_num = static_cast<int32_t>(num);
+    push(i, task, reinterpret_cast<uint64_t>(&b) | kBlockDispatch, false, tag);
+  }
+
+  // An idle cluster not reserved for a waiting MIX task (for an SPMD MIX task's next block), or
+  // -1.
+  int32_t idle_cluster() const {
+    for (uint32_t c = 0; c < nclusters_; ++c) {
+      if (clusters_[c].busy == 0 && !clusters_[c].reserved) return static_cast<int32_t>(c);
+    }
+    return -1;
   }
 
   // A core for a task of `core_type` that this thread just released, to run it right here (no
@@ -381,15 +403,28 @@ class CorePool {
   // first, then AIV: core/cluster_layout.h). collect reports it once all finished. The
   // cluster's MixSync block, reset, becomes the task's (the parts' call blocks point at it);
   // the dispatch rings publish both.
+  // An SPMD MIX task (block_num > 1) gives the block it starts there (block_idx of block_num):
+  // its cores get BlockDispatches naming the cluster's sync block, since the task's call blocks
+  // are shared by blocks running on other clusters.
   void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[kMaxCoresPerCluster],
-                    graph::DispatchTag tag = 0) {
+                    graph::DispatchTag tag = 0, uint32_t block_idx = 0, uint32_t block_num = 1) {
     Cluster &cl = clusters_[c];
-    if (mix_) {
-      MixSync &m = mix_[cl.id];
-      mix_sync_reset(m, task);
-      for (uint32_t k = 0; k < per_cluster_; ++k)
-        reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync =
-            reinterpret_cast<uint64_t>(&m);
+    uint64_t words[kMaxCoresPerCluster];
+    MixSync *m = mix_ ? &mix_[cl.id] : nullptr;
+    if (m) mix_sync_reset(*m, task);
+    for (uint32_t k = 0; k < per_cluster_; ++k) {
+      if (block_num > 1) {
+        Core &core = cores_[cl.core[k]];
+        BlockDispatch &b = core.block[(core.seq + 1) % kDepth];
+        b.payload = *payloads[k];
+        b.mix_sync = reinterpret_cast<uint64_t>(m);
+        b.block_idx = static_cast<int32_t>(block_idx);
+        b.block_num = static_cast<int32_t>(block_num);
+        words[k] = reinterpret_cast<uint64_t>(&b) | kBlockDispatch;
+      } else {
+        if (m) reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync = reinterpret_cast<uint64_t>(m);
+        words[k] = reinterpret_cast<uint64_t>(payloads[k]);
+      }
     }
     cl.mix_task = task;
     cl.parts_left = per_cluster_;
@@ -398,7 +433,7 @@ class CorePool {
       cl.mix_timing.dispatch_tag = tag;
       cl.mix_price = KernelPrice{};
     }
-    for (uint32_t k = 0; k < per_cluster_; ++k) push(cl.core[k], task, payloads[k], true, tag);
+    for (uint32_t k = 0; k < per_cluster_; ++k) push(cl.core[k], task, words[k], true, tag);
   }
   uint32_t cluster_aic_slot(uint32_t c) const { return cores_[clusters_[c].core[0]].slot; }
 
@@ -447,6 +482,7 @@ class CorePool {
                                      // core may meanwhile run single tasks, which must not count)
     uint64_t dispatch[kDepth] = {};  // profiling only: ticks
     uint32_t tag[kDepth] = {};       // profiling only: dispatch_threshold's decision (graph::DispatchTag)
+    BlockDispatch block[kDepth];     // SPMD blocks dispatched here, by seq % kDepth (dispatch_block)
     CoreCounters counters;           // this run's, always collected
   };
   struct Cluster {
@@ -460,7 +496,8 @@ class CorePool {
     KernelPrice mix_price;    // profiled timed runs: its parts' prices merged (merge_price)
   };
 
-  void push(uint32_t i, int64_t task, const DispatchPayload *payload, bool mix, graph::DispatchTag tag) {
+  // `word`: the payload's address, or a BlockDispatch's with kBlockDispatch set.
+  void push(uint32_t i, int64_t task, uint64_t word, bool mix, graph::DispatchTag tag) {
     Core &c = cores_[i];
     const uint32_t e = (c.seq + 1) % kDepth;
     if (c.collected == c.seq) {
@@ -477,7 +514,7 @@ class CorePool {
     }
     ++busy_;
     ++clusters_[c.cluster].busy;
-    c.hs->payload[e].store(reinterpret_cast<uint64_t>(payload), std::memory_order_relaxed);
+    c.hs->payload[e].store(word, std::memory_order_relaxed);
     c.hs->task_id[e].store(task, std::memory_order_relaxed);  // what a crash report names
     ++c.seq;
     doorbell_ring(c.hs->dispatch);  // seq_cst RMW: releases the payload and its arguments

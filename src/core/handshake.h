@@ -38,6 +38,29 @@ struct DispatchPayload {
   uint64_t call_addr;    // device address of the task's pto_kernel_call (args inside)
 };
 
+// One block of an SPMD task (launched with block_num > 1): the task's payload, which block this
+// dispatch runs, and for a MIX task the sync block of the cluster it runs on. The task's call
+// blocks are shared by all its blocks, so what differs per block travels here; the scheduler
+// keeps one per core and handshake place (core/core_pool.h) and hands the core its address
+// with kBlockDispatch set (a DispatchPayload's address, 8-aligned, has that bit clear).
+struct BlockDispatch {
+  DispatchPayload payload;
+  uint64_t mix_sync;  // MIX: the cluster's MixSync (core/mix_sync.h); 0 otherwise
+  int32_t block_idx;
+  int32_t block_num;
+};
+constexpr uint64_t kBlockDispatch = 1;
+
+// The payload a handshake place names, and its block (null for an ordinary dispatch).
+inline const DispatchPayload *payload_of(uint64_t word, const BlockDispatch **block) {
+  if ((word & kBlockDispatch) == 0) {
+    *block = nullptr;
+    return reinterpret_cast<const DispatchPayload *>(word);
+  }
+  *block = reinterpret_cast<const BlockDispatch *>(word & ~kBlockDispatch);
+  return &(*block)->payload;
+}
+
 enum : uint32_t { kControlRun = 0, kControlQuit = 1 };
 
 // What a core reports about one finished payload, next to its completion.
@@ -91,7 +114,8 @@ inline void handshake_current(const Handshake &hs, uint64_t *kernel_addr, int64_
   const uint32_t s = hs.done_seq.load(std::memory_order_relaxed) + 1;
   const uint64_t payload = hs.payload[s % Handshake::kDepth].load(std::memory_order_relaxed);
   *task_id = hs.task_id[s % Handshake::kDepth].load(std::memory_order_relaxed);
-  *kernel_addr = payload ? reinterpret_cast<const DispatchPayload *>(payload)->kernel_addr : 0;
+  const BlockDispatch *block;
+  *kernel_addr = payload ? payload_of(payload, &block)->kernel_addr : 0;
 }
 
 }  // namespace pto

@@ -328,9 +328,9 @@ TEST_F(ReferenceApi, UnsupportedAndInvalidUsesAreTypedErrorsAndTheWorkerStaysUsa
       {"arg_count", "", PTO_INVALID_ARGUMENT, {"expects 5 arguments", "the run has 3"}},
       {"spmd",
        "CoreTaskArgs t; t.add_input(a, b); t.add_output(f); t.launch_spec.set_block_num(4); "
-       "rt_submit_aiv_task(0, t);",
+       "t.launch_spec.set_require_sync_start(true); rt_submit_aiv_task(0, t);",
        PTO_NOT_SUPPORTED,
-       {"block_num 4", "SPMD"}},
+       {"block_num 4", "SPMD launch of a sync-start task"}},
       {"dummy_with_launch",
        "CoreTaskArgs t; t.add_input(a); t.launch_spec.set_block_num(2); rt_submit_dummy_task(t);",
        PTO_INVALID_ARGUMENT,

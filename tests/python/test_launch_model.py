@@ -1,5 +1,6 @@
-"""tests/python/test_launch_model.py — the reference's launch model: dependency-only tasks and
-dispatch predicates, through its orchestration API (include/pto_abi/pto_orchestration_api.h).
+"""tests/python/test_launch_model.py — the reference's launch model: SPMD launches,
+dependency-only tasks and dispatch predicates, through its orchestration API
+(include/pto_abi/pto_orchestration_api.h), on both runtimes.
 
 A dependency-only task (rt_submit_dummy_task) is ordered by its arguments and dependencies like
 any task, runs no kernel and takes no core; a chain of them orders the kernels around it. A
@@ -18,6 +19,8 @@ import pto_runtime as pto
 import pytest
 
 TMR = "tensormap_and_ringbuffer"
+HBG = "host_build_graph"
+RUNTIMES = [TMR, HBG]
 CONFIG = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3)
 
 # Descriptor-ABI kernels (no PTO-ISA). 0: every element of args[0] = the float in scalar 0's
@@ -119,9 +122,9 @@ OPS = {"EQ": 1, "NE": 2, "GT": 3, "LT": 4, "GE": 5, "LE": 6}
 
 
 @functools.cache
-def launch_callable(platform: str) -> pto.ChipCallable:
+def launch_callable(platform: str, runtime: str) -> pto.ChipCallable:
     kc = pto.KernelCompiler(platform)
-    callable_ = pto.ChipCallable(kc.compile_orchestration_source(TMR, ORCH, "launch_model_orch"))
+    callable_ = pto.ChipCallable(kc.compile_orchestration_source(runtime, ORCH, "launch_model_orch"))
     for func_id, source, name in ((0, SET_KERNEL, "launch_set"), (1, COPY_KERNEL, "launch_copy")):
         callable_.add_kernel(func_id, pto.CoreType.AIV, kc.compile_incore_source(source, name, pto.CoreType.AIV))
     return callable_
@@ -129,20 +132,23 @@ def launch_callable(platform: str) -> pto.ChipCallable:
 
 @pytest.fixture(scope="module")
 def workers():
-    """workers(platform): one tensormap worker per platform for the module."""
+    """workers(platform, runtime): one worker per platform and runtime for the module."""
     made = {}
     with contextlib.ExitStack() as stack:
 
-        def get(platform: str) -> pto.Worker:
-            if platform not in made:
-                made[platform] = stack.enter_context(pto.Worker(level=2, platform=platform, runtime=TMR))
-            return made[platform]
+        def get(platform: str, runtime: str) -> pto.Worker:
+            if (platform, runtime) not in made:
+                made[platform, runtime] = stack.enter_context(  # one worker per device
+                    pto.Worker(level=2, platform=platform, runtime=runtime, device_id=RUNTIMES.index(runtime))
+                )
+            return made[platform, runtime]
 
         yield get
 
 
-def run(worker, platform, *, dummies=0, op=0, target=0, index=0, mode=0, gate=(0, 0, 0, 0)):
+def run(workers, platform, runtime, *, dummies=0, op=0, target=0, index=0, mode=0, gate=(0, 0, 0, 0)):
     """Runs ORCH; returns (X, Y, stats)."""
+    worker = workers(platform, runtime)
     x = np.zeros(64, dtype=np.float32)
     y = np.full(1, -1.0, dtype=np.float32)
     g = np.array(gate, dtype=np.int32)
@@ -152,26 +158,28 @@ def run(worker, platform, *, dummies=0, op=0, target=0, index=0, mode=0, gate=(0
     args.add_tensor(g, "in")
     for s in (dummies, op, target, index, mode):
         args.add_scalar_i64(s)
-    stats = worker.run(launch_callable(platform), args, CONFIG)
+    stats = worker.run(launch_callable(platform, runtime), args, CONFIG)
     return x, y, stats
 
 
 PLATFORMS = ["a2a3sim", "a5sim"]
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("dummies", [1, 3, 2000])
-def test_a_chain_of_dependency_only_tasks_orders_the_kernels_around_it(workers, platform, dummies):
-    x, y, stats = run(workers(platform), platform, dummies=dummies)
+def test_a_chain_of_dependency_only_tasks_orders_the_kernels_around_it(workers, platform, runtime, dummies):
+    x, y, stats = run(workers, platform, runtime, dummies=dummies)
     assert y[0] == 99.0 and (x == 99.0).all()
     assert stats.tasks_run == 3
     assert stats.tasks_retired_inline == dummies
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_a_dependency_only_barrier_orders_its_consumer_after_both_producers(workers, platform):
+def test_a_dependency_only_barrier_orders_its_consumer_after_both_producers(workers, platform, runtime):
     for _ in range(20):  # the consumer must never see a half not yet written
-        x, y, stats = run(workers(platform), platform, mode=1)
+        x, y, stats = run(workers, platform, runtime, mode=1)
         np.testing.assert_array_equal(x, np.r_[np.full(32, 5.0), np.full(32, 6.0)].astype(np.float32))
         assert y[0] == 5.0
         assert stats.tasks_retired_inline == 1 and stats.tasks_run == 3
@@ -179,7 +187,8 @@ def test_a_dependency_only_barrier_orders_its_consumer_after_both_producers(work
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_reading_a_dependency_only_tasks_output_does_not_wait_forever(workers, platform):
-    x, y, stats = run(workers(platform), platform, mode=2)
+    # tensormap only: host_build_graph reads no task's output while it builds the graph.
+    x, y, stats = run(workers, platform, TMR, mode=2)
     assert y[0] == 0.0
     assert stats.tasks_retired_inline == 1 and stats.tasks_run == 1
 
@@ -197,13 +206,14 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("op, target, value, runs", CASES)
 def test_a_false_predicate_retires_its_task_and_releases_its_consumer(
-    workers, platform, op, target, value, runs
+    workers, platform, runtime, op, target, value, runs
 ):
     x, y, stats = run(
-        workers(platform), platform, dummies=0, op=OPS[op], target=target, index=2, gate=(0, 0, value, 0)
+        workers, platform, runtime, dummies=0, op=OPS[op], target=target, index=2, gate=(0, 0, value, 0)
     )
     expect = 99.0 if runs else 7.0
     assert y[0] == expect and (x == expect).all()
@@ -211,10 +221,151 @@ def test_a_false_predicate_retires_its_task_and_releases_its_consumer(
     assert stats.tasks_retired_inline == (0 if runs else 1)
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_a_predicate_naming_no_element_is_refused_and_the_worker_goes_on(workers, platform):
-    w = workers(platform)
+def test_a_predicate_naming_no_element_is_refused_and_the_worker_goes_on(workers, platform, runtime):
     with pytest.raises(pto.InvalidArgumentError, match="set_predicate: the operand names no element"):
-        run(w, platform, op=OPS["GT"], index=4, mode=3)
-    x, y, _ = run(w, platform, dummies=2)
+        run(workers, platform, runtime, op=OPS["GT"], index=4, mode=3)
+    x, y, _ = run(workers, platform, runtime, dummies=2)
     assert y[0] == 99.0
+
+
+# ----- SPMD launches -----
+
+# Block kernel (descriptor ABI): out[(block * 3 + lane) * 16] = block * 1000 + block_num, where
+# lane is 0 on an AIC core, 1 + sub_block_id on an AIV core; the block given by scalar 0 fails
+# with status 77 instead. One cache line per (block, lane).
+BLOCK_KERNEL = r"""
+#include "tensor.h"
+#include "intrinsic.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  const int32_t idx = get_block_idx(args), num = get_block_num(args);
+  const int32_t lane = AIV_LANE ? 1 + get_sub_block_id(args) : 0;
+  if (static_cast<int64_t>(args[1]) == idx) {
+    pto::fail(args, 77);
+    return;
+  }
+  z[(idx * 3 + lane) * 16] = static_cast<float>(idx * 1000 + num);
+}
+"""
+# Sum kernel: y[0] = the sum of x (a consumer of every block).
+SUM_KERNEL = r"""
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *x = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *y = reinterpret_cast<const ChipTensor *>(args[1]);
+  const float *p = reinterpret_cast<const float *>(x->buffer.addr) + x->start_offset;
+  double s = 0;
+  for (uint64_t i = 0; i < x->numel(); ++i) s += p[i];
+  reinterpret_cast<float *>(y->buffer.addr)[y->start_offset] = static_cast<float>(s);
+}
+"""
+# Scalars: shape (0 AIV, 1 AIC, 2 MIX), blocks, failing block (-1: none), sync_start.
+# Kernels: 0 the AIV block kernel, 1 the AIC one, 2 the sum (AIV), 3 a PTO_KERNEL (AIV).
+SPMD_ORCH = r"""
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref();
+  const int64_t shape = (int64_t)a.scalar(0), blocks = (int64_t)a.scalar(1), fail_block = (int64_t)a.scalar(2);
+  const bool sync = a.scalar(3) != 0;
+  {
+    CoreTaskArgs t;
+    t.add_inout(X);
+    t.add_scalar(static_cast<uint64_t>(fail_block));
+    t.launch_spec.set_block_num(static_cast<int16_t>(blocks));
+    t.launch_spec.set_require_sync_start(sync);
+    if (shape == 0) rt_submit_aiv_task(0, t);
+    if (shape == 1) rt_submit_aic_task(1, t);
+    if (shape == 2) {
+      MixedKernels mk;
+      mk.aic_kernel_id = 1;
+      mk.aiv0_kernel_id = 0;
+      mk.aiv1_kernel_id = 0;
+      rt_submit_task(mk, t);
+    }
+    if (shape == 3) rt_submit_aiv_task(3, t);
+  }
+  CoreTaskArgs t;
+  t.add_input(X);
+  t.add_inout(Y);
+  rt_submit_aiv_task(2, t);
+}
+"""
+PTO_KERNEL_SRC = r"""
+#include "pto/kernel.h"
+PTO_KERNEL(args) { (void)args; }
+"""
+
+
+@functools.cache
+def spmd_callable(platform: str, runtime: str) -> pto.ChipCallable:
+    kc = pto.KernelCompiler(platform)
+    c = pto.ChipCallable(kc.compile_orchestration_source(runtime, SPMD_ORCH, "launch_model_spmd"))
+    aiv, aic = pto.CoreType.AIV, pto.CoreType.AIC
+    c.add_kernel(0, aiv, kc.compile_incore_source("#define AIV_LANE 1\n" + BLOCK_KERNEL, "spmd_block_aiv", aiv))
+    c.add_kernel(1, aic, kc.compile_incore_source("#define AIV_LANE 0\n" + BLOCK_KERNEL, "spmd_block_aic", aic))
+    c.add_kernel(2, aiv, kc.compile_incore_source(SUM_KERNEL, "spmd_sum", aiv))
+    c.add_kernel(3, aiv, kc.compile_incore_source(PTO_KERNEL_SRC, "spmd_plain", aiv))
+    return c
+
+
+def run_spmd(workers, platform, runtime, shape, blocks, fail_block=-1, sync=0):
+    """Runs SPMD_ORCH; returns (out as [block, lane], y, stats)."""
+    worker = workers(platform, runtime)
+    x = np.zeros(blocks * 3 * 16, dtype=np.float32)
+    y = np.full(1, -1.0, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(x, "inout")
+    args.add_tensor(y, "inout")
+    for s in (shape, blocks, fail_block, sync):
+        args.add_scalar_i64(s)
+    stats = worker.run(spmd_callable(platform, runtime), args, CONFIG)
+    return x.reshape(blocks, 3, 16)[:, :, 0], y, stats
+
+
+# (runtime, shape, lanes): host_build_graph has no MIX tasks.
+SHAPES = [(TMR, 0, [1]), (TMR, 1, [0]), (TMR, 2, [0, 1, 2]), (HBG, 0, [1]), (HBG, 1, [0])]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize(
+    "runtime, shape, lanes", SHAPES, ids=["tmr-aiv", "tmr-aic", "tmr-mix", "hbg-aiv", "hbg-aic"]
+)
+@pytest.mark.parametrize("blocks", [2, 7, 40])
+def test_every_block_of_an_spmd_task_runs_once_with_its_index_and_the_consumer_waits_for_all(
+    workers, platform, runtime, shape, lanes, blocks
+):
+    # 40 blocks: more than the run's cores of any type (block_dim 2), so cores run several.
+    out, y, stats = run_spmd(workers, platform, runtime, shape, blocks)
+    expect = np.zeros((blocks, 3), dtype=np.float32)
+    for b in range(blocks):
+        expect[b, lanes] = b * 1000 + blocks
+    np.testing.assert_array_equal(out, expect)
+    assert y[0] == expect.sum()
+    assert stats.tasks_run == 2
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("runtime, shape", [(TMR, 0), (TMR, 2), (HBG, 0)], ids=["tmr-aiv", "tmr-mix", "hbg-aiv"])
+def test_a_failing_block_fails_its_task_and_the_worker_goes_on(workers, platform, runtime, shape):
+    with pytest.raises(pto.Error, match="status 77"):
+        run_spmd(workers, platform, runtime, shape, 6, fail_block=3)
+    out, _, _ = run_spmd(workers, platform, runtime, shape, 3)
+    assert out[2, 1] == 2003
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_spmd_of_a_pto_kernel_and_sync_start_are_not_supported_and_the_worker_goes_on(
+    workers, platform, runtime
+):
+    with pytest.raises(pto.NotSupportedError, match="PTO_KERNEL kernel"):
+        run_spmd(workers, platform, runtime, 3, 4)
+    with pytest.raises(pto.NotSupportedError, match="sync-start"):
+        run_spmd(workers, platform, runtime, 0, 4, sync=1)
+    out, _, _ = run_spmd(workers, platform, runtime, 0, 2)
+    assert out[1, 1] == 1002

@@ -123,16 +123,6 @@ SchedulerEnv env_from_header(Header *h, uint32_t sched_threads, uint32_t counter
   return e;
 }
 
-// The pool a task that just became ready goes to: its own, or kPoolInline when its dispatch
-// predicate is false (read now: its producers have finished). predicate_of() gives the task's
-// DispatchPredicate and is asked only when it has one. (Dependency-only tasks are in
-// kPoolInline from the start.)
-template <typename PredicateOf>
-inline uint32_t ready_pool(const TaskRecord &t, PredicateOf &&predicate_of) {
-  if (t.pred_op == 0) return t.core_type;
-  return predicate_of().pass() ? t.core_type : static_cast<uint32_t>(kPoolInline);
-}
-
 // Puts a task whose fan-in reached zero into the queue of `pool` (ready_pool). Callable from
 // any thread (the orchestrator too); the push releases the record's contents to the popper.
 inline void make_ready(TaskRecord &t, ReadyQueueSet &ready, int64_t id, uint32_t pool) {
@@ -203,10 +193,11 @@ class SchedulerLoop {
   // acquire: pairs with the host's release store; the doorbell ring that follows it wakes us.
   bool aborting() const { return env_.abort->load(std::memory_order_acquire) != 0; }
 
-  // A task whose cores all finished.
+  // A task whose cores all finished (an SPMD task: one of its blocks; the last one finishes it).
   void completed(int64_t id, const CoreTiming &timing) {
-    const int32_t status = policy_.status_of(id);
     TaskRecord &t = policy_.task(id);
+    if (t.block_num > 1 && t.blocks_done.fetch_add(1, std::memory_order_acq_rel) + 1 != t.block_num) return;
+    const int32_t status = policy_.status_of(id);
     // pipeline_depth: its token back (before retire() may free the record), and the oldest
     // task deferred at its gate goes the way of a released one.
     if (env_.gates.on()) {
@@ -294,8 +285,9 @@ class SchedulerLoop {
   // Starts the task on core `core`, unless pipeline_depth defers it (false).
   bool start(int64_t id, uint32_t core, DispatchTag tag = 0) {
     TaskRecord &t = policy_.task(id);
+    if (t.block_num > 1) return start_blocks(id, t, core, tag);
     if (!admit(t, id)) return false;
-    t.core.store(static_cast<int32_t>(cores_.slot(core)), std::memory_order_relaxed);
+    t.core.store(static_cast<int16_t>(cores_.slot(core)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);  // its inputs
     // Profiling: fetch the task's record line for writing while the core runs it.
@@ -305,15 +297,68 @@ class SchedulerLoop {
     return true;
   }
 
+  // An SPMD task (block_num > 1): its next block on core `core`, then more on this thread's other
+  // places for its core type; the blocks left go back to the pool's queue for any thread's cores
+  // (a peer is woken to look). The first block takes the task's token and dumps its inputs.
+  bool start_blocks(int64_t id, TaskRecord &t, uint32_t core, DispatchTag tag) {
+    uint32_t next = t.blocks_started.load(std::memory_order_relaxed);
+    if (next == 0) {
+      if (!admit(t, id)) return false;
+      t.state.store(kRunning, std::memory_order_relaxed);
+      if (t.dump >= 0) dump_views(t, kDumpBefore);
+    }
+    t.core.store(static_cast<int16_t>(cores_.slot(core)), std::memory_order_relaxed);
+    for (;;) {
+      cores_.dispatch_block(core, id, &t.payload, next, t.block_num, tag);
+      if (++next == t.block_num) break;
+      const int32_t more = cores_.core_for(t.core_type);
+      if (more < 0) break;
+      core = static_cast<uint32_t>(more);
+    }
+    t.blocks_started.store(static_cast<uint16_t>(next), std::memory_order_relaxed);
+    if (next < t.block_num) {
+      env_.ready->push(t.core_type, static_cast<uint64_t>(id));  // never full: the task was in it
+      peers_.wake_one();
+    }
+    return true;
+  }
+
   bool start_mix(int64_t id, uint32_t cluster, DispatchTag tag = 0) {
     TaskRecord &t = policy_.task(id);
+    if (t.block_num > 1) return start_mix_blocks(id, t, cluster, tag);
     if (!admit(t, id)) return false;
-    t.core.store(static_cast<int32_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
+    t.core.store(static_cast<int16_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
     t.state.store(kRunning, std::memory_order_relaxed);
     if (t.dump >= 0) dump_views(t, kDumpBefore);
     const DispatchPayload *parts[kMaxCoresPerCluster];
     policy_.mix_parts(id, parts);
     cores_.dispatch_mix(cluster, id, parts, tag);
+    return true;
+  }
+
+  // An SPMD MIX task: start_blocks with a whole cluster per block.
+  bool start_mix_blocks(int64_t id, TaskRecord &t, uint32_t cluster, DispatchTag tag) {
+    uint32_t next = t.blocks_started.load(std::memory_order_relaxed);
+    if (next == 0) {
+      if (!admit(t, id)) return false;
+      t.state.store(kRunning, std::memory_order_relaxed);
+      if (t.dump >= 0) dump_views(t, kDumpBefore);
+    }
+    t.core.store(static_cast<int16_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
+    const DispatchPayload *parts[kMaxCoresPerCluster];
+    policy_.mix_parts(id, parts);
+    for (;;) {
+      cores_.dispatch_mix(cluster, id, parts, tag, next, t.block_num);
+      if (++next == t.block_num) break;
+      const int32_t more = cores_.idle_cluster();
+      if (more < 0) break;
+      cluster = static_cast<uint32_t>(more);
+    }
+    t.blocks_started.store(static_cast<uint16_t>(next), std::memory_order_relaxed);
+    if (next < t.block_num) {
+      env_.ready->push(t.core_type, static_cast<uint64_t>(id));  // never full: the task was in it
+      peers_.wake_one();
+    }
     return true;
   }
 

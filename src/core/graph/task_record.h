@@ -13,7 +13,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/handshake.h"  // DispatchPayload
+#include "core/graph/ready_queue_set.h"  // Pool
+#include "core/handshake.h"              // DispatchPayload
+#include "pto/dispatch_predicate.h"
 
 namespace pto {
 namespace graph {
@@ -58,17 +60,25 @@ struct TaskRecord {
   // ready, so it is enqueued exactly once.
   std::atomic<int32_t> fanin_remaining;
   // TaskState. Scheduler threads (relaxed): read for reports only, never to synchronise.
-  std::atomic<uint32_t> state;
+  std::atomic<uint8_t> state;
   // Scheduler threads finishing a failed or skipped producer (relaxed; published to the
   // consumer's scheduler by the release half of the fanin decrement that follows it).
-  std::atomic<uint32_t> poisoned;
+  std::atomic<uint8_t> poisoned;
   // The dispatching scheduler thread (relaxed): the core's handshake slot, for reports.
-  std::atomic<int32_t> core;
+  std::atomic<int16_t> core;
   int32_t dump;  // builder-written: its DumpTask index (enable_dump_tensor), else -1
   // Builder-written: the stream and target affinity it was submitted with (pipeline_depth's
   // per_stream / per_target gates, core/graph/pipeline_gates.h; kNoTarget = none).
   uint16_t stream;
   uint16_t target;
+  // SPMD (pto::Launch::block_num): builder-written block count (1 for an ordinary task); the
+  // blocks handed to cores so far, by the scheduler thread holding the task (relaxed: the ready
+  // queue's push and pop order the holders); the blocks finished, by the scheduler threads
+  // collecting them (acq_rel: the last one sees every block's results).
+  uint16_t block_num;
+  std::atomic<uint16_t> blocks_started;
+  std::atomic<uint16_t> blocks_done;
+  uint16_t reserved2;
   // pipeline_depth only: the next task deferred at the same gate, written and read under that
   // gate's lock (core/graph/pipeline_gates.h).
   int64_t next_deferred;
@@ -80,6 +90,16 @@ struct TaskRecord {
 inline bool fanin_release(TaskRecord &consumer, bool poison) {
   if (poison) consumer.poisoned.store(1, std::memory_order_relaxed);  // before the release below
   return consumer.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
+// The pool a task that just became ready goes to: its own, or kPoolInline when its dispatch
+// predicate is false (read now: its producers have finished). predicate_of() gives the task's
+// DispatchPredicate and is asked only when it has one. (Dependency-only tasks are in
+// kPoolInline from the start.)
+template <typename PredicateOf>
+inline uint32_t ready_pool(const TaskRecord &t, PredicateOf &&predicate_of) {
+  if (t.pred_op == 0) return t.core_type;
+  return predicate_of().pass() ? t.core_type : static_cast<uint32_t>(kPoolInline);
 }
 
 // Flat fan-out storage: all successors of a graph in one array of task indices, task i's in

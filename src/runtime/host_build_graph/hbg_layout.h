@@ -65,6 +65,7 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t log_addr;         // the device's pto_device_log (pto/device_log.h)
   uint64_t dump_addr;        // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
   uint64_t gates_addr;       // pipeline_depth: PipelineGate[kPipelineGates], else 0
+  uint64_t preds_addr;       // DispatchPredicate[num_tasks] when a task has a predicate, else 0
   ScheduleConfig sched;      // the lowered schedule primitives (pto/schedule_config.h)
 
   // --- Ready queues, cube and vector pools: writers are scheduler threads (and the host,

@@ -46,8 +46,10 @@ class HbgPolicy {
   }
   bool done() const { return h_->finished.load(std::memory_order_acquire) == h_->num_tasks; }
   void mix_parts(int64_t, const DispatchPayload *[3]) const {}
-  // No task has a dispatch predicate yet (pred_op stays 0): never asked.
-  DispatchPredicate predicate(int64_t) const { return DispatchPredicate{}; }
+  // Asked only for a task with one (pred_op set), so only when the run has the array.
+  DispatchPredicate predicate(int64_t id) const {
+    return reinterpret_cast<const DispatchPredicate *>(h_->preds_addr)[id];
+  }
 
  private:
   RuntimeHeader *h_;

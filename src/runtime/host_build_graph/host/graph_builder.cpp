@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/descriptor_call.h"
+#include "core/graph/task_record.h"
 #include "core/schedule_messages.h"
 #include "core/tensor_dump.h"
 
@@ -349,6 +350,67 @@ TaskId HostGraphBuilder::add_view_task(uint32_t func_id, pto_core_type core_type
     if (descriptors) abi_.push_back(a.view);
   }
   return commit(id, *k, core_type, args_begin, dump_begin, abi_begin, num_args, descriptors);
+}
+
+TaskId HostGraphBuilder::add_dummy_task() {
+  if (!ok()) return kInvalidTask;
+  if (tasks_.size() >= in_.cfg.max_tasks) {
+    error(PTO_CAPACITY_EXCEEDED, "more than max_tasks = " + std::to_string(in_.cfg.max_tasks) +
+                                     " tasks; raise ChipCallConfig.max_tasks");
+    return kInvalidTask;
+  }
+  HostTask t;
+  t.func_id = graph::kNoKernel;
+  t.core_type = PTO_CORE_AIV;  // for messages only: a dependency-only task takes no core
+  t.kernel_addr = 0;
+  t.args_begin = static_cast<uint32_t>(args_.size());
+  t.num_args = 0;
+  t.dump_begin = static_cast<uint32_t>(dump_.size());
+  t.abi_begin = static_cast<uint32_t>(abi_.size());
+  t.stream = stream_;
+  t.target = target_;
+  t.dummy = true;
+  tasks_.push_back(t);
+  ++inline_candidates_;
+  return static_cast<TaskId>(tasks_.size() - 1);
+}
+
+bool HostGraphBuilder::set_launch(TaskId id, const Launch &launch) {
+  HostTask &t = tasks_[static_cast<size_t>(id)];
+  const std::string who = task_name(id, t.func_id);
+  if (launch.sync_start) {
+    error(PTO_NOT_SUPPORTED, who + ": SPMD launch of a sync-start task (block_num " +
+                                 std::to_string(launch.block_num) + ") is not supported by this runtime yet");
+    return false;
+  }
+  if (launch.block_num < 1 || launch.block_num > 65535) {
+    error(PTO_INVALID_ARGUMENT, who + ": block_num " + std::to_string(launch.block_num) +
+                                    " (1 .. 65535 blocks are allowed)");
+    return false;
+  }
+  if (launch.block_num > 1 && !t.descriptors) {
+    error(PTO_NOT_SUPPORTED, who + ": SPMD launch (block_num " + std::to_string(launch.block_num) +
+                                 ") of a PTO_KERNEL kernel: its blocks could not tell themselves apart; "
+                                 "SPMD kernels are descriptor-ABI kernels (kernel_entry, get_block_idx)");
+    return false;
+  }
+  const DispatchPredicate &p = launch.predicate;
+  if (p.op != PredicateOp::NONE) {
+    const uint32_t op = static_cast<uint32_t>(p.op);
+    const bool size_ok = p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8;
+    if (op > static_cast<uint32_t>(PredicateOp::LE) || !size_ok || !live_tensor(p.addr, p.elem_size) ||
+        p.addr % p.elem_size != 0) {
+      error(PTO_INVALID_ARGUMENT, who + ": dispatch predicate (op " + std::to_string(op) + ", elem_size " +
+                                      std::to_string(p.elem_size) +
+                                      ") is invalid: op is EQ..LE, elem_size 1, 2, 4 or 8, its element in a live "
+                                      "device tensor and aligned to elem_size");
+      return false;
+    }
+    ++inline_candidates_;
+  }
+  t.block_num = static_cast<uint16_t>(launch.block_num);
+  t.predicate = p;
+  return true;
 }
 
 void HostGraphBuilder::set_stream(uint32_t stream, uint32_t target) {

@@ -35,6 +35,11 @@ struct HostTask {
   uint32_t abi_begin = 0;
   uint32_t num_abi_tensors = 0;
   bool descriptors = false;
+  // Device orchestrations (host_orchestrator.h): a dependency-only task runs nothing and takes
+  // no core; a pto::Launch gives SPMD blocks and a dispatch predicate (set_launch).
+  bool dummy = false;
+  uint16_t block_num = 1;
+  DispatchPredicate predicate;
 };
 
 // enable_dump_tensor: a tensor argument of a task, kept for the dump description.
@@ -72,6 +77,14 @@ class HostGraphBuilder final : public GraphBuilder {
   // the views; a tensor argument reaches a PTO_KERNEL kernel as the address of its first
   // element and a descriptor-ABI kernel as the descriptor of the view.
   TaskId add_view_task(uint32_t func_id, pto_core_type core_type, const Arg *args, uint32_t num_args);
+  // A dependency-only task (Orchestrator::submit_dummy): no kernel, no arguments, no core; its
+  // edges are added like any task's.
+  TaskId add_dummy_task();
+  // A non-default pto::Launch for task `id` (just added by add_view_task): SPMD blocks of a
+  // descriptor-ABI kernel (not sync-start) and a dispatch predicate. False with the error set.
+  bool set_launch(TaskId id, const Launch &launch);
+  // Tasks that may finish without a core (dependency-only, or with a predicate).
+  uint32_t num_inline_candidates() const { return inline_candidates_; }
   // Why `v` is not a view into a live device allocation (a run tensor or alloc_tensor's), or
   // "" when it is one.
   std::string view_fault(const TensorView &v);
@@ -132,6 +145,7 @@ class HostGraphBuilder final : public GraphBuilder {
   std::vector<TensorView> abi_;               // descriptor-ABI tasks' tensors (HostTask::abi_begin)
   uint64_t live_lo_ = 0, live_hi_ = 0;        // live_tensor's last allocation
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what add_task gives the next tasks
+  uint32_t inline_candidates_ = 0;            // num_inline_candidates
   FirstError err_;
 };
 

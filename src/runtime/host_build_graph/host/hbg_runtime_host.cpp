@@ -27,14 +27,18 @@ using hbg::RuntimeHeader;
 
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
-  uint64_t header = 0, tasks, successors, calls, queue[PTO_CORE_TYPE_COUNT], counters, dump = 0, gates = 0,
+  // queue: the cube and vector pools' cells, then the inline pool's (tasks that may finish
+  // without a core: dependency-only tasks and tasks with a dispatch predicate).
+  static constexpr int kQueues = PTO_CORE_TYPE_COUNT + 1;
+  static constexpr uint32_t kPools[kQueues] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolInline};
+  uint64_t header = 0, tasks, successors, calls, queue[kQueues], counters, dump = 0, gates = 0, preds = 0,
            image,  // bytes the host builds and copies in; the trace regions follow
       trace = 0, pmu = 0, price = 0, total;
-  uint64_t queue_cap[PTO_CORE_TYPE_COUNT];
+  uint64_t queue_cap[kQueues];
   std::vector<uint64_t> call_off;  // per task, relative offset of its pto_kernel_call
 
   Layout(const std::vector<HostTask> &graph, uint64_t num_edges, const pto_call_config &cfg, bool timed,
-         uint32_t threads, uint32_t cores) {
+         uint32_t threads, uint32_t cores, uint32_t inline_candidates) {
     const bool profiling = cfg.enable_profiling || cfg.enable_pmu, with_pmu = cfg.enable_pmu;
     uint64_t off = align_up(sizeof(RuntimeHeader), kCacheLine);
     this->tasks = off;
@@ -43,7 +47,7 @@ struct Layout {
     off = align_up(off + num_edges * sizeof(uint32_t), kCacheLine);
     calls = off;
     call_off.resize(graph.size());
-    uint64_t count[PTO_CORE_TYPE_COUNT] = {0, 0};
+    uint64_t count[kQueues] = {0, 0, inline_candidates};
     for (size_t i = 0; i < graph.size(); ++i) {
       if (graph[i].descriptors) {  // core/descriptor_call.h: its descriptors start on a cache line
         off = align_up(off, kCacheLine);
@@ -53,10 +57,10 @@ struct Layout {
         call_off[i] = off;
         off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
       }
-      ++count[graph[i].core_type];
+      if (!graph[i].dummy) ++count[graph[i].core_type];
     }
     off = align_up(off, kCacheLine);
-    for (int q = 0; q < PTO_CORE_TYPE_COUNT; ++q) {
+    for (int q = 0; q < kQueues; ++q) {
       queue_cap[q] = pow2_at_least(std::max<uint64_t>(count[q], 1));
       queue[q] = off;
       off = align_up(off + queue_cap[q] * sizeof(MpmcCell), kCacheLine);
@@ -70,6 +74,10 @@ struct Layout {
     if (const uint64_t bytes = pipeline_gates_bytes(cfg)) {
       gates = off = align_up(off, kCacheLine);
       off += bytes;
+    }
+    if (inline_candidates != 0) {
+      preds = off = align_up(off, kCacheLine);
+      off += graph.size() * sizeof(DispatchPredicate);
     }
     image = off;
     // The trace records last, outside the image: the scheduler writes every task's record
@@ -115,6 +123,8 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   h->log_addr = in.device_log;
   h->dump_addr = L.dump ? dev + L.dump : 0;
   h->gates_addr = L.gates ? dev + L.gates : 0;
+  h->preds_addr = L.preds ? dev + L.preds : 0;
+  auto *preds = L.preds ? reinterpret_cast<DispatchPredicate *>(base + L.preds) : nullptr;
   h->sched = schedule_config_of(in.cfg);
   if (L.gates)
     graph::pipeline_gates_init(reinterpret_cast<graph::PipelineGate *>(base + L.gates),
@@ -130,14 +140,18 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
 
   graph::FlatFanoutWriter fanout(reinterpret_cast<uint32_t *>(base + L.successors),
                                  static_cast<uint32_t>((L.calls - L.successors) / sizeof(uint32_t)));
-  std::vector<uint64_t> ready[PTO_CORE_TYPE_COUNT];
+  std::vector<uint64_t> ready[Layout::kQueues];
   for (size_t i = 0; i < graph.size(); ++i) {
     const HostTask &ht = graph[i];
     auto *t = new (base + L.tasks + i * sizeof(hbg::Task)) hbg::Task();
     t->payload.kernel_addr = ht.kernel_addr;
     t->payload.call_addr = dev + L.call_off[i];
     t->func_id = ht.func_id;
-    t->core_type = ht.core_type;
+    t->core_type = static_cast<uint8_t>(ht.dummy ? static_cast<uint32_t>(graph::kPoolInline) : static_cast<uint32_t>(ht.core_type));
+    t->block_num = ht.block_num;
+    t->pred_op = static_cast<uint8_t>(ht.predicate.op);
+    t->pred_size = ht.predicate.elem_size;
+    if (preds) preds[i] = ht.predicate;
     t->stream = ht.stream;
     t->target = ht.target;
     t->next_deferred = -1;
@@ -174,14 +188,17 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
       memcpy(call->args, b.args(ht), 8 * ht.num_args);
     }
     if (ht.num_preds == 0) {
+      // A root's predicate reads the run's staged inputs: nothing can change them before launch.
       t->state.store(hbg::kReady, std::memory_order_relaxed);
-      ready[ht.core_type].push_back(i);
+      const uint32_t pool = graph::ready_pool(*t, [&ht] { return ht.predicate; });
+      ready[pool == graph::kPoolInline ? uint32_t{PTO_CORE_TYPE_COUNT} : pool].push_back(i);
     }
   }
-  for (int q = 0; q < PTO_CORE_TYPE_COUNT; ++q) {
+  for (int q = 0; q < Layout::kQueues; ++q) {
     MpmcQueue::format(reinterpret_cast<MpmcCell *>(base + L.queue[q]), L.queue_cap[q], ready[q].data(),
                       ready[q].size());
-    h->ready.attach(q, reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.queue_cap[q], ready[q].size());
+    h->ready.attach(Layout::kPools[q], reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.queue_cap[q],
+                    ready[q].size());
   }
 }
 
@@ -323,7 +340,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
   auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg, in.timed, threads,
-                                          in.layout.cores());
+                                          in.layout.cores(), builder->num_inline_candidates());
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
     *error = "cannot allocate " + std::to_string(L->total) + " device bytes for the runtime";
@@ -379,12 +396,14 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
              std::to_string(skipped) + " dependent task(s) were not run";
       return failed_task_code(status);
     }
-    st->tasks_run = g.size();
-    for (const HostTask &t : g) ++st->tasks_per_core_type[t.core_type];
     st->cores_used = in.layout.cores_per_cluster() * block_dim;
     st->aicpu_threads_used = threads;
     read_run_counters(d, static_cast<const char *>(dev_ptr) + L->counters, threads, in.layout, block_dim,
                       in.ns_per_tick, st);
+    // Kernels run: the tasks less those finished without a core (counted by the schedulers).
+    st->tasks_run = g.size() - st->tasks_retired_inline;
+    // By type: the tasks with a kernel of that type (one a false predicate retired included).
+    for (const HostTask &t : g) st->tasks_per_core_type[t.core_type] += !t.dummy;
     read_pipeline_stats(d, L->gates ? static_cast<const char *>(dev_ptr) + L->gates : nullptr, in.cfg, st);
     return PTO_OK;
   };

@@ -51,24 +51,6 @@ TensorView HostOrchestrator::tensor(uint32_t i) const {
   return v;
 }
 
-bool HostOrchestrator::accept_launch(const Launch *launch) {
-  if (!launch || launch->is_default()) return true;
-  const std::string task = "task " + std::to_string(b_.num_tasks());
-  if (launch->block_num != 1 || launch->core_num != 0 || launch->sync_start) {
-    b_.fail_with(PTO_NOT_SUPPORTED, task + ": SPMD launch (block_num " + std::to_string(launch->block_num) +
-                                        ", core_num " + std::to_string(launch->core_num) + ", sync_start " +
-                                        std::to_string(launch->sync_start ? 1 : 0) +
-                                        ") is not supported by host_build_graph yet; a task runs as one "
-                                        "block (block_num 1, core_num 0, sync_start 0)");
-  } else {
-    b_.fail_with(PTO_NOT_SUPPORTED,
-                 task + ": dispatch predicates (predicate op " +
-                     std::to_string(static_cast<int>(launch->predicate.op)) +
-                     ") are not supported by host_build_graph yet; every task runs (predicate op NONE)");
-  }
-  return false;
-}
-
 bool HostOrchestrator::check_after(const TaskHandle *after, uint32_t num_after) {
   const uint32_t id = b_.num_tasks();
   if (num_after > 0 && !after) {
@@ -114,8 +96,31 @@ void HostOrchestrator::add_dependencies(uint32_t id, const Arg *args, uint32_t n
 TaskHandle HostOrchestrator::submit_task(uint32_t func_id, pto_core_type core_type, const Arg *args,
                                          uint32_t num_args, const TaskHandle *after, uint32_t num_after,
                                          const Launch *launch) {
-  if (!ok() || !accept_launch(launch) || !check_after(after, num_after)) return TaskHandle{};
+  if (!ok() || !check_after(after, num_after)) return TaskHandle{};
   const TaskId id = b_.add_view_task(func_id, core_type, args, num_args);
+  if (id == kInvalidTask) return TaskHandle{};
+  if (launch && !launch->is_default() && !b_.set_launch(id, *launch)) return TaskHandle{};
+  add_dependencies(static_cast<uint32_t>(id), args, num_args, after, num_after);
+  return ok() ? TaskHandle{id} : TaskHandle{};
+}
+
+TaskHandle HostOrchestrator::submit_dummy(const Arg *args, uint32_t num_args, const TaskHandle *after,
+                                          uint32_t num_after) {
+  if (!ok() || !check_after(after, num_after)) return TaskHandle{};
+  if (num_args > 0 && !args) {
+    b_.fail_with(PTO_INVALID_ARGUMENT, "task " + std::to_string(b_.num_tasks()) + " (dependency-only): args is null");
+    return TaskHandle{};
+  }
+  for (uint32_t i = 0; i < num_args; ++i) {
+    if (args[i].kind != PTO_ARG_TENSOR) continue;
+    const std::string fault = b_.view_fault(args[i].view);
+    if (!fault.empty()) {
+      b_.fail_with(PTO_BAD_TENSOR, "task " + std::to_string(b_.num_tasks()) + " (dependency-only): argument " +
+                                       std::to_string(i) + " " + fault);
+      return TaskHandle{};
+    }
+  }
+  const TaskId id = b_.add_dummy_task();
   if (id == kInvalidTask) return TaskHandle{};
   add_dependencies(static_cast<uint32_t>(id), args, num_args, after, num_after);
   return ok() ? TaskHandle{id} : TaskHandle{};
@@ -127,7 +132,8 @@ TaskHandle HostOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *arg
   (void)num_args;
   (void)after;
   (void)num_after;
-  if (!ok() || !accept_launch(launch)) return TaskHandle{};
+  (void)launch;
+  if (!ok()) return TaskHandle{};
   b_.fail_with(PTO_NOT_SUPPORTED,
                "task " + std::to_string(b_.num_tasks()) + ": MIX cluster tasks (submit_mixed: aic " +
                    std::to_string(funcs[0]) + ", aiv0 " + std::to_string(funcs[1]) + ", aiv1 " +

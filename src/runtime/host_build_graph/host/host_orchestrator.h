@@ -16,10 +16,11 @@
 //                     orchestration runs, and the sim's device memory is the host's); otherwise
 //                     the orchestration fails with NOT_SUPPORTED naming the tensor and the task,
 //                     which could only finish after the orchestration returns;
-//   launches          a non-default Launch (SPMD, dispatch predicates) fails with NOT_SUPPORTED
-//                     (accept_launch: the one place to change when the scheduler runs them);
-//   submit_mixed, submit_dummy  NOT_SUPPORTED (MIX tasks and dependency-only tasks run on
-//                     tensormap_and_ringbuffer only).
+//   launches          a non-default Launch goes with the task to the scheduler: SPMD blocks
+//                     (not sync-start: NOT_SUPPORTED) and dispatch predicates
+//                     (HostGraphBuilder::set_launch checks them);
+//   submit_dummy      a dependency-only task of the graph (no kernel, no core);
+//   submit_mixed      NOT_SUPPORTED (MIX tasks run on tensormap_and_ringbuffer only).
 // Errors go to the builder's first error, so run() reports them like any hbg orchestration's.
 #ifndef PTO_HBG_HOST_ORCHESTRATOR_H
 #define PTO_HBG_HOST_ORCHESTRATOR_H
@@ -51,6 +52,8 @@ class HostOrchestrator final : public Orchestrator {
                          const TaskHandle *after, uint32_t num_after, const Launch *launch) override;
   TaskHandle submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args, const TaskHandle *after,
                           uint32_t num_after, const Launch *launch) override;
+  TaskHandle submit_dummy(const Arg *args, uint32_t num_args, const TaskHandle *after,
+                          uint32_t num_after) override;
   void set_stream(uint32_t stream, uint32_t target) override { b_.set_stream(stream, target); }
   TensorView alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) override;
   void scope_begin(bool manual) override;
@@ -67,10 +70,6 @@ class HostOrchestrator final : public Orchestrator {
   uint32_t num_clusters() const override { return static_cast<uint32_t>(in_.cfg.block_dim); }
 
  private:
-  // The seam for SPMD launches and dispatch predicates: true for a launch this runtime runs
-  // (none, or the defaults); otherwise records NOT_SUPPORTED naming the feature and returns
-  // false. When the scheduler runs them, this accepts them and the builder carries the Launch.
-  bool accept_launch(const Launch *launch);
   // The `after` handles name tasks submitted before this one.
   bool check_after(const TaskHandle *after, uint32_t num_after);
   // Task `id`'s producers (inferred, unless in a manual scope, plus `after`), distinct, as edges.

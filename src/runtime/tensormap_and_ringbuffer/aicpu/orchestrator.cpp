@@ -133,6 +133,10 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
   t.id = id;
   t.func_id = func_id;
   t.core_type = static_cast<uint8_t>(shape);
+  const uint32_t blocks = launch ? launch->block_num : 1;  // check_launch: 1 .. 65535, single-core shapes
+  t.block_num = static_cast<uint16_t>(blocks);
+  t.blocks_started.store(0, std::memory_order_relaxed);
+  t.blocks_done.store(0, std::memory_order_relaxed);
   if (launch == nullptr || launch->predicate.op == PredicateOp::NONE) {
     t.pred_op = 0;
   } else {
@@ -247,18 +251,15 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
                                            const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
-  if (launch && !launch->is_default() && !check_launch(*launch, func_id)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
+  if (launch && !launch->is_default() && !check_launch(*launch, funcs)) return TaskHandle{};
   return submit_checked(funcs, static_cast<uint32_t>(core_type), args, num_args, after, num_after, launch);
 }
 
 TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
                                             const TaskHandle *after, uint32_t num_after, const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
-  if (launch && !launch->is_default() &&
-      !check_launch(*launch, static_cast<uint32_t>(funcs[0] >= 0 ? funcs[0] : funcs[1])))
-    return TaskHandle{};
   int active = 0;
   for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
   if (active < 2) {
@@ -276,6 +277,7 @@ TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *a
                                      args, num_args, after, num_after))
       return TaskHandle{};
   }
+  if (launch && !launch->is_default() && !check_launch(*launch, funcs)) return TaskHandle{};
   return submit_checked(funcs, PTO_CORE_MIX, args, num_args, after, num_after, launch);
 }
 

@@ -104,7 +104,9 @@ class DeviceOrchestrator final : public Orchestrator {
   // A dependency-only task's arguments (submit_dummy), every check with its message.
   bool check_dummy(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after);
   // A non-default Launch: what this runtime runs of it (false: the error is recorded).
-  bool check_launch(const Launch &launch, uint32_t func_id);
+  // funcs: the task's kernel per part (-1: none), as submit_checked takes them; after
+  // check_task accepted each.
+  bool check_launch(const Launch &launch, const int32_t funcs[3]);
   [[gnu::noinline]] bool view_ok_checked(const TensorView &v, uint32_t esize);  // large or negative values
   bool may_submit();
   static DescriptorFault descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at = nullptr);

@@ -337,15 +337,29 @@ bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHand
   return true;
 }
 
-bool DeviceOrchestrator::check_launch(const Launch &launch, uint32_t func_id) {
+bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[3]) {
+  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0 ? funcs[0] : funcs[1] >= 0 ? funcs[1] : funcs[2]);
   const std::string who = task_name(next_id_, func_id);
-  if (launch.block_num != 1 || launch.core_num != 0 || launch.sync_start) {
-    return error(PTO_NOT_SUPPORTED, who + ": SPMD launch (block_num " + std::to_string(launch.block_num) +
-                                        ", core_num " + std::to_string(launch.core_num) + ", sync_start " +
-                                        std::to_string(launch.sync_start ? 1 : 0) +
-                                        ") is not supported by this runtime yet; a task runs as one block"),
+  if (launch.block_num < 1 || launch.block_num > 65535) {
+    return error(PTO_INVALID_ARGUMENT, who + ": block_num " + std::to_string(launch.block_num) +
+                                           " (1 .. 65535 blocks are allowed)"),
            false;
   }
+  if (launch.sync_start) {
+    return error(PTO_NOT_SUPPORTED, who + ": SPMD launch of a sync-start task (block_num " +
+                                        std::to_string(launch.block_num) + ") is not supported by this runtime yet"),
+           false;
+  }
+  bool descriptor = true;  // every kernel of the task (each part of a MIX task)
+  for (int p = 0; p < 3; ++p)
+    descriptor &= funcs[p] < 0 || kernels_of(h_)[funcs[p]].abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+  if (launch.block_num > 1 && !descriptor) {
+    return error(PTO_NOT_SUPPORTED, who + ": SPMD launch (block_num " + std::to_string(launch.block_num) +
+                                        ") of a PTO_KERNEL kernel: its blocks could not tell themselves apart; "
+                                        "SPMD kernels are descriptor-ABI kernels (kernel_entry, get_block_idx)"),
+           false;
+  }
+  if (launch.predicate.op == PredicateOp::NONE) return true;
   const DispatchPredicate &p = launch.predicate;
   const uint32_t op = static_cast<uint32_t>(p.op);
   const bool size_ok = p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8;
