@@ -327,6 +327,19 @@ inline int32_t rt_available_aiv_count() {
   return 2 * static_cast<int32_t>(pto_abi::orchestrator().num_clusters());
 }
 
+// Between two polls of memory a kernel writes (the reference's orchestrations spin on it): a
+// hint to the CPU, so the spinning thread leaves the core's resources to the other.
+inline void spin_wait_hint() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+#ifndef SPIN_WAIT_HINT
+#define SPIN_WAIT_HINT() spin_wait_hint()
+#endif
+
 // The reference logs through its runtime; here every level goes to the device log.
 #define PTO_ABI_LOG(level, fmt, ...) \
   PTO_DEV_LOG(pto_abi::orchestrator().log(), level, "%s: " fmt, __func__, ##__VA_ARGS__)

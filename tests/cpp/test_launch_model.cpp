@@ -1,0 +1,156 @@
+// tests/cpp/test_launch_model.cpp — SPMD launches, dependency-only tasks and dispatch predicates
+// in one program, on both runtimes, run repeatedly (under TSan in CI: blocks of one task finish on
+// different scheduler threads, dependency-only tasks retire on whichever thread releases them).
+// tests/python/test_launch_model.py covers each feature on its own, on both platforms.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/test_kernels.h"
+#include "pto/chip_worker.h"
+#include "pto/kernel_compiler.h"
+
+namespace {
+
+// 0 (AIV) and 1 (AIC): x[(block_idx * 3 + lane) * 16] = block_idx + 1, lane 0 on AIC, 1 + the
+// sub-block on AIV. 2 (AIV): x[1] = -5 (the predicated clobber). 3 (AIV): y[0] = sum of x.
+const char *const kBlock = R"(
+#include "tensor.h"
+#include "intrinsic.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  const int32_t lane = AIV_LANE ? 1 + get_sub_block_id(args) : 0;
+  z[(get_block_idx(args) * 3 + lane) * 16] = static_cast<float>(get_block_idx(args) + 1);
+}
+)";
+const char *const kClobber = R"(
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  reinterpret_cast<float *>(o->buffer.addr)[o->start_offset + 1] = -5.0f;
+}
+)";
+const char *const kSum = R"(
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *x = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *y = reinterpret_cast<const ChipTensor *>(args[1]);
+  const float *p = reinterpret_cast<const float *>(x->buffer.addr) + x->start_offset;
+  double s = 0;
+  for (uint64_t i = 0; i < x->numel(); ++i) s += p[i];
+  reinterpret_cast<float *>(y->buffer.addr)[y->start_offset] = static_cast<float>(s);
+}
+)";
+// X (float, kBlocks * 3 * 16), Y (float, 1), gate (int32, 1). Scalar 0: 1 for a MIX SPMD task
+// (tensormap only) in place of the AIV one. An SPMD task of kBlocks blocks, kDummies
+// dependency-only tasks on X, a clobber of X[1] predicated on gate[0] > 0, an AIC SPMD task of 5
+// blocks, then Y = sum(X).
+const char *const kOrch = R"(
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref(), &gate = a.tensor(2).ref();
+  {
+    CoreTaskArgs t;
+    t.add_inout(X);
+    t.launch_spec.set_block_num(24);
+    if (a.scalar(0) != 0) {
+      MixedKernels mk;
+      mk.aic_kernel_id = 1;
+      mk.aiv0_kernel_id = 0;
+      mk.aiv1_kernel_id = 0;
+      rt_submit_task(mk, t);
+    } else {
+      rt_submit_aiv_task(0, t);
+    }
+  }
+  for (int i = 0; i < 50; ++i) { CoreTaskArgs t; t.add_inout(X); rt_submit_dummy_task(t); }
+  {
+    CoreTaskArgs t;
+    t.add_inout(X);
+    CoreTaskPredicate p;
+    p.operand.tensor = &gate;
+    p.operand.ndims = 1;
+    p.op = PredicateOp::GT;
+    t.set_predicate(p);
+    rt_submit_aiv_task(2, t);
+  }
+  { CoreTaskArgs t; t.add_inout(X); t.launch_spec.set_block_num(5); rt_submit_aic_task(1, t); }
+  CoreTaskArgs t;
+  t.add_input(X);
+  t.add_inout(Y);
+  rt_submit_aiv_task(3, t);
+}
+)";
+
+constexpr int kBlocks = 24;
+
+class LaunchModel : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override {
+    w.init("a2a3sim", GetParam());
+    w.set_device(0);
+    pto::KernelCompiler kc("a2a3sim");
+    c = std::make_unique<pto::ChipCallable>(
+        kc.compile_orchestration_source(GetParam(), kOrch, "launch_model_cpp"));
+    c->add_kernel(0, PTO_CORE_AIV,
+                  kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
+    c->add_kernel(1, PTO_CORE_AIC,
+                  kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+    c->add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(kClobber, "lm_clobber", PTO_CORE_AIV));
+    c->add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
+  }
+
+  // Runs kOrch with gate[0] = `gate`; checks X and Y, returns the stats.
+  pto::RunStats run(int32_t gate, bool mix) {
+    std::vector<float> x(kBlocks * 3 * 16, 0.0f), y(1, -1.0f);
+    std::vector<int32_t> g(1, gate);
+    pto::ChipStorageTaskArgs args;
+    args.add_tensor(x.data(), x.size() * 4, PTO_DTYPE_F32, {static_cast<int64_t>(x.size())}, PTO_DIR_INOUT);
+    args.add_tensor(y.data(), 4, PTO_DTYPE_F32, {1}, PTO_DIR_INOUT);
+    args.add_tensor(g.data(), 4, PTO_DTYPE_I32, {1}, PTO_DIR_INPUT);
+    args.add_scalar(int64_t{mix ? 1 : 0});
+    pto::ChipCallConfig cfg;
+    cfg.block_dim = 2;
+    cfg.aicpu_thread_num = 3;
+    const pto::RunStats stats = w.run(*c, args, cfg);
+    std::vector<float> want(x.size(), 0.0f);
+    for (int b = 0; b < kBlocks; ++b) {
+      want[(b * 3 + 1) * 16] = static_cast<float>(b + 1);
+      if (mix) want[(b * 3 + 2) * 16] = want[(b * 3 + 0) * 16] = static_cast<float>(b + 1);
+    }
+    for (int b = 0; b < 5; ++b) want[(b * 3) * 16] = static_cast<float>(b + 1);
+    if (gate > 0) want[1] = -5.0f;
+    EXPECT_EQ(x, want);
+    EXPECT_EQ(y[0], std::accumulate(want.begin(), want.end(), 0.0f));
+    return stats;
+  }
+
+  pto::ChipWorker w;
+  std::unique_ptr<pto::ChipCallable> c;
+};
+
+TEST_P(LaunchModel, BlocksDummiesAndPredicatesTogetherGiveTheSequentialResult) {
+  for (int i = 0; i < 10; ++i) {
+    SCOPED_TRACE(i);
+    const pto::RunStats off = run(0, false);
+    EXPECT_EQ(off.tasks_run, 3u);             // the two SPMD tasks and the sum
+    EXPECT_EQ(off.tasks_retired_inline, 51u);  // 50 dependency-only tasks and the predicated one
+    const pto::RunStats on = run(1, false);
+    EXPECT_EQ(on.tasks_run, 4u);
+    EXPECT_EQ(on.tasks_retired_inline, 50u);
+    if (std::string(GetParam()) == "tensormap_and_ringbuffer") run(1, true);  // MIX blocks
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BothRuntimes, LaunchModel,
+                         ::testing::Values("tensormap_and_ringbuffer", "host_build_graph"),
+                         [](const auto &p) { return std::string(p.param)[0] == 't' ? "tmr" : "hbg"; });
+
+}  // namespace
