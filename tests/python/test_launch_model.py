@@ -62,14 +62,20 @@ ORCH = r"""
 #include <string.h>
 #include "pto_orchestration_api.h"
 static uint64_t f32(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
-extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref(), &gate = a.tensor(2).ref();
-  const int64_t dummies = (int64_t)a.scalar(0), op = (int64_t)a.scalar(1), target = (int64_t)a.scalar(2);
+  const int64_t dummies = (int64_t)a.scalar(0), op = (int64_t)a.scalar(1);
+  const int64_t target = (int64_t)a.scalar(2);
   const uint32_t index = (uint32_t)a.scalar(3);
   const int64_t mode = (int64_t)a.scalar(4);
   if (mode == 0 || mode == 3) {
     { CoreTaskArgs t; t.add_inout(X); t.add_scalar(f32(7.0f)); rt_submit_aiv_task(0, t); }
-    for (int64_t i = 0; i < dummies; ++i) { CoreTaskArgs t; t.add_inout(X); rt_submit_dummy_task(t); }
+    for (int64_t i = 0; i < dummies; ++i) {
+      CoreTaskArgs t;
+      t.add_inout(X);
+      rt_submit_dummy_task(t);
+    }
     {
       CoreTaskArgs t;
       t.add_inout(X);
@@ -89,8 +95,12 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
     uint32_t off[1] = {0}, half[1] = {32}, off2[1] = {32};
     ChipTensor lo = X.view(half, off), hi = X.view(half, off2);
     PTO2TaskId ids[2];
-    { CoreTaskArgs t; t.add_inout(lo); t.add_scalar(f32(5.0f)); ids[0] = rt_submit_aiv_task(0, t).task_id(); }
-    { CoreTaskArgs t; t.add_inout(hi); t.add_scalar(f32(6.0f)); ids[1] = rt_submit_aiv_task(0, t).task_id(); }
+    for (int k = 0; k < 2; ++k) {
+      CoreTaskArgs t;
+      t.add_inout(k == 0 ? lo : hi);
+      t.add_scalar(f32(k == 0 ? 5.0f : 6.0f));
+      ids[k] = rt_submit_aiv_task(0, t).task_id();
+    }
     PTO2TaskId barrier;
     { CoreTaskArgs t; t.set_dependencies(ids, 2); barrier = rt_submit_dummy_task(t).task_id(); }
     CoreTaskArgs t;
@@ -124,9 +134,13 @@ OPS = {"EQ": 1, "NE": 2, "GT": 3, "LT": 4, "GE": 5, "LE": 6}
 @functools.cache
 def launch_callable(platform: str, runtime: str) -> pto.ChipCallable:
     kc = pto.KernelCompiler(platform)
-    callable_ = pto.ChipCallable(kc.compile_orchestration_source(runtime, ORCH, "launch_model_orch"))
+    callable_ = pto.ChipCallable(
+        kc.compile_orchestration_source(runtime, ORCH, "launch_model_orch")
+    )
     for func_id, source, name in ((0, SET_KERNEL, "launch_set"), (1, COPY_KERNEL, "launch_copy")):
-        callable_.add_kernel(func_id, pto.CoreType.AIV, kc.compile_incore_source(source, name, pto.CoreType.AIV))
+        callable_.add_kernel(
+            func_id, pto.CoreType.AIV, kc.compile_incore_source(source, name, pto.CoreType.AIV)
+        )
     return callable_
 
 
@@ -139,14 +153,21 @@ def workers():
         def get(platform: str, runtime: str) -> pto.Worker:
             if (platform, runtime) not in made:
                 made[platform, runtime] = stack.enter_context(  # one worker per device
-                    pto.Worker(level=2, platform=platform, runtime=runtime, device_id=RUNTIMES.index(runtime))
+                    pto.Worker(
+                        level=2,
+                        platform=platform,
+                        runtime=runtime,
+                        device_id=RUNTIMES.index(runtime),
+                    )
                 )
             return made[platform, runtime]
 
         yield get
 
 
-def run(workers, platform, runtime, *, dummies=0, op=0, target=0, index=0, mode=0, gate=(0, 0, 0, 0)):
+def run(
+    workers, platform, runtime, *, dummies=0, op=0, target=0, index=0, mode=0, gate=(0, 0, 0, 0)
+):
     """Runs ORCH; returns (X, Y, stats)."""
     worker = workers(platform, runtime)
     x = np.zeros(64, dtype=np.float32)
@@ -168,7 +189,9 @@ PLATFORMS = ["a2a3sim", "a5sim"]
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("dummies", [1, 3, 2000])
-def test_a_chain_of_dependency_only_tasks_orders_the_kernels_around_it(workers, platform, runtime, dummies):
+def test_a_chain_of_dependency_only_tasks_orders_the_kernels_around_it(
+    workers, platform, runtime, dummies
+):
     x, y, stats = run(workers, platform, runtime, dummies=dummies)
     assert y[0] == 99.0 and (x == 99.0).all()
     assert stats.tasks_run == 3
@@ -177,10 +200,14 @@ def test_a_chain_of_dependency_only_tasks_orders_the_kernels_around_it(workers, 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_a_dependency_only_barrier_orders_its_consumer_after_both_producers(workers, platform, runtime):
+def test_a_dependency_only_barrier_orders_its_consumer_after_both_producers(
+    workers, platform, runtime
+):
     for _ in range(20):  # the consumer must never see a half not yet written
         x, y, stats = run(workers, platform, runtime, mode=1)
-        np.testing.assert_array_equal(x, np.r_[np.full(32, 5.0), np.full(32, 6.0)].astype(np.float32))
+        np.testing.assert_array_equal(
+            x, np.r_[np.full(32, 5.0), np.full(32, 6.0)].astype(np.float32)
+        )
         assert y[0] == 5.0
         assert stats.tasks_retired_inline == 1 and stats.tasks_run == 3
 
@@ -213,7 +240,14 @@ def test_a_false_predicate_retires_its_task_and_releases_its_consumer(
     workers, platform, runtime, op, target, value, runs
 ):
     x, y, stats = run(
-        workers, platform, runtime, dummies=0, op=OPS[op], target=target, index=2, gate=(0, 0, value, 0)
+        workers,
+        platform,
+        runtime,
+        dummies=0,
+        op=OPS[op],
+        target=target,
+        index=2,
+        gate=(0, 0, value, 0),
     )
     expect = 99.0 if runs else 7.0
     assert y[0] == expect and (x == expect).all()
@@ -223,8 +257,12 @@ def test_a_false_predicate_retires_its_task_and_releases_its_consumer(
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_a_predicate_naming_no_element_is_refused_and_the_worker_goes_on(workers, platform, runtime):
-    with pytest.raises(pto.InvalidArgumentError, match="set_predicate: the operand names no element"):
+def test_a_predicate_naming_no_element_is_refused_and_the_worker_goes_on(
+    workers, platform, runtime
+):
+    with pytest.raises(
+        pto.InvalidArgumentError, match="set_predicate: the operand names no element"
+    ):
         run(workers, platform, runtime, op=OPS["GT"], index=4, mode=3)
     x, y, _ = run(workers, platform, runtime, dummies=2)
     assert y[0] == 99.0
@@ -268,9 +306,11 @@ extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
 # Kernels: 0 the AIV block kernel, 1 the AIC one, 2 the sum (AIV), 3 a PTO_KERNEL (AIV).
 SPMD_ORCH = r"""
 #include "pto_orchestration_api.h"
-extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref();
-  const int64_t shape = (int64_t)a.scalar(0), blocks = (int64_t)a.scalar(1), fail_block = (int64_t)a.scalar(2);
+  const int64_t shape = (int64_t)a.scalar(0), blocks = (int64_t)a.scalar(1);
+  const int64_t fail_block = (int64_t)a.scalar(2);
   const bool sync = a.scalar(3) != 0;
   {
     CoreTaskArgs t;
@@ -306,8 +346,16 @@ def spmd_callable(platform: str, runtime: str) -> pto.ChipCallable:
     kc = pto.KernelCompiler(platform)
     c = pto.ChipCallable(kc.compile_orchestration_source(runtime, SPMD_ORCH, "launch_model_spmd"))
     aiv, aic = pto.CoreType.AIV, pto.CoreType.AIC
-    c.add_kernel(0, aiv, kc.compile_incore_source("#define AIV_LANE 1\n" + BLOCK_KERNEL, "spmd_block_aiv", aiv))
-    c.add_kernel(1, aic, kc.compile_incore_source("#define AIV_LANE 0\n" + BLOCK_KERNEL, "spmd_block_aic", aic))
+    c.add_kernel(
+        0,
+        aiv,
+        kc.compile_incore_source("#define AIV_LANE 1\n" + BLOCK_KERNEL, "spmd_block_aiv", aiv),
+    )
+    c.add_kernel(
+        1,
+        aic,
+        kc.compile_incore_source("#define AIV_LANE 0\n" + BLOCK_KERNEL, "spmd_block_aic", aic),
+    )
     c.add_kernel(2, aiv, kc.compile_incore_source(SUM_KERNEL, "spmd_sum", aiv))
     c.add_kernel(3, aiv, kc.compile_incore_source(PTO_KERNEL_SRC, "spmd_plain", aiv))
     return c
@@ -350,7 +398,9 @@ def test_every_block_of_an_spmd_task_runs_once_with_its_index_and_the_consumer_w
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
-@pytest.mark.parametrize("runtime, shape", [(TMR, 0), (TMR, 2), (HBG, 0)], ids=["tmr-aiv", "tmr-mix", "hbg-aiv"])
+@pytest.mark.parametrize(
+    "runtime, shape", [(TMR, 0), (TMR, 2), (HBG, 0)], ids=["tmr-aiv", "tmr-mix", "hbg-aiv"]
+)
 def test_a_failing_block_fails_its_task_and_the_worker_goes_on(workers, platform, runtime, shape):
     with pytest.raises(pto.Error, match="status 77"):
         run_spmd(workers, platform, runtime, shape, 6, fail_block=3)
@@ -369,3 +419,27 @@ def test_spmd_of_a_pto_kernel_and_sync_start_are_not_supported_and_the_worker_go
         run_spmd(workers, platform, runtime, 0, 4, sync=1)
     out, _, _ = run_spmd(workers, platform, runtime, 0, 2)
     assert out[1, 1] == 1002
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_trace_shows_tasks_finished_without_a_core_as_retired(workers, runtime):
+    from pto_runtime.trace import Trace
+
+    w = workers("a2a3sim", runtime)
+    x = np.zeros(64, dtype=np.float32)
+    y = np.full(1, -1.0, dtype=np.float32)
+    g = np.zeros(4, dtype=np.int32)  # gate[2] = 0: the predicated task (GT 0) is retired
+    args = pto.ChipStorageTaskArgs()
+    for arr, direction in ((x, "inout"), (y, "inout"), (g, "in")):
+        args.add_tensor(arr, direction)
+    for s in (3, OPS["GT"], 0, 2, 0):  # 3 dependency-only tasks, the predicate, mode 0
+        args.add_scalar_i64(s)
+    cfg = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3, enable_profiling=True)
+    w.run(launch_callable("a2a3sim", runtime), args, cfg)
+    trace = Trace.from_dict(w.last_trace())
+    by_status = {}
+    for t in trace.tasks:
+        by_status.setdefault(t.status, []).append(t)
+    assert len(by_status["done"]) == 2 and len(by_status["retired"]) == 4
+    assert sorted(t.shape for t in by_status["retired"]) == ["AIV", "DUMMY", "DUMMY", "DUMMY"]
+    assert not any(t.ran for t in by_status["retired"])
