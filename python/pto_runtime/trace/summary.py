@@ -222,6 +222,11 @@ def summarize(trace: Any, critical: CriticalPath, kernel_name: Any, top: int = 5
     cores: Sequence[Core] = trace.cores
     by_shape = {s: sum(1 for t in tasks if t.shape == s) for s in SHAPES}
     by_status = {s: sum(1 for t in tasks if t.status == s) for s in STATUSES}
+    # Only runs with dependency-only tasks or dispatch predicates have these: listed when present.
+    if by_shape["DUMMY"] == 0:
+        del by_shape["DUMMY"]
+    if by_status["retired"] == 0:
+        del by_status["retired"]
     ran = [t for t in tasks if t.ran]
     first = min((t.start for t in ran if t.start is not None), default=None)
     last = max((t.end for t in ran if t.end is not None), default=None)
