@@ -77,7 +77,7 @@ class PipelineGates {
       case PipelineScope::kGlobal:
         return &gates_[0];
       case PipelineScope::kPerPool:
-        return &gates_[t.core_type < kPipelineGates ? t.core_type : 0];
+        return &gates_[static_cast<uint32_t>(t.core_type) < kPipelineGates ? t.core_type : 0u];
       case PipelineScope::kPerStream:
         return &gates_[t.stream % kPipelineGates];  // checked at submit
       case PipelineScope::kPerTarget:
