@@ -299,28 +299,12 @@ class SchedulerLoop {
 
   // An SPMD task (block_num > 1): its next block on core `core`, then more on this thread's other
   // places for its core type; the blocks left go back to the pool's queue for any thread's cores
-  // (a peer is woken to look). The first block takes the task's token and dumps its inputs.
+  // (start_each_block).
   bool start_blocks(int64_t id, TaskRecord &t, uint32_t core, DispatchTag tag) {
-    uint32_t next = t.blocks_started.load(std::memory_order_relaxed);
-    if (next == 0) {
-      if (!admit(t, id)) return false;
-      t.state.store(kRunning, std::memory_order_relaxed);
-      if (t.dump >= 0) dump_views(t, kDumpBefore);
-    }
-    t.core.store(static_cast<int16_t>(cores_.slot(core)), std::memory_order_relaxed);
-    for (;;) {
-      cores_.dispatch_block(core, id, &t.payload, next, t.block_num, tag);
-      if (++next == t.block_num) break;
-      const int32_t more = cores_.core_for(t.core_type);
-      if (more < 0) break;
-      core = static_cast<uint32_t>(more);
-    }
-    t.blocks_started.store(static_cast<uint16_t>(next), std::memory_order_relaxed);
-    if (next < t.block_num) {
-      env_.ready->push(t.core_type, static_cast<uint64_t>(id));  // never full: the task was in it
-      peers_.wake_one();
-    }
-    return true;
+    return start_each_block(
+        id, t, core, cores_.slot(core),
+        [&](uint32_t c, uint32_t block) { cores_.dispatch_block(c, id, &t.payload, block, t.block_num, tag); },
+        [&] { return cores_.core_for(t.core_type); });
   }
 
   bool start_mix(int64_t id, uint32_t cluster, DispatchTag tag = 0) {
@@ -338,21 +322,34 @@ class SchedulerLoop {
 
   // An SPMD MIX task: start_blocks with a whole cluster per block.
   bool start_mix_blocks(int64_t id, TaskRecord &t, uint32_t cluster, DispatchTag tag) {
+    const DispatchPayload *parts[kMaxCoresPerCluster];
+    policy_.mix_parts(id, parts);
+    return start_each_block(
+        id, t, cluster, cores_.cluster_aic_slot(cluster),
+        [&](uint32_t c, uint32_t block) { cores_.dispatch_mix(c, id, parts, tag, block, t.block_num); },
+        [&] { return cores_.idle_cluster(); });
+  }
+
+  // The blocks of an SPMD task from its next one: dispatch_at(place, block) on `place`, then on
+  // each place next_place() finds (-1: none) until every block is out; the rest go back to the
+  // pool's queue, and a peer is woken to look. The first block takes the task's token and dumps
+  // its inputs; `slot` is what the task's record reports as its core.
+  template <typename DispatchAt, typename NextPlace>
+  bool start_each_block(int64_t id, TaskRecord &t, uint32_t place, uint32_t slot, DispatchAt &&dispatch_at,
+                        NextPlace &&next_place) {
     uint32_t next = t.blocks_started.load(std::memory_order_relaxed);
     if (next == 0) {
       if (!admit(t, id)) return false;
       t.state.store(kRunning, std::memory_order_relaxed);
       if (t.dump >= 0) dump_views(t, kDumpBefore);
     }
-    t.core.store(static_cast<int16_t>(cores_.cluster_aic_slot(cluster)), std::memory_order_relaxed);
-    const DispatchPayload *parts[kMaxCoresPerCluster];
-    policy_.mix_parts(id, parts);
+    t.core.store(static_cast<int16_t>(slot), std::memory_order_relaxed);
     for (;;) {
-      cores_.dispatch_mix(cluster, id, parts, tag, next, t.block_num);
+      dispatch_at(place, next);
       if (++next == t.block_num) break;
-      const int32_t more = cores_.idle_cluster();
+      const int32_t more = next_place();
       if (more < 0) break;
-      cluster = static_cast<uint32_t>(more);
+      place = static_cast<uint32_t>(more);
     }
     t.blocks_started.store(static_cast<uint16_t>(next), std::memory_order_relaxed);
     if (next < t.block_num) {

@@ -5,6 +5,7 @@
 
 #include "core/descriptor_call.h"
 #include "core/graph/task_record.h"
+#include "core/launch_check.h"
 #include "core/schedule_messages.h"
 #include "core/tensor_dump.h"
 
@@ -377,37 +378,15 @@ TaskId HostGraphBuilder::add_dummy_task() {
 
 bool HostGraphBuilder::set_launch(TaskId id, const Launch &launch) {
   HostTask &t = tasks_[static_cast<size_t>(id)];
-  const std::string who = task_name(id, t.func_id);
-  if (launch.sync_start) {
-    error(PTO_NOT_SUPPORTED, who + ": SPMD launch of a sync-start task (block_num " +
-                                 std::to_string(launch.block_num) + ") is not supported by this runtime yet");
-    return false;
-  }
-  if (launch.block_num < 1 || launch.block_num > 65535) {
-    error(PTO_INVALID_ARGUMENT, who + ": block_num " + std::to_string(launch.block_num) +
-                                    " (1 .. 65535 blocks are allowed)");
-    return false;
-  }
-  if (launch.block_num > 1 && !t.descriptors) {
-    error(PTO_NOT_SUPPORTED, who + ": SPMD launch (block_num " + std::to_string(launch.block_num) +
-                                 ") of a PTO_KERNEL kernel: its blocks could not tell themselves apart; "
-                                 "SPMD kernels are descriptor-ABI kernels (kernel_entry, get_block_idx)");
-    return false;
-  }
   const DispatchPredicate &p = launch.predicate;
-  if (p.op != PredicateOp::NONE) {
-    const uint32_t op = static_cast<uint32_t>(p.op);
-    const bool size_ok = p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8;
-    if (op > static_cast<uint32_t>(PredicateOp::LE) || !size_ok || !live_tensor(p.addr, p.elem_size) ||
-        p.addr % p.elem_size != 0) {
-      error(PTO_INVALID_ARGUMENT, who + ": dispatch predicate (op " + std::to_string(op) + ", elem_size " +
-                                      std::to_string(p.elem_size) +
-                                      ") is invalid: op is EQ..LE, elem_size 1, 2, 4 or 8, its element in a live "
-                                      "device tensor and aligned to elem_size");
-      return false;
-    }
-    ++inline_candidates_;
+  pto_status code;
+  const std::string fault = launch_fault(task_name(id, t.func_id), launch, t.descriptors,
+                                         p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), &code);
+  if (!fault.empty()) {
+    error(code, fault);
+    return false;
   }
+  if (p.op != PredicateOp::NONE) ++inline_candidates_;
   t.block_num = static_cast<uint16_t>(launch.block_num);
   t.predicate = p;
   return true;

@@ -11,6 +11,7 @@
 // and a disagreement aborts: a bug in the index, not bad input.
 #include "back_pressure.h"
 #include "core/check.h"
+#include "core/launch_check.h"
 #include "orchestrator.h"
 #include "view_region.h"
 
@@ -339,38 +340,16 @@ bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHand
 
 bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[3]) {
   const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0 ? funcs[0] : funcs[1] >= 0 ? funcs[1] : funcs[2]);
-  const std::string who = task_name(next_id_, func_id);
-  if (launch.block_num < 1 || launch.block_num > 65535) {
-    return error(PTO_INVALID_ARGUMENT, who + ": block_num " + std::to_string(launch.block_num) +
-                                           " (1 .. 65535 blocks are allowed)"),
-           false;
-  }
-  if (launch.sync_start) {
-    return error(PTO_NOT_SUPPORTED, who + ": SPMD launch of a sync-start task (block_num " +
-                                        std::to_string(launch.block_num) + ") is not supported by this runtime yet"),
-           false;
-  }
   bool descriptor = true;  // every kernel of the task (each part of a MIX task)
   for (int p = 0; p < 3; ++p)
     descriptor &= funcs[p] < 0 || kernels_of(h_)[funcs[p]].abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
-  if (launch.block_num > 1 && !descriptor) {
-    return error(PTO_NOT_SUPPORTED, who + ": SPMD launch (block_num " + std::to_string(launch.block_num) +
-                                        ") of a PTO_KERNEL kernel: its blocks could not tell themselves apart; "
-                                        "SPMD kernels are descriptor-ABI kernels (kernel_entry, get_block_idx)"),
-           false;
-  }
-  if (launch.predicate.op == PredicateOp::NONE) return true;
-  const DispatchPredicate &p = launch.predicate;
-  const uint32_t op = static_cast<uint32_t>(p.op);
-  const bool size_ok = p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8;
-  if (op > static_cast<uint32_t>(PredicateOp::LE) || !size_ok || p.addr == 0 || p.addr % p.elem_size != 0) {
-    return error(PTO_INVALID_ARGUMENT, who + ": dispatch predicate (op " + std::to_string(op) + ", elem_size " +
-                                           std::to_string(p.elem_size) + ", addr " + std::to_string(p.addr) +
-                                           ") is invalid: op is EQ..LE, elem_size 1, 2, 4 or 8, addr a "
-                                           "nonzero address aligned to elem_size"),
-           false;
-  }
-  return true;
+  // The element's buffer is not looked up here (the reference API resolved it from a tensor).
+  pto_status code;
+  const std::string fault =
+      launch_fault(task_name(next_id_, func_id), launch, descriptor, launch.predicate.addr != 0, &code);
+  if (fault.empty()) return true;
+  error(code, fault);
+  return false;
 }
 
 // The orchestration reads or writes a view's memory itself (the reference API's
