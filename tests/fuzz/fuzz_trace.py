@@ -419,15 +419,16 @@ class Valid:
         shape = pick(fdp, SHAPES)
         status = pick(fdp, STATUSES)
         by_type = {ct: [c["slot"] for c in self.cores if c["type"] == ct] for ct in CORE_TYPES}
-        fits = [s for s in SHAPES if (len(self.cores) >= 3 if s == "MIX" else by_type[s])]
-        runs = status == "done" or fdp.ConsumeBool()
+        # A DUMMY (dependency-only) task never takes a core, nor does a retired one.
+        fits = [s for s in ("AIV", "AIC") if by_type[s]] + (["MIX"] if len(self.cores) >= 3 else [])
+        runs = status == "done" or (status != "retired" and fdp.ConsumeBool())
         if shape not in fits and fits and runs:
             shape = pick(fdp, fits)
         if shape not in fits:
             runs = False
-            status = pick(fdp, ("failed", "skipped"))
+            status = pick(fdp, ("failed", "skipped", "retired"))
         slots: list[int] = []
-        if shape in fits and (runs or fdp.ConsumeBool()):
+        if shape in fits and status != "retired" and (runs or fdp.ConsumeBool()):
             if shape == "MIX":
                 pool = [c["slot"] for c in self.cores]
                 for _ in range(3):
@@ -643,6 +644,12 @@ def breakages(v: Valid, fdp: atheris.FuzzedDataProvider) -> list[tuple[str, Call
             before = math.nextafter(x["start"], -math.inf) if x["start"] != 0 else -1
             put(x, "end", f"{w}.end", (before,))
         cl = x["cores"]
+        if ran or cl:  # a task that took a core cannot be dependency-only, nor retired
+            put(x, "shape", f"{w}.cores", ("DUMMY",))
+            put(x, "status", f"{w}.cores", ("retired",))
+        elif (x["shape"] == "DUMMY" or x["status"] == "retired") and slots:
+            out.append((f"{w}.cores", lambda cl=cl: cl.append(pick(fdp, list(slots)))))
+            out.append((f"{w}.cores", lambda x=x: x.update(start=0, end=0)))
         unknown = max(slots, default=0) + 1
         for j in range(len(cl)):
             put(cl, j, f"{w}.cores[{j}]", (unknown, -1, "1", 1.0, True, None))

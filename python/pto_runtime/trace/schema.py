@@ -186,6 +186,15 @@ def _task(entry: Mapping[str, Any], where: str, core_type: dict[int, str], threa
             _fail(f"{where}cores[{j}]", f"core slot {slot} is not in the trace's 'cores' list")
     if len(set(cores)) != len(cores):
         _fail(f"{where}cores", f"a core is listed twice in {cores}")
+    # A dependency-only task, and one retired because its dispatch predicate was false, finish
+    # without a core: nothing to list, no start or end.
+    if (shape == "DUMMY" or status == "retired") and (cores or start is not None):
+        what = "a DUMMY (dependency-only) task" if shape == "DUMMY" else "a retired task"
+        _fail(
+            f"{where}cores",
+            f"{what} takes no core: cores must be [] and start/end null, got cores {cores}"
+            f" and start {start}",
+        )
     # A task that never reached a core (skipped) may list none; one that ran lists where.
     if cores or start is not None:
         need = 3 if shape == "MIX" else 1
