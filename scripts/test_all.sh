@@ -32,8 +32,9 @@ echo() {
 }
 
 # The C++ tests run once per build that checks more than the plain one: all of them under
-# ASan+UBSan, the concurrent ones under TSan. The plain dev build (-O2, warnings as errors) is
-# built, and runs them only when the sanitizers are skipped; the benchmarks use it.
+# ASan+UBSan, the concurrent ones under TSan. The plain dev build (-O2, warnings as errors)
+# builds and runs them all only when the sanitizers are skipped; otherwise it builds the
+# runtimes, examples and benchmarks and just the test programs it runs (PTO_TESTS_ON_DEMAND).
 # threads_run PRESET: the thread-per-core sim (PTO_SIM_EXEC=threads), kept for comparison. Only
 # the tests that run device code: compilers, host-side units, L3/L4 and seeded or timed runs
 # (which never use the thread-per-core path) do the same thing under either executor.
@@ -49,7 +50,9 @@ if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
   bench/setup.sh  # the peer runtimes (Debian packages) the benchmarks build against
   bench_flag=ON
 fi
-cmake --preset dev -DPTO_BUILD_BENCH=$bench_flag >/dev/null
+on_demand=ON
+[ "${PTO_SKIP_SANITIZERS:-0}" = 1 ] && on_demand=OFF
+cmake --preset dev -DPTO_BUILD_BENCH=$bench_flag -DPTO_TESTS_ON_DEMAND=$on_demand >/dev/null
 cmake --build --preset dev -j "$jobs"
 if [ "${PTO_SKIP_SANITIZERS:-0}" = 1 ]; then
   echo "== C++: test (dev preset)"
@@ -59,6 +62,7 @@ else
   # What only the plain build runs: the StarPU-MPI peer's smokes (StarPU is not built with
   # the sanitizers) and the doorbells' stress at full length (five times the sanitizers' rounds).
   echo "== C++: the plain-build-only tests (dev preset)"
+  cmake --build --preset dev -j "$jobs" --target platform_doorbell l3_shm_bell
   ctest --preset dev -R '^l4\.starpu|^Doorbell\.|^ShmBell\.'
 fi
 
