@@ -252,7 +252,7 @@ class CorePool {
           return true;
         };
         for_idle_from(1u << type, from, [&](uint32_t i) {
-          if (!in_set(i) || clusters_[cores_[i].cluster].reserved) return true;
+          if (!in_set(i) || clusters_[cores_[i].cluster].reserved || !still_idle(i)) return true;
           return pop_into(ready, i, take_idle, &progress) && !at_cap();
         });
       }
@@ -291,7 +291,7 @@ class CorePool {
     if (!at_cap()) {
       for_idle_from(3, warm_, [&](uint32_t i) {
         const uint32_t type_bit = 1u << (cores_[i].core_type & 1);
-        if ((drained & type_bit) != 0 || clusters_[cores_[i].cluster].reserved) return true;
+        if ((drained & type_bit) != 0 || clusters_[cores_[i].cluster].reserved || !still_idle(i)) return true;
         if (!pop_into(ready, i, take, &progress)) drained |= type_bit;
         return !at_cap() && drained != 3;
       });
@@ -555,6 +555,11 @@ class CorePool {
   }
 
   bool at_cap() const { return busy_ != 0 && task_ticks_ < short_ticks_; }
+  // Core i is idle now. A walk over the idle cores visits the mask word as it was when the walk
+  // reached it, and a task taken for one core of the walk may fill others (an SPMD task's
+  // blocks go to every place with room): such a core is busy, maybe full, when the walk gets
+  // to it, and a dispatch there would overwrite a place the core has not run yet.
+  bool still_idle(uint32_t i) const { return (idle_mask_[cores_[i].core_type & 1][i / 64] >> (i % 64)) & 1; }
   // Not before a kernel was timed: queueing behind a long first kernel would serialise the start.
   bool pipelining() const { return timed_ != 0 && task_ticks_ < pipe_ticks_; }
   // A busy core that may be handed one more task: room left, no MIX part in flight (a MIX task

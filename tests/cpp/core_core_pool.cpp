@@ -197,3 +197,33 @@ TEST(CorePool, NothingIsQueuedBehindAMixTask) {
 }
 
 }  // namespace
+
+// Regression: a task the feed walk takes for one idle core may fill others too (an SPMD task's
+// blocks go to every place core_for finds, queued up to kDepth while kernels are short). The
+// walk then reaches such a core, no longer idle and maybe full: it must skip it. It used to hand
+// it one more task, whose dispatch overwrote a place the core had not run yet (the core ran one
+// block twice and another never; tests/cpp/test_launch_model.cpp failed now and then).
+TEST(CorePool, TheFeedWalkSkipsACoreThatATakeForAnEarlierOneFilled) {
+  Fixture f(0, 1000);
+  time_one_kernel(f);
+  f.push(PTO_CORE_AIV, 1, 2);  // the first fills every AIV core; the second must wait
+  std::vector<std::pair<int64_t, uint32_t>> out;
+  f.pool.feed(
+      f.queues,
+      [&](int64_t t, uint32_t core) {
+        f.pool.dispatch(core, t, &f.payload);
+        out.emplace_back(t, f.pool.slot(core));
+        for (int32_t more; (more = f.pool.core_for(PTO_CORE_AIV)) >= 0;) {  // as start_each_block
+          f.pool.dispatch(static_cast<uint32_t>(more), t, &f.payload);
+          out.emplace_back(t, f.pool.slot(static_cast<uint32_t>(more)));
+        }
+        return true;
+      },
+      [](int64_t, uint32_t) { return false; });
+  ASSERT_EQ(out.size(), 4u * kDepth) << "task 1 in every place of the four AIV cores";
+  for (const auto &d : out) EXPECT_EQ(d.first, 1);
+  for (uint32_t slot = 2; slot < 6; ++slot) EXPECT_EQ(f.dispatched(slot), kDepth) << "slot " << slot;
+  uint64_t left;
+  EXPECT_TRUE(f.queues.try_pop(PTO_CORE_AIV, &left));
+  EXPECT_EQ(left, 2u);
+}
