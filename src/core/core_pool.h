@@ -62,7 +62,7 @@ class CorePool {
             Doorbell *bell, bool profiling = false, bool pmu = false, uint64_t short_task_ticks = 0,
             uint64_t pipeline_ticks = 0, MixSync *mix = nullptr, bool price = false) {
     mix_ = mix;
-    count_ = nclusters_ = busy_ = warm_ = 0;
+    count_ = nclusters_ = busy_ = warm_ = gang_drain_ = 0;
     for (uint64_t &w : busy_mask_) w = 0;
     for (auto &type : idle_mask_)
       for (uint64_t &w : type) w = 0;
@@ -198,10 +198,45 @@ class CorePool {
   // An idle cluster not reserved for a waiting MIX task (for an SPMD MIX task's next block), or
   // -1.
   int32_t idle_cluster() const {
+    if (gang_drain_ != 0) return -1;
     for (uint32_t c = 0; c < nclusters_; ++c) {
-      if (clusters_[c].busy == 0 && !clusters_[c].reserved) return static_cast<int32_t>(c);
+      if (clusters_[c].busy == 0 && clusters_[c].held == 0 && !clusters_[c].reserved) return static_cast<int32_t>(c);
     }
     return -1;
+  }
+
+  // Sync-start SPMD tasks (core/graph/scheduler_loop.h, GangSlot). A gang's place is a core for
+  // an AIC or AIV task, a whole cluster for a MIX task. gang_places: up to `want` idle places
+  // for a task of `core_type` into places[] (indices; clusters for MIX), how many; a cluster
+  // draining for an ordinary MIX task does not keep its idle cores from the gang.
+  uint32_t gang_places(uint32_t core_type, uint32_t want, uint32_t *places) const {
+    uint32_t n = 0;
+    if (core_type == PTO_CORE_MIX) {
+      for (uint32_t c = 0; c < nclusters_ && n < want; ++c) {
+        if (clusters_[c].busy == 0 && clusters_[c].held == 0) places[n++] = c;
+      }
+    } else if (core_type < PTO_CORE_TYPE_COUNT) {
+      for_idle_from(1u << core_type, 0, [&](uint32_t i) {
+        places[n++] = i;
+        return n < want;
+      });
+    }
+    return n;
+  }
+  // Holds a place gang_places found for the gang: nothing else starts there until the gang's
+  // block is dispatched to it (dispatch_block / dispatch_mix).
+  void hold(uint32_t core_type, uint32_t place) {
+    if (core_type != PTO_CORE_MIX) {
+      hold_core(place);
+      return;
+    }
+    for (uint32_t k = 0; k < per_cluster_; ++k) hold_core(clusters_[place].core[k]);
+  }
+  // While a gang of `core_type` still lacks places (`on`), this pool starts nothing new where
+  // the gang could use it: no task is queued behind a running one on a core of that type, and
+  // for a MIX gang no single task starts at all, so that clusters drain whole.
+  void drain_for_gang(uint32_t core_type, bool on) {
+    gang_drain_ = !on ? 0 : core_type == PTO_CORE_MIX ? 3u : 1u << (core_type & 1);
   }
 
   // A core for a task of `core_type` that this thread just released, to run it right here (no
@@ -252,7 +287,7 @@ class CorePool {
           return true;
         };
         for_idle_from(1u << type, from, [&](uint32_t i) {
-          if (!in_set(i) || clusters_[cores_[i].cluster].reserved || !still_idle(i)) return true;
+          if (!in_set(i) || closed(cores_[i]) || !still_idle(i)) return true;
           return pop_into(ready, i, take_idle, &progress) && !at_cap();
         });
       }
@@ -291,7 +326,7 @@ class CorePool {
     if (!at_cap()) {
       for_idle_from(3, warm_, [&](uint32_t i) {
         const uint32_t type_bit = 1u << (cores_[i].core_type & 1);
-        if ((drained & type_bit) != 0 || clusters_[cores_[i].cluster].reserved || !still_idle(i)) return true;
+        if ((drained & type_bit) != 0 || closed(cores_[i]) || !still_idle(i)) return true;
         if (!pop_into(ready, i, take, &progress)) drained |= type_bit;
         return !at_cap() && drained != 3;
       });
@@ -353,7 +388,7 @@ class CorePool {
       Cluster &cl = clusters_[c];
       if (kActiveSet && cl.id >= active) continue;
       uint64_t t;
-      while (cl.busy == 0 && ready.try_pop(graph::kPoolMix, &t)) {
+      while (cl.busy == 0 && cl.held == 0 && ready.try_pop(graph::kPoolMix, &t)) {
         progress = true;
         cl.reserved = false;
         if (take_mix(static_cast<int64_t>(t), c)) break;
@@ -376,7 +411,7 @@ class CorePool {
     if (idle_by_type_[core_type] != 0 && !at_cap()) {
       int32_t found = -1;
       for_idle_from(1u << core_type, from, [&](uint32_t i) {
-        if (clusters_[cores_[i].cluster].reserved) return true;
+        if (closed(cores_[i])) return true;
         if constexpr (kActiveSet) {
           if (cores_[i].pool_index >= active) return true;
         }
@@ -477,6 +512,7 @@ class CorePool {
     uint32_t seq = 0;                // hs->dispatch.seq after our last ring (we are its only writer)
     uint32_t collected = 0;          // last seq whose completion was reported; == seq when idle
     uint32_t mix_parts = 0;          // MIX task parts among the tasks in flight
+    bool held = false;               // idle, held for a sync-start gang's block (hold)
     int64_t task[kDepth] = {};       // by seq % kDepth: the task (or MIX task part) dispatched
     bool mix_part[kDepth] = {};      // that entry is a part of the cluster's MIX task (a freed part's
                                      // core may meanwhile run single tasks, which must not count)
@@ -492,6 +528,7 @@ class CorePool {
     int64_t mix_task = -1;    // the MIX task on it, if any (until its last part finishes)
     uint32_t parts_left = 0;  // parts of mix_task still running
     bool reserved = false;    // draining for a MIX task: no new single tasks
+    uint32_t held = 0;        // its cores held for a sync-start gang (hold)
     CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
     KernelPrice mix_price;    // profiled timed runs: its parts' prices merged (merge_price)
   };
@@ -501,9 +538,14 @@ class CorePool {
     Core &c = cores_[i];
     const uint32_t e = (c.seq + 1) % kDepth;
     if (c.collected == c.seq) {
-      --idle_by_type_[c.core_type & 1];
+      if (c.held) {  // a gang's place: hold() took it out of the idle set
+        c.held = false;
+        --clusters_[c.cluster].held;
+      } else {
+        --idle_by_type_[c.core_type & 1];
+        set_idle(i, false);
+      }
       busy_mask_[i / 64] |= uint64_t{1} << (i % 64);
-      set_idle(i, false);
     }
     c.task[e] = task;
     c.mix_part[e] = mix;
@@ -560,13 +602,24 @@ class CorePool {
   // blocks go to every place with room): such a core is busy, maybe full, when the walk gets
   // to it, and a dispatch there would overwrite a place the core has not run yet.
   bool still_idle(uint32_t i) const { return (idle_mask_[cores_[i].core_type & 1][i / 64] >> (i % 64)) & 1; }
+  // No new single task starts on c: its cluster drains for a MIX task, or a gang drains c's type.
+  bool closed(const Core &c) const {
+    return clusters_[c.cluster].reserved || (gang_drain_ & (1u << (c.core_type & 1))) != 0;
+  }
+  void hold_core(uint32_t i) {
+    Core &c = cores_[i];
+    c.held = true;
+    --idle_by_type_[c.core_type & 1];
+    set_idle(i, false);
+    ++clusters_[c.cluster].held;
+  }
   // Not before a kernel was timed: queueing behind a long first kernel would serialise the start.
   bool pipelining() const { return timed_ != 0 && task_ticks_ < pipe_ticks_; }
   // A busy core that may be handed one more task: room left, no MIX part in flight (a MIX task
   // has its cluster to itself), cluster not reserved.
   bool can_queue(const Core &c) const {
     const uint32_t in_flight = c.seq - c.collected;
-    return in_flight != 0 && in_flight < kDepth && c.mix_parts == 0 && !clusters_[c.cluster].reserved;
+    return in_flight != 0 && in_flight < kDepth && c.mix_parts == 0 && !closed(c);
   }
   bool room_for(uint32_t core_type) const {
     if (!pipelining()) return false;
@@ -610,6 +663,7 @@ class CorePool {
   uint32_t count_ = 0, nclusters_ = 0;
   uint32_t per_cluster_ = 0;  // cores a cluster (init's layout)
   uint32_t busy_ = 0;
+  uint32_t gang_drain_ = 0;  // bit t: a gang drains cores of type t (drain_for_gang)
   uint32_t idle_by_type_[PTO_CORE_TYPE_COUNT] = {0, 0};
   uint32_t warm_ = 0;
   // dispatch_threshold's round_robin: per pool, the core after the last one chosen.

@@ -104,7 +104,7 @@ class DeviceRunner {
     void *ptr = nullptr;
     uint64_t bytes = 0;
     bool valid = false;      // the runtime's word: the contents are as it left them
-    uint64_t state[4] = {};  // the runtime's words
+    uint64_t state[8] = {};  // the runtime's words
   };
   KeptBlock *kept_block(const std::string &key, uint64_t bytes);
   // dlopen's a host-side library once (orchestrations) and returns `symbol` from it.

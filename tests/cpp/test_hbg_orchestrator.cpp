@@ -346,10 +346,10 @@ TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndThe
        ours + "  l.block_num = 0;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
        PTO_INVALID_ARGUMENT,
        {"block_num 0 (1 .. 65535 blocks are allowed)"}},
-      {"sync_start",
-       ours + "  l.sync_start = true;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
-       PTO_NOT_SUPPORTED,
-       {"SPMD launch of a sync-start task"}},
+      {"sync_start_too_wide",
+       ours + "  l.sync_start = true;\n  l.block_num = 5;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
+       PTO_INVALID_ARGUMENT,
+       {"sync-start launch of block_num 5", "the run has 4 AIV cores (block_dim 2)"}},
       {"predicate_without_element",
        ours + "  l.predicate.op = pto::PredicateOp::EQ;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, "
               "&l);\n}\n",
@@ -359,11 +359,11 @@ TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndThe
        ours + "  (void)l;\n  pto::TaskHandle h{7};\n  o.submit_dummy(a, 1, &h, 1);\n}\n",
        PTO_INVALID_ARGUMENT,
        {"after[0] is 7"}},
-      {"ref_sync_start",
-       ref + "  t.launch_spec.set_block_num(4);\n  t.launch_spec.set_require_sync_start(true);\n"
+      {"ref_sync_start_too_wide",
+       ref + "  t.launch_spec.set_block_num(5);\n  t.launch_spec.set_require_sync_start(true);\n"
              "  rt_submit_aiv_task(0, t);\n}\n",
-       PTO_NOT_SUPPORTED,
-       {"block_num 4", "sync-start"}},
+       PTO_INVALID_ARGUMENT,
+       {"block_num 5", "4 AIV cores"}},
       {"ref_mix",
        ref + "  MixedKernels mk;\n  mk.aiv0_kernel_id = 0;\n  mk.aiv1_kernel_id = 0;\n  rt_submit_task(mk, "
              "t);\n}\n",

@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_kernels.h"
@@ -128,6 +129,7 @@ class LaunchModel : public ::testing::TestWithParam<const char *> {
     for (int b = 0; b < 5; ++b) want[(b * 3) * 16] = static_cast<float>(b + 1);
     if (gate > 0) want[1] = -5.0f;
     EXPECT_EQ(x, want);
+    for (size_t k = 0; k < x.size(); ++k) if (x[k] != want[k]) fprintf(stderr, "DBG x[%zu]=%g want %g\n", k, x[k], want[k]);
     EXPECT_EQ(y[0], std::accumulate(want.begin(), want.end(), 0.0f));
     return stats;
   }
@@ -146,6 +148,94 @@ TEST_P(LaunchModel, BlocksDummiesAndPredicatesTogetherGiveTheSequentialResult) {
     EXPECT_EQ(on.tasks_run, 4u);
     EXPECT_EQ(on.tasks_retired_inline, 50u);
     if (std::string(GetParam()) == "tensormap_and_ringbuffer") run(1, true);  // MIX blocks
+  }
+}
+
+// Sync-start gangs competing with each other and with ordinary SPMD tasks for the same cores:
+// each round submits, all independent (each writes its own part of X), a 4-block AIV gang (every
+// AIV core of block_dim 2), an ordinary 6-block AIV task, a 2-block AIC gang (every AIC core), a
+// 3-block AIV gang, and on the tensormap runtime a 2-block MIX gang (every cluster). Scalar 0:
+// rounds, scalar 1: 1 for the MIX gangs. Each task's part is kPart floats.
+constexpr int kPart = 6 * 3 * 16;
+const char *const kGangOrch = R"(
+#include "pto_orchestration_api.h"
+static void submit(const ChipTensor &X, uint32_t part, int shape, int blocks, bool sync) {
+  uint32_t off[1] = {part * 6 * 3 * 16}, len[1] = {6 * 3 * 16};
+  CoreTaskArgs t;
+  const ChipTensor v = X.view(len, off);
+  t.add_inout(v);
+  t.launch_spec.set_block_num(static_cast<int16_t>(blocks));
+  t.launch_spec.set_require_sync_start(sync);
+  if (shape == 0) rt_submit_aiv_task(0, t);
+  if (shape == 1) rt_submit_aic_task(1, t);
+  if (shape == 2) {
+    MixedKernels mk;
+    mk.aic_kernel_id = 1;
+    mk.aiv0_kernel_id = 0;
+    mk.aiv1_kernel_id = 0;
+    rt_submit_task(mk, t);
+  }
+}
+extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref();
+  const int rounds = static_cast<int>(a.scalar(0));
+  const bool mix = a.scalar(1) != 0;
+  uint32_t part = 0;
+  for (int r = 0; r < rounds; ++r) {
+    submit(X, part++, 0, 4, true);
+    submit(X, part++, 0, 6, false);
+    submit(X, part++, 1, 2, true);
+    submit(X, part++, 0, 3, true);
+    if (mix) submit(X, part++, 2, 2, true);
+  }
+  CoreTaskArgs t;
+  t.add_input(X);
+  t.add_inout(Y);
+  rt_submit_aiv_task(3, t);
+}
+)";
+
+TEST_P(LaunchModel, SyncStartGangsAmongOrdinaryTasksEachRunEveryBlockOnce) {
+  pto::KernelCompiler kc("a2a3sim");
+  pto::ChipCallable gangs(kc.compile_orchestration_source(GetParam(), kGangOrch, "launch_model_gangs_cpp"));
+  gangs.add_kernel(0, PTO_CORE_AIV,
+                   kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
+  gangs.add_kernel(1, PTO_CORE_AIC,
+                   kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+  gangs.add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
+  const bool mix = std::string(GetParam()) == "tensormap_and_ringbuffer";
+  // (shape, blocks) of each round's tasks, in kGangOrch's order; lanes: AIV 1 and 2 are written
+  // by sub-block 0 and 1 of an AIV core pair only in a MIX task.
+  std::vector<std::pair<int, int>> tasks = {{0, 4}, {0, 6}, {1, 2}, {0, 3}};
+  if (mix) tasks.push_back({2, 2});
+  constexpr int kRounds = 12;
+  std::vector<float> want(kRounds * tasks.size() * kPart, 0.0f);
+  for (int r = 0, part = 0; r < kRounds; ++r) {
+    for (const auto &[shape, blocks] : tasks) {
+      for (int b = 0; b < blocks; ++b) {
+        for (int lane = 0; lane < 3; ++lane) {
+          if ((shape == 0 && lane == 1) || (shape == 1 && lane == 0) || shape == 2)
+            want[part * kPart + (b * 3 + lane) * 16] = static_cast<float>(b + 1);
+        }
+      }
+      ++part;
+    }
+  }
+  for (int i = 0; i < 5; ++i) {
+    SCOPED_TRACE(i);
+    std::vector<float> x(want.size(), 0.0f), y(1, -1.0f);
+    pto::ChipStorageTaskArgs args;
+    args.add_tensor(x.data(), x.size() * 4, PTO_DTYPE_F32, {static_cast<int64_t>(x.size())}, PTO_DIR_INOUT);
+    args.add_tensor(y.data(), 4, PTO_DTYPE_F32, {1}, PTO_DIR_INOUT);
+    args.add_scalar(int64_t{kRounds});
+    args.add_scalar(int64_t{mix ? 1 : 0});
+    pto::ChipCallConfig cfg;
+    cfg.block_dim = 2;
+    cfg.aicpu_thread_num = 3;
+    const pto::RunStats stats = w.run(gangs, args, cfg);
+    EXPECT_EQ(x, want);
+    EXPECT_EQ(y[0], std::accumulate(want.begin(), want.end(), 0.0f));
+    EXPECT_EQ(stats.tasks_run, kRounds * tasks.size() + 1);
   }
 }
 

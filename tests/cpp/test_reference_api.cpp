@@ -326,11 +326,11 @@ TEST_F(ReferenceApi, UnsupportedAndInvalidUsesAreTypedErrorsAndTheWorkerStaysUsa
   };
   const std::vector<Case> cases = {
       {"arg_count", "", PTO_INVALID_ARGUMENT, {"expects 5 arguments", "the run has 3"}},
-      {"spmd",
-       "CoreTaskArgs t; t.add_input(a, b); t.add_output(f); t.launch_spec.set_block_num(4); "
+      {"sync_start_too_wide",
+       "CoreTaskArgs t; t.add_input(a, b); t.add_output(f); t.launch_spec.set_block_num(5); "
        "t.launch_spec.set_require_sync_start(true); rt_submit_aiv_task(0, t);",
-       PTO_NOT_SUPPORTED,
-       {"block_num 4", "SPMD launch of a sync-start task"}},
+       PTO_INVALID_ARGUMENT,
+       {"sync-start launch of block_num 5", "the run has 4 AIV cores (block_dim 2)"}},
       {"dummy_with_launch",
        "CoreTaskArgs t; t.add_input(a); t.launch_spec.set_block_num(2); rt_submit_dummy_task(t);",
        PTO_INVALID_ARGUMENT,

@@ -410,15 +410,178 @@ def test_a_failing_block_fails_its_task_and_the_worker_goes_on(workers, platform
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_spmd_of_a_pto_kernel_and_sync_start_are_not_supported_and_the_worker_goes_on(
-    workers, platform, runtime
-):
+def test_spmd_of_a_pto_kernel_is_not_supported_and_the_worker_goes_on(workers, platform, runtime):
     with pytest.raises(pto.NotSupportedError, match="PTO_KERNEL kernel"):
         run_spmd(workers, platform, runtime, 3, 4)
-    with pytest.raises(pto.NotSupportedError, match="sync-start"):
-        run_spmd(workers, platform, runtime, 0, 4, sync=1)
     out, _, _ = run_spmd(workers, platform, runtime, 0, 2)
     assert out[1, 1] == 1002
+
+
+# ----- sync-start SPMD launches (set_require_sync_start) -----
+
+# (runtime, shape, lanes, places): block_dim 2 has 4 AIV cores, 2 AIC cores, 2 clusters.
+SHAPE_IDS = {0: "aiv", 1: "aic", 2: "mix"}
+GANGS = [
+    (TMR, 0, [1], 4),
+    (TMR, 1, [0], 2),
+    (TMR, 2, [0, 1, 2], 2),
+    (HBG, 0, [1], 4),
+    (HBG, 1, [0], 2),
+]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize(
+    "runtime, shape, lanes, places", GANGS, ids=[f"{r[:3]}-{SHAPE_IDS[sh]}" for r, sh, *_ in GANGS]
+)
+def test_a_sync_start_task_runs_every_block_once_up_to_every_place_of_its_shape(
+    workers, platform, runtime, shape, lanes, places
+):
+    for blocks in sorted({1, 2, places}):
+        out, y, stats = run_spmd(workers, platform, runtime, shape, blocks, sync=1)
+        expect = np.zeros((blocks, 3), dtype=np.float32)
+        for b in range(blocks):
+            expect[b, lanes] = b * 1000 + blocks
+        np.testing.assert_array_equal(out, expect)
+        assert y[0] == expect.sum()
+        assert stats.tasks_run == 2
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize(
+    "runtime, shape, lanes, places", GANGS, ids=[f"{r[:3]}-{SHAPE_IDS[sh]}" for r, sh, *_ in GANGS]
+)
+def test_a_sync_start_task_wider_than_the_run_is_refused_at_submit_and_the_worker_goes_on(
+    workers, platform, runtime, shape, lanes, places
+):
+    noun = {0: "AIV cores", 1: "AIC cores", 2: "clusters"}[shape]
+    with pytest.raises(
+        pto.InvalidArgumentError,
+        match=f"sync-start launch of block_num {places + 1}: .* {places} {noun} \\(block_dim 2\\)",
+    ):
+        run_spmd(workers, platform, runtime, shape, places + 1, sync=1)
+    out, _, _ = run_spmd(workers, platform, runtime, shape, places, sync=1)
+    assert out[places - 1, lanes[0]] == (places - 1) * 1000 + places
+
+
+# A long task holds one place of the gang's shape while the gang becomes ready; a sync-start
+# gang as wide as the run cannot start any block before the long task ends. Tensors: flag
+# (int32: the long task has started), end (int64: its end, CLOCK_MONOTONIC ns), starts (int64
+# per block), go (int32: the trigger's output).
+# Kernels (descriptor ABI): 0 long (flag = 1, spin scalar ms, end = now), 1 trigger (waits for
+# flag, go = 1), 2 block (starts[idx] = now). The flag is an input of both, so neither orders the
+# other; the gang reads `go`, so it becomes ready only once the long task runs.
+TIMING = r"""
+#include <time.h>
+#include "tensor.h"
+#include "intrinsic.h"
+#include "pto/kernel.h"
+static int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+template <typename T> static T *at(__gm__ int64_t *args, int i) {
+  const ChipTensor *t = reinterpret_cast<const ChipTensor *>(args[i]);
+  return reinterpret_cast<T *>(t->buffer.addr) + t->start_offset;
+}
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+#if KIND == 0
+  __atomic_store_n(at<int32_t>(args, 0), 1, __ATOMIC_RELEASE);
+  const int64_t until = now_ns() + static_cast<int64_t>(args[2]) * 1000000;
+  while (now_ns() < until) {
+  }
+  *at<int64_t>(args, 1) = now_ns();
+#elif KIND == 1
+  while (__atomic_load_n(at<int32_t>(args, 0), __ATOMIC_ACQUIRE) == 0) {
+  }
+  *at<int32_t>(args, 1) = 1;
+#else
+  at<int64_t>(args, 1)[get_block_idx(args)] = now_ns();
+#endif
+}
+"""
+# Scalars: gang shape (0 AIV, 1 AIC, 2 MIX), blocks, sync_start, spin ms. The long task runs
+# on the gang's core type (AIV for a MIX gang), the trigger on the other.
+TIMING_ORCH = r"""
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &flag = a.tensor(0).ref(), &end = a.tensor(1).ref();
+  const ChipTensor &starts = a.tensor(2).ref(), &go = a.tensor(3).ref();
+  const int64_t shape = (int64_t)a.scalar(0), blocks = (int64_t)a.scalar(1);
+  const bool long_on_aic = shape == 1;
+  {
+    CoreTaskArgs t;
+    t.add_input(flag);
+    t.add_inout(end);
+    t.add_scalar(a.scalar(3));
+    if (long_on_aic) rt_submit_aic_task(3, t); else rt_submit_aiv_task(0, t);
+  }
+  {
+    CoreTaskArgs t;
+    t.add_input(flag);
+    t.add_inout(go);
+    if (long_on_aic) rt_submit_aiv_task(1, t); else rt_submit_aic_task(4, t);
+  }
+  CoreTaskArgs t;
+  t.add_input(go);
+  t.add_inout(starts);
+  t.launch_spec.set_block_num(static_cast<int16_t>(blocks));
+  t.launch_spec.set_require_sync_start(a.scalar(2) != 0);
+  if (shape == 0) rt_submit_aiv_task(2, t);
+  if (shape == 1) rt_submit_aic_task(5, t);
+  if (shape == 2) {
+    MixedKernels mk;
+    mk.aic_kernel_id = 5;
+    mk.aiv0_kernel_id = 2;
+    mk.aiv1_kernel_id = 2;
+    rt_submit_task(mk, t);
+  }
+}
+"""
+
+
+@functools.cache
+def timing_callable(platform: str, runtime: str) -> pto.ChipCallable:
+    kc = pto.KernelCompiler(platform)
+    c = pto.ChipCallable(kc.compile_orchestration_source(runtime, TIMING_ORCH, "launch_model_gang"))
+    aiv, aic = pto.CoreType.AIV, pto.CoreType.AIC
+    for func_id in range(6):  # kinds 0, 1, 2 on AIV cores, then on AIC cores
+        kind, core = func_id % 3, aiv if func_id < 3 else aic
+        source = f"#define KIND {kind}\n" + TIMING
+        name = f"gang_timing_{kind}_{'aic' if core == aic else 'aiv'}"
+        c.add_kernel(func_id, core, kc.compile_incore_source(source, name, core))
+    return c
+
+
+@pytest.mark.parametrize(
+    "runtime, shape, places",
+    [(TMR, 0, 4), (TMR, 1, 2), (TMR, 2, 2), (HBG, 0, 4), (HBG, 1, 2)],
+    ids=["tmr-aiv", "tmr-aic", "tmr-mix", "hbg-aiv", "hbg-aic"],
+)
+def test_no_block_of_a_sync_start_task_starts_before_all_its_places_are_free(
+    workers, runtime, shape, places
+):
+    def starts_and_end() -> tuple[np.ndarray, int]:
+        flag = np.zeros(1, dtype=np.int32)
+        end = np.zeros(1, dtype=np.int64)
+        starts = np.zeros(places, dtype=np.int64)
+        go = np.zeros(1, dtype=np.int32)
+        args = pto.ChipStorageTaskArgs()
+        for arr in (flag, end, starts, go):
+            args.add_tensor(arr, "inout")
+        for s in (shape, places, 1, 60):  # sync-start; the long task spins 60 ms
+            args.add_scalar_i64(s)
+        workers("a2a3sim", runtime).run(timing_callable("a2a3sim", runtime), args, CONFIG)
+        assert go[0] == 1 and end[0] > 0 and (starts > 0).all()
+        return starts, int(end[0])
+
+    # (Without sync-start, whether a block starts on a free place while the long task runs is
+    # the dispatch policy's choice: the sim's short-task cap may keep the place idle.)
+    starts, end = starts_and_end()
+    early = end - starts.min()
+    assert early <= 0, f"a block started {early} ns before the long task ended"
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

@@ -15,6 +15,7 @@
 #ifndef PTO_CORE_GRAPH_READY_QUEUE_SET_H
 #define PTO_CORE_GRAPH_READY_QUEUE_SET_H
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/mpmc_queue.h"
@@ -37,15 +38,38 @@ enum Pool : uint32_t {
   // Ready tasks that take no core: dependency-only tasks and tasks whose dispatch predicate is
   // false. Scheduler threads retire them inline (core/graph/scheduler_loop.h).
   kPoolInline = 4,
-  kPoolCount = 5,
+  // Ready sync-start SPMD tasks (pto::Launch::sync_start), oldest first: each waits here until
+  // the gang slot below is free, then gathers its cores there (core/graph/scheduler_loop.h).
+  kPoolGang = 5,
+  kPoolCount = 6,
 };
 constexpr uint32_t pool_bit(uint32_t pool) {
   return 1u << pool;
 }
 constexpr uint32_t kSingleCorePools = pool_bit(kPoolCube) | pool_bit(kPoolVector) | pool_bit(kPoolAny);
 
+// The one sync-start task gathering cores, shared by the scheduler threads of a run. `word` is
+// (task id + 1) << 16 | blocks claimed so far (a claimed block is an idle core, or an idle
+// cluster for MIX, that its scheduler holds for the task and starts nothing else on); 0 when
+// free, kGangOpening while a thread takes the next task from kPoolGang. The id in the word
+// makes a claim for one task fail once the slot has moved on to the next. `go` is the task's
+// id + 1 once every block is claimed and the task is set up: then each holder starts its
+// blocks; the one that starts the last frees the slot. Zero (free) at the start of a run.
+struct GangSlot {
+  static constexpr uint64_t kOpening = 1;
+  static constexpr uint32_t kClaimBits = 16;  // block_num <= 65535
+  std::atomic<uint64_t> word{0};
+  std::atomic<uint64_t> go{0};
+  std::atomic<uint32_t> launched{0};
+  static uint64_t task_word(int64_t id) { return static_cast<uint64_t>(id + 1) << kClaimBits; }
+  static int64_t task_of(uint64_t w) { return static_cast<int64_t>(w >> kClaimBits) - 1; }
+  static uint32_t claimed_of(uint64_t w) { return static_cast<uint32_t>(w & ((1u << kClaimBits) - 1)); }
+};
+
 class ReadyQueueSet {
  public:
+  GangSlot &gang() { return gang_; }
+
   // Host, before launch: pool `pool` uses `capacity` (a power of two) cells laid out by
   // MpmcQueue::format with n tasks already in them.
   void attach(uint32_t pool, MpmcCell *cells, uint64_t capacity, uint64_t n) {
@@ -108,6 +132,7 @@ class ReadyQueueSet {
  private:
   MpmcQueue q_[kPoolCount];
   uint32_t attached_ = 0;  // host-written before launch, read-only during the run
+  GangSlot gang_;
 };
 
 }  // namespace graph

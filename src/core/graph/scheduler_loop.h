@@ -45,6 +45,23 @@
 // of a scheduler thread retires what is there (retire_inline): records it, releases its
 // consumers and retires it, as if it had run. A chain of them costs queue operations on one
 // thread, no core hand-off, and no recursion however long it is.
+//
+// Sync-start SPMD tasks (pto::Launch::sync_start: every block starts together) wait in
+// kPoolGang and go through the run's one GangSlot (core/graph/ready_queue_set.h), oldest first
+// (gang_pass, each pass before the other pools are fed). A thread that finds the slot free
+// takes the next task into it. Then every thread claims idle places of the task's shape (cores;
+// whole clusters for MIX) up to the blocks still unclaimed, with a CAS on the slot's word, and
+// holds them: nothing else starts there. While blocks are unclaimed, each thread also stops
+// starting new work where the gang could use it (no task queued behind a running one on a
+// core of its type; for a MIX gang, no single task at all), so its busy places drain into the
+// gang. The thread whose claim completes the count sets the task running and posts `go`; each
+// holder then starts its blocks, and the last one frees the slot.
+// Why this cannot deadlock (docs/design/sync_start.md): a task is admitted only if its blocks
+// fit in the run's places of its shape (launch_check.h); the gang's task is ready, so nothing
+// it waits for is running; every place not yet claimed is busy with a task that started
+// before the drain and finishes on its own (or the run times out), after which its thread
+// claims it before feeding anything else; and one gang at a time means two gangs never hold
+// parts of the places each other needs.
 // Nothing here allocates or throws: it is built into the AICPU program.
 #ifndef PTO_CORE_GRAPH_SCHEDULER_LOOP_H
 #define PTO_CORE_GRAPH_SCHEDULER_LOOP_H
@@ -157,6 +174,7 @@ class SchedulerLoop {
         cores_.collect([this](int64_t id, const CoreTiming &timing) { completed(id, timing); }) != 0;
     if (aborting()) return collected;
     collected |= retire_inline();
+    collected |= gang_pass();
     const bool dispatched = dispatch_ready();
     if (dispatch_.on() ? cores_.needs_help_any(*env_.ready) : cores_.needs_help(*env_.ready))
       peers_.ask_for_help(dispatched || collected);
@@ -234,10 +252,10 @@ class SchedulerLoop {
   // (a task that takes no core: into the inline pool, which this thread's pass drains).
   void release(int64_t id) {
     TaskRecord &t = policy_.task(id);
-    if (t.pred_op != 0 || t.core_type == kPoolInline) {
+    if (t.pred_op != 0 || t.core_type == kPoolInline || t.flags != 0) {
       const uint32_t pool = ready_pool(t, [this, id] { return policy_.predicate(id); });
-      if (pool == kPoolInline) {
-        make_ready(t, *env_.ready, id, kPoolInline);
+      if (pool == kPoolInline || pool == kPoolGang) {
+        make_ready(t, *env_.ready, id, pool);  // this thread's pass takes it from there
         return;
       }
     }
@@ -367,6 +385,112 @@ class SchedulerLoop {
     return true;
   }
 
+  // Sync-start tasks (see the top of this file): open the slot to the next one if it is free,
+  // claim and hold this thread's idle places for the one in it, drain the rest while blocks are
+  // unclaimed, and start the held blocks once `go` names the task (whether anything moved).
+  bool gang_pass() {
+    GangSlot &g = env_.ready->gang();
+    bool moved = false;
+    uint64_t w = g.word.load(std::memory_order_acquire);
+    if (w == 0 && !env_.ready->probably_empty(pool_bit(kPoolGang))) {
+      moved = open_gang(g);
+      w = g.word.load(std::memory_order_acquire);
+    }
+    if (w == 0 || w == GangSlot::kOpening) {
+      cores_.drain_for_gang(0, false);
+      return moved;
+    }
+    const int64_t id = GangSlot::task_of(w);
+    TaskRecord &t = policy_.task(id);
+    const uint32_t type = t.core_type, blocks = t.block_num;
+    uint32_t claimed = GangSlot::claimed_of(w);
+    if (claimed < blocks) {
+      uint32_t places[CorePool::kMaxCores];
+      const uint32_t found = cores_.gang_places(type, blocks - claimed, places);
+      while (found != 0) {
+        const uint32_t take = found < blocks - claimed ? found : blocks - claimed;
+        if (g.word.compare_exchange_weak(w, w + take, std::memory_order_acq_rel, std::memory_order_acquire)) {
+          for (uint32_t k = 0; k < take; ++k) {
+            cores_.hold(type, places[k]);
+            gang_place_[gang_held_] = places[k];
+            gang_block_[gang_held_++] = claimed + k;
+          }
+          claimed += take;
+          moved = true;
+          if (claimed == blocks) start_gang(g, id, t);
+          break;
+        }
+        if (GangSlot::task_of(w) != id) break;  // not this task's slot any more
+        claimed = GangSlot::claimed_of(w);
+        if (claimed >= blocks) break;
+      }
+    }
+    cores_.drain_for_gang(type, claimed < blocks);
+    if (gang_held_ != 0 && g.go.load(std::memory_order_acquire) == static_cast<uint64_t>(id) + 1) {
+      launch_gang(g, id, t);
+      moved = true;
+    }
+    return moved;
+  }
+
+  // The slot is free: takes the oldest sync-start task into it (true if one was taken or
+  // finished unrun). Opening is a CAS to kOpening, so one thread pops at a time.
+  bool open_gang(GangSlot &g) {
+    uint64_t expect = 0;
+    if (!g.word.compare_exchange_strong(expect, GangSlot::kOpening, std::memory_order_acq_rel)) return false;
+    bool any = false;
+    uint64_t popped;
+    while (env_.ready->try_pop(kPoolGang, &popped)) {
+      any = true;
+      const auto id = static_cast<int64_t>(popped);
+      if (skip_if_poisoned(id)) continue;
+      if (!admit(policy_.task(id), id)) continue;  // deferred at its gate; released here again later
+      g.launched.store(0, std::memory_order_relaxed);
+      g.go.store(0, std::memory_order_relaxed);
+      g.word.store(GangSlot::task_word(id), std::memory_order_release);
+      peers_.wake_all();  // every thread claims its idle places
+      return true;
+    }
+    g.word.store(0, std::memory_order_release);
+    return any;
+  }
+
+  // Every block is claimed (by this thread's claim): the task runs from here; `go` lets every
+  // holder start its blocks.
+  void start_gang(GangSlot &g, int64_t id, TaskRecord &t) {
+    t.state.store(kRunning, std::memory_order_relaxed);
+    t.blocks_started.store(t.block_num, std::memory_order_relaxed);
+    const uint32_t place = gang_place_[0];
+    t.core.store(static_cast<int16_t>(t.core_type == PTO_CORE_MIX ? cores_.cluster_aic_slot(place)
+                                                                  : cores_.slot(place)),
+                 std::memory_order_relaxed);
+    if (t.dump >= 0) dump_views(t, kDumpBefore);
+    g.go.store(static_cast<uint64_t>(id) + 1, std::memory_order_release);
+    peers_.wake_all();
+  }
+
+  // Starts this thread's held blocks of the gang's task; the thread that starts the last block
+  // frees the slot for the next sync-start task.
+  void launch_gang(GangSlot &g, int64_t id, TaskRecord &t) {
+    const uint32_t blocks = t.block_num, held = gang_held_;  // t may finish once its blocks run
+    if (t.core_type == PTO_CORE_MIX) {
+      if constexpr (Policy::kHasMix) {
+        const DispatchPayload *parts[kMaxCoresPerCluster];
+        policy_.mix_parts(id, parts);
+        for (uint32_t k = 0; k < held; ++k) cores_.dispatch_mix(gang_place_[k], id, parts, 0, gang_block_[k], blocks);
+      }
+    } else {
+      for (uint32_t k = 0; k < held; ++k)
+        cores_.dispatch_block(gang_place_[k], id, &t.payload, gang_block_[k], blocks);
+    }
+    gang_held_ = 0;
+    if (g.launched.fetch_add(held, std::memory_order_acq_rel) + held == blocks) {
+      g.launched.store(0, std::memory_order_relaxed);
+      g.go.store(0, std::memory_order_relaxed);
+      g.word.store(0, std::memory_order_release);
+    }
+  }
+
   // Retires every task in the inline pool, including those this retires make ready (whether
   // anything was there).
   bool retire_inline() {
@@ -466,6 +590,10 @@ class SchedulerLoop {
   CorePool cores_;
   DispatchThreshold dispatch_;  // dispatch_threshold's config and this thread's decisions
   SchedulerCounters counters_;  // written to the run's counters when run() ends
+  // The places this thread holds for the sync-start task in the GangSlot, and their blocks.
+  uint32_t gang_place_[CorePool::kMaxCores];
+  uint32_t gang_block_[CorePool::kMaxCores];
+  uint32_t gang_held_ = 0;
 };
 
 }  // namespace graph

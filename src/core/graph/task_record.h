@@ -33,6 +33,10 @@ enum TaskState : uint32_t {
 };
 }  // namespace task_states
 
+// TaskRecord::flags: an SPMD task whose blocks start together (pto::Launch::sync_start): it
+// waits in kPoolGang, not its core type's pool.
+constexpr uint8_t kTaskSyncStart = 1;
+
 // The func_id of a dependency-only task (it runs no kernel).
 constexpr uint32_t kNoKernel = 0xFFFFFFFFu;
 
@@ -52,7 +56,7 @@ struct TaskRecord {
   // element size; the runtime keeps the operand's address and target (Policy::predicate).
   uint8_t pred_op;
   uint8_t pred_size;
-  uint8_t reserved;
+  uint8_t flags;  // kTaskSyncStart
   // --- Shared during the run. ---
   // Producers still unfinished (plus the builder's guard where the graph grows during the
   // run). Scheduler threads finishing a producer decrement it (fanin_release, acq_rel); the
@@ -92,14 +96,14 @@ inline bool fanin_release(TaskRecord &consumer, bool poison) {
   return consumer.fanin_remaining.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 
-// The pool a task that just became ready goes to: its own, or kPoolInline when its dispatch
-// predicate is false (read now: its producers have finished). predicate_of() gives the task's
-// DispatchPredicate and is asked only when it has one. (Dependency-only tasks are in
-// kPoolInline from the start.)
+// The pool a task that just became ready goes to: its own, kPoolGang for a sync-start task, or
+// kPoolInline when its dispatch predicate is false (read now: its producers have finished).
+// predicate_of() gives the task's DispatchPredicate and is asked only when it has one.
+// (Dependency-only tasks are in kPoolInline from the start.)
 template <typename PredicateOf>
 inline uint32_t ready_pool(const TaskRecord &t, PredicateOf &&predicate_of) {
-  if (t.pred_op == 0) return t.core_type;
-  return predicate_of().pass() ? t.core_type : static_cast<uint32_t>(kPoolInline);
+  if (t.pred_op != 0 && !predicate_of().pass()) return kPoolInline;
+  return (t.flags & kTaskSyncStart) != 0 ? static_cast<uint32_t>(kPoolGang) : t.core_type;
 }
 
 // Flat fan-out storage: all successors of a graph in one array of task indices, task i's in

@@ -2,15 +2,15 @@
 //
 // One device allocation, in this order (Layout in host/tmr_runtime_host.cpp), each part
 // cache-line aligned: Header, KernelSlot[max func id + 1], TensorView[run tensors],
-// int64_t[run scalars], MpmcCell[window] for each of the three ready pools (cube, vector, mix),
-// the run counters, the dump region (enable_dump_tensor) -- the host builds all of that as an
-// image and copies it in -- then TaskSlot[window], pto_kernel_call[3 x window] (three blocks
+// int64_t[run scalars], the run counters, the dump region (enable_dump_tensor) -- the host
+// builds all of that as an image and copies it in -- then TaskSlot[window], pto_kernel_call[3 x window] (three blocks
 // per slot: a MIX task's parts) and DepEntry[dep_pool_entries], which the orchestrator writes
 // before anyone reads them (a slot whole, at submit), so they are neither zeroed nor copied
 // in; a slot may hold an earlier run's task until then; last MixSync[block_dim] (core/mix_sync.h:
 // the sync block of the MIX task running on each cluster), reset by the scheduler that starts
 // a MIX task there, likewise not copied in. Separate allocations:
-// the heap ring (heap_bytes) and, with profiling or PMU, TaskTrace / EdgeTrace / PmuTrace.
+// the heap ring (heap_bytes), the ready queues' cells (kept from run to run: kReadyPools) and,
+// with profiling or PMU, TaskTrace / EdgeTrace / PmuTrace.
 // Not the run's but the device's: the cores' Handshake slots and the schedulers'
 // SchedulerSlot doorbells (cores ring them after the run may be gone). Task ids grow without
 // bound; task t lives in slot t % window while last_task_alive <= t < next_task.
@@ -97,9 +97,10 @@ inline DispatchPredicate predicate_of(const TaskSlot &t) {
 }
 
 // The ready queues the runtime attaches, in the order of their cells in the kept block: one per
-// task shape, and the inline pool (tasks that take no core).
-constexpr uint32_t kReadyPools[] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolMix, graph::kPoolInline};
-constexpr int kNumReadyPools = 4;
+// task shape, the inline pool (tasks that take no core) and the sync-start tasks' pool.
+constexpr uint32_t kReadyPools[] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolMix, graph::kPoolInline,
+                                    graph::kPoolGang};
+constexpr int kNumReadyPools = 5;
 
 struct DepEntry {  // orchestrator-written before the CAS that publishes it
   int64_t consumer;

@@ -380,14 +380,16 @@ bool HostGraphBuilder::set_launch(TaskId id, const Launch &launch) {
   HostTask &t = tasks_[static_cast<size_t>(id)];
   const DispatchPredicate &p = launch.predicate;
   pto_status code;
+  const LaunchPlaces places{static_cast<uint32_t>(t.core_type), in_.layout, static_cast<uint32_t>(in_.cfg.block_dim)};
   const std::string fault = launch_fault(task_name(id, t.func_id), launch, t.descriptors,
-                                         p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), &code);
+                                         p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), places, &code);
   if (!fault.empty()) {
     error(code, fault);
     return false;
   }
   if (p.op != PredicateOp::NONE) ++inline_candidates_;
   t.block_num = static_cast<uint16_t>(launch.block_num);
+  t.sync_start = launch.sync_start;
   t.predicate = p;
   return true;
 }

@@ -38,6 +38,7 @@ struct HostTask {
   // Device orchestrations (host_orchestrator.h): a dependency-only task runs nothing and takes
   // no core; a pto::Launch gives SPMD blocks and a dispatch predicate (set_launch).
   bool dummy = false;
+  bool sync_start = false;  // its blocks start together (graph::kTaskSyncStart)
   uint16_t block_num = 1;
   DispatchPredicate predicate;
 };

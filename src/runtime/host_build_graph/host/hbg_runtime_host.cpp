@@ -28,9 +28,14 @@ using hbg::RuntimeHeader;
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
   // queue: the cube and vector pools' cells, then the inline pool's (tasks that may finish
-  // without a core: dependency-only tasks and tasks with a dispatch predicate).
-  static constexpr int kQueues = PTO_CORE_TYPE_COUNT + 1;
-  static constexpr uint32_t kPools[kQueues] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolInline};
+  // without a core: dependency-only tasks and tasks with a dispatch predicate), then the
+  // sync-start tasks' (kPoolGang).
+  static constexpr int kQueues = PTO_CORE_TYPE_COUNT + 2;
+  static constexpr uint32_t kPools[kQueues] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolInline,
+                                               graph::kPoolGang};
+  static uint32_t queue_of(uint32_t pool) {
+    return pool == graph::kPoolInline ? 2u : pool == graph::kPoolGang ? 3u : pool;
+  }
   uint64_t header = 0, tasks, successors, calls, queue[kQueues], counters, dump = 0, gates = 0, preds = 0,
            image,  // bytes the host builds and copies in; the trace regions follow
       trace = 0, pmu = 0, price = 0, total;
@@ -47,7 +52,7 @@ struct Layout {
     off = align_up(off + num_edges * sizeof(uint32_t), kCacheLine);
     calls = off;
     call_off.resize(graph.size());
-    uint64_t count[kQueues] = {0, 0, inline_candidates};
+    uint64_t count[kQueues] = {0, 0, inline_candidates, 0};
     for (size_t i = 0; i < graph.size(); ++i) {
       if (graph[i].descriptors) {  // core/descriptor_call.h: its descriptors start on a cache line
         off = align_up(off, kCacheLine);
@@ -57,7 +62,7 @@ struct Layout {
         call_off[i] = off;
         off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
       }
-      if (!graph[i].dummy) ++count[graph[i].core_type];
+      if (!graph[i].dummy) ++count[graph[i].sync_start ? queue_of(graph::kPoolGang) : static_cast<uint32_t>(graph[i].core_type)];
     }
     off = align_up(off, kCacheLine);
     for (int q = 0; q < kQueues; ++q) {
@@ -149,6 +154,7 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     t->func_id = ht.func_id;
     t->core_type = static_cast<uint8_t>(ht.dummy ? static_cast<uint32_t>(graph::kPoolInline) : static_cast<uint32_t>(ht.core_type));
     t->block_num = ht.block_num;
+    t->flags = ht.sync_start ? graph::kTaskSyncStart : 0;
     t->pred_op = static_cast<uint8_t>(ht.predicate.op);
     t->pred_size = ht.predicate.elem_size;
     if (preds) preds[i] = ht.predicate;
@@ -191,7 +197,7 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
       // A root's predicate reads the run's staged inputs: nothing can change them before launch.
       t->state.store(hbg::kReady, std::memory_order_relaxed);
       const uint32_t pool = graph::ready_pool(*t, [&ht] { return ht.predicate; });
-      ready[pool == graph::kPoolInline ? uint32_t{PTO_CORE_TYPE_COUNT} : pool].push_back(i);
+      ready[Layout::queue_of(pool)].push_back(i);
     }
   }
   for (int q = 0; q < Layout::kQueues; ++q) {

@@ -137,6 +137,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
   t.block_num = static_cast<uint16_t>(blocks);
   t.blocks_started.store(0, std::memory_order_relaxed);
   t.blocks_done.store(0, std::memory_order_relaxed);
+  t.flags = launch && launch->sync_start ? graph::kTaskSyncStart : 0;
   if (launch == nullptr || launch->predicate.op == PredicateOp::NONE) {
     t.pred_op = 0;
   } else {
@@ -253,7 +254,7 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
-  if (launch && !launch->is_default() && !check_launch(*launch, funcs)) return TaskHandle{};
+  if (launch && !launch->is_default() && !check_launch(*launch, funcs, static_cast<uint32_t>(core_type))) return TaskHandle{};
   return submit_checked(funcs, static_cast<uint32_t>(core_type), args, num_args, after, num_after, launch);
 }
 
@@ -277,7 +278,7 @@ TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *a
                                      args, num_args, after, num_after))
       return TaskHandle{};
   }
-  if (launch && !launch->is_default() && !check_launch(*launch, funcs)) return TaskHandle{};
+  if (launch && !launch->is_default() && !check_launch(*launch, funcs, PTO_CORE_MIX)) return TaskHandle{};
   return submit_checked(funcs, PTO_CORE_MIX, args, num_args, after, num_after, launch);
 }
 

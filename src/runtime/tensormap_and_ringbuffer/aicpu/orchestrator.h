@@ -106,7 +106,7 @@ class DeviceOrchestrator final : public Orchestrator {
   // A non-default Launch: what this runtime runs of it (false: the error is recorded).
   // funcs: the task's kernel per part (-1: none), as submit_checked takes them; after
   // check_task accepted each.
-  bool check_launch(const Launch &launch, const int32_t funcs[3]);
+  bool check_launch(const Launch &launch, const int32_t funcs[3], uint32_t shape);
   [[gnu::noinline]] bool view_ok_checked(const TensorView &v, uint32_t esize);  // large or negative values
   bool may_submit();
   static DescriptorFault descriptor_arg_fault(const Arg *args, uint32_t n, uint32_t *at = nullptr);

@@ -338,7 +338,7 @@ bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHand
   return true;
 }
 
-bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[3]) {
+bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[3], uint32_t shape) {
   const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0 ? funcs[0] : funcs[1] >= 0 ? funcs[1] : funcs[2]);
   bool descriptor = true;  // every kernel of the task (each part of a MIX task)
   for (int p = 0; p < 3; ++p)
@@ -346,7 +346,10 @@ bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[
   // The element's buffer is not looked up here (the reference API resolved it from a tensor).
   pto_status code;
   const std::string fault =
-      launch_fault(task_name(next_id_, func_id), launch, descriptor, launch.predicate.addr != 0, &code);
+      launch_fault(task_name(next_id_, func_id), launch, descriptor, launch.predicate.addr != 0,
+                   LaunchPlaces{shape, ClusterLayout{h_->num_clusters, h_->aic_per_cluster, h_->aiv_per_cluster},
+                                h_->block_dim},
+                   &code);
   if (fault.empty()) return true;
   error(code, fault);
   return false;

@@ -88,8 +88,8 @@ struct Layout {
   }
 };
 
-// The ready queues' cells are kept from run to run (DeviceRunner::kept_block): 4 x window
-// cells (kReadyPools), 64 KB at the default window, that the host would otherwise zero, lay out and copy in
+// The ready queues' cells are kept from run to run (DeviceRunner::kept_block): 5 x window
+// cells (kReadyPools), 80 KB at the default window, that the host would otherwise zero, lay out and copy in
 // at every run. A run that ends normally leaves every queue empty (head == tail), and the next
 // one attaches them where they stopped; after any other end they are laid out again.
 constexpr const char *kReadyCellsKey = "tensormap_and_ringbuffer/ready queues";
