@@ -73,7 +73,10 @@ struct CostModelBuild {
 
 struct CompileOptions {
   std::vector<std::string> include_dirs;  // extra -I
-  std::vector<std::string> defines;       // extra -D (NAME or NAME=VALUE)
+  // Extra -D (NAME or NAME=VALUE). Every compile also gets the chip's: PTO_CHIP_ARCH_A2A3 or
+  // PTO_CHIP_ARCH_A5, PTO_CHIP_CLUSTERS, PTO_CHIP_AIC_PER_CLUSTER, PTO_CHIP_AIV_PER_CLUSTER,
+  // PTO_CHIP_MAX_AICPU_THREADS (the platform's geometry).
+  std::vector<std::string> defines;
   // A PTO-ISA checkout (must hold include/pto/pto-inst.hpp, checked by the constructor): tile
   // kernels compile against it (else $PTO_ISA_ROOT); scalar compiles get -I<root>/include.
   std::string pto_isa_root;

@@ -207,6 +207,11 @@ class Orchestrator {
   virtual bool wait_for_tasks_using(const TensorView &v, bool write) = 0;
   // The run's clusters (block_dim): each has one AIC and two AIV cores.
   virtual uint32_t num_clusters() const = 0;
+  // The orchestration waits by itself (it polls memory a kernel writes: SPIN_WAIT_HINT and
+  // cache_invalidate_range call this): every task submitted so far goes to the schedulers now
+  // (the tensormap runtime hands ready tasks over in batches), and with a single AICPU thread
+  // one scheduler pass runs. Cheap when there is nothing to hand over.
+  virtual void progress() {}
 
   template <size_t N>
   TaskHandle submit_task(uint32_t func_id, pto_core_type core_type, const Arg (&args)[N]) {

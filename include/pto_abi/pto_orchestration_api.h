@@ -327,9 +327,11 @@ inline int32_t rt_available_aiv_count() {
   return 2 * static_cast<int32_t>(pto_abi::orchestrator().num_clusters());
 }
 
-// Between two polls of memory a kernel writes (the reference's orchestrations spin on it): a
-// hint to the CPU, so the spinning thread leaves the core's resources to the other.
+// Between two polls of memory a kernel writes (the reference's orchestrations spin on it): the
+// tasks submitted so far go to the schedulers (pto::Orchestrator::progress), and a hint to the
+// CPU, so the spinning thread leaves the core's resources to the other.
 inline void spin_wait_hint() {
+  pto_abi::orchestrator().progress();
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

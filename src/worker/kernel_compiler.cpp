@@ -223,6 +223,15 @@ KernelCompiler::KernelCompiler(std::string platform, CompileOptions options)
                                             "holding include/pto/) or leave it empty");
     }
   }
+  // What the chip is, for headers that kernels include (include/pto_abi/common/platform_config.h):
+  // from the geometry table, its one owner.
+  std::string arch = geometry->arch;
+  for (char &c : arch) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  options_.defines.insert(options_.defines.end(),
+                          {"PTO_CHIP_ARCH_" + arch + "=1", "PTO_CHIP_CLUSTERS=" + std::to_string(geometry->num_clusters),
+                           "PTO_CHIP_AIC_PER_CLUSTER=" + std::to_string(geometry->aic_per_cluster),
+                           "PTO_CHIP_AIV_PER_CLUSTER=" + std::to_string(geometry->aiv_per_cluster),
+                           "PTO_CHIP_MAX_AICPU_THREADS=" + std::to_string(geometry->max_aicpu_threads)});
   switch (options_.tile) {
     case TileMode::kAuto:
     case TileMode::kOn:

@@ -162,6 +162,105 @@ def a2a3_worker(workers):
     return workers("a2a3sim")
 
 
+# ----- 0. Reference-internal headers kernels and orchestrations include -----
+
+# A kernel that reads the reference's common/platform_config.h and writes what it says, and an
+# orchestration that includes aicpu/cache_maintenance.h (a no-op on the coherent sim).
+PLATFORM_CONFIG_KERNEL = r"""
+#include "common/platform_config.h"
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  int64_t *z = reinterpret_cast<int64_t *>(o->buffer.addr) + o->start_offset;
+  z[0] = PLATFORM_MAX_BLOCKDIM;
+  z[1] = PLATFORM_AIC_CORES_PER_BLOCKDIM;
+  z[2] = PLATFORM_AIV_CORES_PER_BLOCKDIM;
+  z[3] = PLATFORM_MAX_CORES;
+  z[4] = static_cast<int64_t>(PLATFORM_PROF_SYS_CNT_FREQ);
+}
+"""
+PLATFORM_CONFIG_ORCH = r"""
+#include "aicpu/cache_maintenance.h"
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &out = a.tensor(0).ref();
+  CoreTaskArgs t;
+  t.add_inout(out);
+  rt_submit_aiv_task(0, t);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "platform, clusters, freq", [("a2a3sim", 24, 50_000_000), ("a5sim", 18, 1_000_000_000)]
+)
+def test_the_reference_platform_config_header_describes_the_platform_compiled_for(
+    workers, platform, clusters, freq
+):
+    kc = pto.KernelCompiler(platform)
+    c = pto.ChipCallable(kc.compile_orchestration_source(TMR, PLATFORM_CONFIG_ORCH, "plat_cfg"))
+    aiv = pto.CoreType.AIV
+    c.add_kernel(0, aiv, kc.compile_incore_source(PLATFORM_CONFIG_KERNEL, "plat_cfg_k", aiv))
+    out = np.zeros(5, dtype=np.int64)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(out, "inout")
+    workers(platform).run(c, args, pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3))
+    assert out.tolist() == [clusters, 1, 2, clusters * 3, freq]
+
+
+# An orchestration that waits for its own kernel by polling the memory it writes, as the
+# reference's sync-start tests do: the poll (SPIN_WAIT_HINT, or cache_invalidate_range) hands
+# the submitted task to the schedulers, which the runtime otherwise holds for a batch until the
+# next submit. Scalar 0: 1 polls with cache_invalidate_range, 0 with SPIN_WAIT_HINT alone.
+POLL_KERNEL = r"""
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  int32_t *flag = reinterpret_cast<int32_t *>(o->buffer.addr) + o->start_offset;
+  __atomic_store_n(flag, 7, __ATOMIC_RELEASE);
+}
+"""
+POLL_ORCH = r"""
+#include "aicpu/cache_maintenance.h"
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &flag = a.tensor(0).ref(), &seen = a.tensor(1).ref();
+  CoreTaskArgs t;
+  t.add_inout(flag);
+  rt_submit_aiv_task(0, t);
+  volatile int32_t *f = flag.data_as<int32_t>() + flag.start_offset;
+  while (*f == 0 && !rt_is_fatal()) {
+    if (a.scalar(0) != 0) cache_invalidate_range(const_cast<int32_t *>(f), 4);
+    else SPIN_WAIT_HINT();
+  }
+  uint32_t idx[1] = {0};
+  set_tensor_data<int32_t>(seen, 1, idx, *f);
+}
+"""
+
+
+@pytest.mark.parametrize("threads", [3, 1])
+@pytest.mark.parametrize("invalidate", [0, 1], ids=["spin_wait_hint", "cache_invalidate_range"])
+def test_an_orchestration_polling_what_its_kernel_writes_sees_it(workers, threads, invalidate):
+    kc = pto.KernelCompiler("a2a3sim")
+    c = pto.ChipCallable(kc.compile_orchestration_source(TMR, POLL_ORCH, "poll_own_kernel"))
+    aiv = pto.CoreType.AIV
+    c.add_kernel(0, aiv, kc.compile_incore_source(POLL_KERNEL, "poll_own_kernel_k", aiv))
+    flag = np.zeros(1, dtype=np.int32)
+    seen = np.zeros(1, dtype=np.int32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(flag, "inout")
+    args.add_tensor(seen, "inout")
+    args.add_scalar_i64(invalidate)
+    cfg = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=threads, timeout_ms=20000)
+    workers("a2a3sim").run(c, args, cfg)
+    assert seen[0] == 7
+
+
 # ----- 1. The entry's and the config's names -----
 
 

@@ -126,11 +126,12 @@ def not_supported(feature: str, detail: str) -> NotSupportedError:
 _FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p, re.I), name)
     for p, name in [
+        # Before SPMD: a graph-replay program's file names often say "spmd" too.
+        (r"GraphTaskArgs|graph record|rt_graph|replay", "graph record/replay"),
         (r"set_block_num|set_core_num|set_require_sync_start|SPMD", "SPMD launch"),
         (r"rt_submit_dummy_task|dependency-only", "dependency-only tasks"),
         (r"MIX cluster tasks", "MIX tasks in host_build_graph"),
         (r"CoreTaskPredicate|set_predicate|predicate", "dispatch predicates"),
-        (r"GraphTaskArgs|graph record|rt_graph|replay", "graph record/replay"),
         (r"TPUSH|TPOP|TFREE", "TPUSH/TPOP cross-core pipes"),
         (r"\bdump\b\(|member named .dump.|args dump|dump_args", "args dump"),
         (r"SDMA|URMA|sdma|urma|async completion", "asynchronous completions (SDMA/URMA)"),

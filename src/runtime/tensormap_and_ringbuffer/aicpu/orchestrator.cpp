@@ -239,6 +239,11 @@ void DeviceOrchestrator::flush_ready() {
   waker_.wake_one();
 }
 
+void DeviceOrchestrator::progress() {
+  flush_ready();
+  if (poller_) poller_->poll();
+}
+
 // No earlier error, and the run not aborted (which is recorded as the error).
 inline bool DeviceOrchestrator::may_submit() {
   if (!ok()) return false;

@@ -72,6 +72,7 @@ class DeviceOrchestrator final : public Orchestrator {
   }
   bool wait_for_tasks_using(const TensorView &v, bool write) override;
   uint32_t num_clusters() const override { return h_->block_dim; }
+  void progress() override;
 
  private:
   struct ScopeRec {
