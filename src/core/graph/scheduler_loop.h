@@ -389,6 +389,7 @@ class SchedulerLoop {
   // claim and hold this thread's idle places for the one in it, drain the rest while blocks are
   // unclaimed, and start the held blocks once `go` names the task (whether anything moved).
   bool gang_pass() {
+    if (!env_.ready->has(kPoolGang)) return false;  // a run without sync-start tasks (host_build_graph)
     GangSlot &g = env_.ready->gang();
     bool moved = false;
     uint64_t w = g.word.load(std::memory_order_acquire);

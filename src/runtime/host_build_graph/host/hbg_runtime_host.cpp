@@ -200,7 +200,10 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
       ready[Layout::queue_of(pool)].push_back(i);
     }
   }
+  // No sync-start task: no gang pool, and the schedulers skip the gang pass at once.
+  const bool gangs = std::any_of(graph.begin(), graph.end(), [](const HostTask &t) { return t.sync_start; });
   for (int q = 0; q < Layout::kQueues; ++q) {
+    if (Layout::kPools[q] == graph::kPoolGang && !gangs) continue;
     MpmcQueue::format(reinterpret_cast<MpmcCell *>(base + L.queue[q]), L.queue_cap[q], ready[q].data(),
                       ready[q].size());
     h->ready.attach(Layout::kPools[q], reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.queue_cap[q],
