@@ -375,6 +375,17 @@ def run_spmd(workers, platform, runtime, shape, blocks, fail_block=-1, sync=0):
     return x.reshape(blocks, 3, 16)[:, :, 0], y, stats
 
 
+def assert_every_block_ran_once(out, y, stats, lanes) -> None:
+    """Block b wrote b * 1000 + blocks in each of its lanes; the consumer summed them all."""
+    blocks = out.shape[0]
+    expect = np.zeros((blocks, 3), dtype=np.float32)
+    for b in range(blocks):
+        expect[b, lanes] = b * 1000 + blocks
+    np.testing.assert_array_equal(out, expect)
+    assert y[0] == expect.sum()
+    assert stats.tasks_run == 2
+
+
 # (runtime, shape, lanes): host_build_graph has no MIX tasks.
 SHAPES = [(TMR, 0, [1]), (TMR, 1, [0]), (TMR, 2, [0, 1, 2]), (HBG, 0, [1]), (HBG, 1, [0])]
 
@@ -388,13 +399,7 @@ def test_every_block_of_an_spmd_task_runs_once_with_its_index_and_the_consumer_w
     workers, platform, runtime, shape, lanes, blocks
 ):
     # 40 blocks: more than the run's cores of any type (block_dim 2), so cores run several.
-    out, y, stats = run_spmd(workers, platform, runtime, shape, blocks)
-    expect = np.zeros((blocks, 3), dtype=np.float32)
-    for b in range(blocks):
-        expect[b, lanes] = b * 1000 + blocks
-    np.testing.assert_array_equal(out, expect)
-    assert y[0] == expect.sum()
-    assert stats.tasks_run == 2
+    assert_every_block_ran_once(*run_spmd(workers, platform, runtime, shape, blocks), lanes)
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
@@ -438,13 +443,8 @@ def test_a_sync_start_task_runs_every_block_once_up_to_every_place_of_its_shape(
     workers, platform, runtime, shape, lanes, places
 ):
     for blocks in sorted({1, 2, places}):
-        out, y, stats = run_spmd(workers, platform, runtime, shape, blocks, sync=1)
-        expect = np.zeros((blocks, 3), dtype=np.float32)
-        for b in range(blocks):
-            expect[b, lanes] = b * 1000 + blocks
-        np.testing.assert_array_equal(out, expect)
-        assert y[0] == expect.sum()
-        assert stats.tasks_run == 2
+        run = run_spmd(workers, platform, runtime, shape, blocks, sync=1)
+        assert_every_block_ran_once(*run, lanes)
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
