@@ -40,7 +40,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 py=(numpy ml_dtypes nanobind scikit-build-core)
-[ $want_tests = 1 ] && py+=(pytest ruff mypy)
+[ $want_tests = 1 ] && py+=(pytest pytest-xdist ruff mypy)
 [ $want_mpi = 1 ] && py+=(mpi4py)
 have=$(python3 -m pip list --format=freeze 2>/dev/null | tr 'A-Z_' 'a-z-' || true)
 need=()

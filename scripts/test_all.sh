@@ -107,7 +107,7 @@ for example in examples/*/main.py; do python3 -m mypy "$example"; done
 
 echo "== Python: pytest"
 # --durations: the slowest tests, so a CI run that grows says where its time went.
-python3 -m pytest -q --durations=15 tests/python
+python3 -m pytest -q -n "$jobs" -rs --durations=15 tests/python
 
 echo "== Scene tests: the reference implementation's non-manual sim cases, each result as docs/conformance.md has it"
 scripts/reference_suite.sh --ci -j "$jobs"  # as many cases at once as CPUs

@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -201,12 +203,42 @@ bool is_cache_file(const std::string &name) {
   }
   // The tile compiler probe's memo (tile_toolchain.cpp).
   if (name.size() == 27 && name.compare(0, 11, "tile-probe-") == 0 && hex16_at(11)) return true;
-  for (const char *suffix : {".so", ".cpp", ".deps"}) {
+  for (const char *suffix : {".so", ".cpp", ".deps", ".lock"}) {
     if (!ends_with(suffix)) continue;
     const std::string::size_type end = name.size() - strlen(suffix);
     if (end >= 17 && name[end - 17] == '-' && hex16_at(end - 16)) return true;
   }
   return false;
+}
+
+EntryLock::EntryLock(const std::string &path, double max_wait_s) {
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return;
+  if (flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+    held_ = true;
+    return;
+  }
+  if (errno != EWOULDBLOCK) return;
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration<double>(max_wait_s);
+  int sleep_us = 1000;
+  while (clock::now() < deadline) {
+    usleep(static_cast<useconds_t>(sleep_us));
+    if (flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+      held_ = true;
+      return;
+    }
+    if (errno != EWOULDBLOCK) return;
+    sleep_us = std::min(sleep_us * 2, 50000);
+  }
+  fprintf(stderr,
+          "pto_runtime: waited %.0f s for another process compiling into the kernel cache (lock %s); "
+          "compiling here too\n",
+          max_wait_s, path.c_str());
+}
+
+EntryLock::~EntryLock() {
+  if (fd_ >= 0) close(fd_);  // closing the descriptor releases the lock
 }
 
 namespace {

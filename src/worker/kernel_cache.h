@@ -53,6 +53,24 @@ Error cache_error(const std::string &what, const std::string &path, int err);
 // Whether `name` is a file the cache writes (clear_cache() removes only these).
 bool is_cache_file(const std::string &name);
 
+// An advisory lock on one cache entry ("<stem>.lock"), so that processes (and threads) about to
+// compile the same thing compile it once: the second waits, then finds the first's binary. Only
+// an economy: the cache protocol is safe without it, so a lock that cannot be had (a read-only
+// or NFS directory, a holder stuck for longer than `max_wait_s`) means compiling anyway, and a
+// process that dies holding it releases it (flock(2)). Released by the destructor.
+class EntryLock {
+ public:
+  EntryLock(const std::string &path, double max_wait_s);
+  ~EntryLock();
+  EntryLock(const EntryLock &) = delete;
+  EntryLock &operator=(const EntryLock &) = delete;
+  bool held() const { return held_; }
+
+ private:
+  int fd_ = -1;
+  bool held_ = false;
+};
+
 // Hash of the runtime's own headers under `include_dir` (pto/, pto_abi/, pto_tile_shim/,
 // pto_costmodel_shim/).
 std::string pto_headers_digest(const std::string &include_dir);

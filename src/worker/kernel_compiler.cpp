@@ -1,6 +1,7 @@
 // src/worker/kernel_compiler.cpp — builds kernel/orchestration sources into cached .so files.
 //
-// Cache protocol (safe across threads and processes without locks). A compile has two keys:
+// Cache protocol (safe across threads and processes without locks; a per-entry advisory lock
+// only keeps two of them from compiling the same thing at once). A compile has two keys:
 //  - the *stem* "<name>-<hash>" ("<name>-costmodel-<hash>" for a cost-model twin) hashes what
 //    the call itself decides: source text, flags, compiler and version, the runtime's headers;
 //  - the *dependency digest* hashes the content of every file the compiler read for it, listed
@@ -27,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <utility>
 
 #include "core/entry_points.h"
@@ -68,6 +70,8 @@ using worker::write_file;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
 constexpr const char *kCacheFormat = "pto-kernel-cache-v3";
+// How long a compile waits for another one of the same entry before compiling it itself.
+constexpr double kEntryLockWaitSeconds = 600;
 
 // A file-name-safe stem: the name appears in the cache and in `ls`, so keep it readable.
 std::string sanitized(const std::string &name) {
@@ -445,19 +449,28 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
     return worker::join_path(dir, stem + "-" + digest + ".so");
   };
   const std::string cpp_path = worker::join_path(dir, stem + ".cpp");
-  if (reuse) {  // the common case: a hash, the .deps, a hash of the files it lists, a stat
+  auto look_up = [&] {  // a hash, the .deps, a hash of the files it lists, a stat
     std::string listed;
-    if (read_file(deps_path, &listed)) {
-      const std::string digest = digest_of_files(split_lines(listed));
-      if (!digest.empty() && worker::is_regular_file(binary_path(digest))) {
-        built.path = binary_path(digest);
-        built.cached = true;
-        return built;
-      }
-    }
-  }
+    if (!read_file(deps_path, &listed)) return false;
+    const std::string digest = digest_of_files(split_lines(listed));
+    if (digest.empty() || !worker::is_regular_file(binary_path(digest))) return false;
+    built.path = binary_path(digest);
+    built.cached = true;
+    return true;
+  };
+  if (reuse && look_up()) return built;  // the common case
 
   if (const int err = platform_make_directories(dir)) throw cache_error("create directory", dir, err);
+  // One compile per entry at a time: a process (or thread) that finds another compiling the
+  // same stem waits for it and takes its binary (two test processes, two scene cases, pytest
+  // workers starting together). The wait is bounded by far more than any compile takes.
+  std::unique_ptr<worker::EntryLock> lock;
+  if (reuse) {
+    lock = std::make_unique<worker::EntryLock>(worker::join_path(dir, stem + ".lock"), kEntryLockWaitSeconds);
+    // Again, whether or not it had to wait: the holder may have finished between our look-up
+    // and the lock.
+    if (lock->held() && look_up()) return built;
+  }
 
   // Unique per process and per call, so concurrent compiles never share a temporary.
   static std::atomic<uint64_t> counter{0};

@@ -288,7 +288,8 @@ TEST_F(KernelCompilerTest, SourceNameIsSanitizedIntoTheFileName) {
   EXPECT_EQ(file.size(), std::string("my_kernel_v2-").size() + 16 + 1 + 16 + 3) << file;
 }
 
-TEST_F(KernelCompilerTest, ConcurrentCompilesOfSameSourceAgreeOnOneLoadablePath) {
+TEST_F(KernelCompilerTest, ConcurrentCompilesOfSameSourceAgreeOnOneLoadablePathAndCompileOnce) {
+  ScopedEnv cxx("CXX", counting_compiler().c_str());
   const pto::KernelCompiler kc = fast_compiler();
   constexpr int kThreads = 4;
   std::vector<std::string> paths(kThreads);
@@ -310,6 +311,8 @@ TEST_F(KernelCompilerTest, ConcurrentCompilesOfSameSourceAgreeOnOneLoadablePath)
   }
   EXPECT_EQ(run_kernel(paths[0], 1), 2);
   EXPECT_TRUE(cache_files(".tmp").empty());
+  // The entry's lock made the others wait for the first compile and take its binary.
+  EXPECT_EQ(compiles_logged(), 1);
 }
 
 TEST_F(KernelCompilerTest, CompilerThatCannotRunThrowsKernelCompileNamingIt) {
@@ -471,7 +474,7 @@ TEST_F(KernelCompilerTest, ClearCacheRemovesWhatTheCompilerWroteAndNothingElse) 
   kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);
   write("cache/nested/notes.txt", "mine\n");
   write("cache/nested/lib-mine.so", "not a cache file\n");
-  EXPECT_EQ(kc.clear_cache(), 3u);  // the source copy, the dependency list, the binary
+  EXPECT_EQ(kc.clear_cache(), 4u);  // the source copy, the dependency list, the binary, the lock
   EXPECT_EQ(cache_files(".so"), std::vector<std::string>{"lib-mine.so"});
   EXPECT_EQ(cache_files(".txt").size(), 1u);
   kc.compile_incore_source(kGoodKernel, "add_one", PTO_CORE_AIV);

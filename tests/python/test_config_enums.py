@@ -301,7 +301,10 @@ LOWERED = {
 }
 
 
-@pytest.mark.parametrize("f", [f for f in FIELDS if f.owner == "CompileOptions"], ids=str)
+COMPILE_OPTION_FIELDS = [f for f in FIELDS if f.owner == "CompileOptions"]
+
+
+@pytest.mark.parametrize("f", COMPILE_OPTION_FIELDS, ids=lambda f: f.id)
 def test_both_doors_take_the_same_enum(f: Field) -> None:
     target = LOWERED[f.name]
     by_config = next(g for g in FIELDS if g.id == f"ChipCallConfig.{target}")
