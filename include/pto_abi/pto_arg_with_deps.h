@@ -28,6 +28,7 @@ class CoreTaskArgsWithDeps : private CoreTaskArgs {
   using CoreTaskArgs::add_scalars_i32;
   using CoreTaskArgs::allow_early_resolve;
   using CoreTaskArgs::copy_scalars_from;
+  using CoreTaskArgs::dump;
   using CoreTaskArgs::error_msg;
   using CoreTaskArgs::has_error;
   using CoreTaskArgs::launch_spec;

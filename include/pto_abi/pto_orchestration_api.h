@@ -54,20 +54,35 @@
 namespace pto_abi {
 
 inline thread_local pto::Orchestrator *t_orchestrator = nullptr;
+struct GraphState;  // the run's graph recordings (pto_graph.h)
+inline thread_local GraphState *t_graph = nullptr;
 
-// The orchestrator of the running orchestration; rebinds it on destruction (after a call that
-// may have waited on another thread).
+// The orchestrator of the running orchestration (and its graph recordings); rebinds both on
+// destruction (after a call that may have waited on another thread).
 class Bound {
  public:
-  Bound() : o_(t_orchestrator) {}
-  ~Bound() { t_orchestrator = o_; }
+  Bound() : o_(t_orchestrator), g_(t_graph) {}
+  ~Bound() {
+    t_orchestrator = o_;
+    t_graph = g_;
+  }
   Bound(const Bound &) = delete;
   Bound &operator=(const Bound &) = delete;
   pto::Orchestrator *get() const { return o_; }
 
  private:
   pto::Orchestrator *o_;
+  GraphState *g_;
 };
+
+// Graph recording (defined in pto_graph.h): whether one is in progress on this thread, noting a
+// submitted task in it, and marking it unreplayable.
+inline bool graph_recording_active();
+inline void graph_taint(const char *why);
+constexpr int kDummyTask = -2;  // submit's core for rt_submit_dummy_task
+inline void graph_note(int core, int32_t func_id, const CoreTaskArgs &args, const int32_t *mixed,
+                       const TaskOutputTensors &out);
+
 
 inline pto::Orchestrator &orchestrator() {
   return *t_orchestrator;
@@ -173,8 +188,6 @@ inline bool resolve_predicate(pto::Orchestrator &o, const CoreTaskPredicate &p, 
   return true;
 }
 
-constexpr int kDummyTask = -2;  // submit's core for rt_submit_dummy_task
-
 // The submit behind rt_submit_task and friends: core_type AIC / AIV (kernel func_id), MIX (one
 // kernel per core in `mixed`), kDummyTask (a dependency-only task), or -1 for "outputs only"
 // (alloc_tensors: allocate, submit nothing).
@@ -253,6 +266,7 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
     out.set_task_id(PTO2TaskId::make(0, static_cast<uint32_t>(id)));
   }
   for (uint32_t k = 0; k < num_created; ++k) out.materialize_output(descriptor_of(a[created[k]].view, id));
+  if (graph_recording_active()) graph_note(core, func_id, args, mixed, out);
   return out;
 }
 
@@ -308,6 +322,7 @@ inline TaskOutputTensors alloc_tensors(const CIs &...cis) {
 }
 
 inline void rt_scope_begin(PTO2ScopeMode mode = PTO2ScopeMode::AUTO) {
+  pto_abi::graph_taint("a scope inside the graph");
   pto_abi::Bound bound;
   bound.get()->scope_begin(mode == PTO2ScopeMode::MANUAL);
 }
@@ -359,6 +374,7 @@ inline void spin_wait_hint() {
 // memory keep running). T = uint64_t returns the raw bits zero-extended.
 template <typename T = uint64_t>
 inline T get_tensor_data(const ChipTensor &tensor, uint32_t ndims, const uint32_t indices[]) {
+  pto_abi::graph_taint("get_tensor_data inside the graph");
   pto_abi::Bound bound;
   pto::Orchestrator &o = *bound.get();
   pto::TensorView v;
@@ -375,6 +391,7 @@ inline T get_tensor_data(const ChipTensor &tensor, uint32_t ndims, const uint32_
 // Writes one element once every task reading or writing the tensor has finished.
 template <typename T = uint64_t>
 inline void set_tensor_data(const ChipTensor &tensor, uint32_t ndims, const uint32_t indices[], T value) {
+  pto_abi::graph_taint("set_tensor_data inside the graph");
   pto_abi::Bound bound;
   pto::Orchestrator &o = *bound.get();
   pto::TensorView v;
@@ -412,6 +429,8 @@ inline TaskOutputTensors pto2_rt_submit_task(const MixedKernels &mk, const CoreT
 
 // CoreTaskArgsWithDeps and its submit overloads (they use the calls above).
 #include "pto_arg_with_deps.h"
+// Graph record/replay: rt_submit_graph, GRAPH_KEY.
+#include "pto_graph.h"
 
 // ----- The entry the runtime calls -----
 
@@ -431,6 +450,8 @@ extern "C" PTO2OrchestrationConfig PTO_ORCHESTRATION_CONFIG(const ChipTaskArgs &
 extern "C" __attribute__((weak, visibility("default"))) void pto_device_orchestration_entry(
     pto::Orchestrator &o) {
   pto_abi::t_orchestrator = &o;
+  pto_abi::GraphState graphs;  // the run's recordings
+  pto_abi::t_graph = &graphs;
   std::vector<ChipTensor> tensors(o.num_tensors());
   std::vector<uint64_t> scalars(o.num_scalars());
   for (uint32_t i = 0; i < o.num_tensors(); ++i) tensors[i] = pto_abi::descriptor_of(o.tensor(i));
@@ -453,7 +474,11 @@ extern "C" __attribute__((weak, visibility("default"))) void pto_device_orchestr
   } else {
     PTO_ORCHESTRATION_ENTRY(args);
   }
+  if (graphs.replays > 0)
+    PTO_DEV_LOG(o.log(), PTO_LOG_INFO, "graphs: %zu recorded, %llu calls replayed", graphs.defs.size(),
+                static_cast<unsigned long long>(graphs.replays));
   pto_abi::t_orchestrator = nullptr;
+  pto_abi::t_graph = nullptr;
 }
 
 #endif  // PTO_ABI_PTO_ORCHESTRATION_API_H

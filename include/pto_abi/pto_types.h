@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -157,6 +158,16 @@ struct CoreTaskPredicate {
   int64_t target{0};
 };
 
+// args.tensor(i): a tensor argument, as .ref().
+class ChipTensorRef {
+ public:
+  explicit ChipTensorRef(const ChipTensor *t) : t_(t) {}
+  const ChipTensor &ref() const { return *t_; }
+
+ private:
+  const ChipTensor *t_;
+};
+
 // The arguments of one task: tensors (each with its access mode), then scalars, plus explicit
 // dependencies and launch parameters. Errors (too many arguments, null dependencies) are kept
 // in has_error / error_msg and reported by the submit.
@@ -188,28 +199,35 @@ struct Arg {
   void add_no_dep(Ts &&...ts) {
     add_tensors(TensorArgType::NO_DEP, std::forward<Ts>(ts)...);
   }
+  // Each value's address is kept too when it is a variable (an lvalue): a graph's recording
+  // (pto_graph.h) tells a boundary scalar forwarded as args.scalar(i) from a fixed value by it.
   template <typename... Ts>
   void add_scalar(Ts &&...vs) {
     static_assert(sizeof...(Ts) >= 1, "add_scalar: at least one value");
     static_assert((is_supported_scalar_arg_v<Ts> && ...), "add_scalar: arithmetic or enum values only");
-    if (scalar_count_ + sizeof...(Ts) > MaxS) return set_error("add_scalar: more than 16 scalar arguments");
-    ((scalars_[scalar_count_++] = to_u64(vs)), ...);
+    if (scalar_count_ + sizeof...(Ts) > MaxS) return set_error(too_many_scalars());
+    (add_scalar_one(std::forward<Ts>(vs)), ...);
   }
   void add_scalars(const uint64_t *values, int count) {
-    if (count < 0 || scalar_count_ + static_cast<size_t>(count) > MaxS)
-      return set_error("add_scalars: more than 16 scalar arguments");
-    for (int i = 0; i < count; ++i) scalars_[scalar_count_++] = values[i];
+    if (count < 0 || scalar_count_ + static_cast<size_t>(count) > MaxS) return set_error(too_many_scalars());
+    for (int i = 0; i < count; ++i) {
+      sources_[scalar_count_] = &values[i];
+      scalars_[scalar_count_++] = values[i];
+    }
   }
   // Each int32 zero-extended into its 64-bit slot (-1 becomes 0xFFFFFFFF).
   void add_scalars_i32(const int32_t *values, int count) {
-    if (count < 0 || scalar_count_ + static_cast<size_t>(count) > MaxS)
-      return set_error("add_scalars_i32: more than 16 scalar arguments");
-    for (int i = 0; i < count; ++i) scalars_[scalar_count_++] = static_cast<uint32_t>(values[i]);
+    if (count < 0 || scalar_count_ + static_cast<size_t>(count) > MaxS) return set_error(too_many_scalars());
+    for (int i = 0; i < count; ++i) {
+      sources_[scalar_count_] = nullptr;
+      scalars_[scalar_count_++] = static_cast<uint32_t>(values[i]);
+    }
   }
-  void copy_scalars_from(const Arg &src, int src_offset, int count) {
-    if (src_offset < 0 || count < 0 || static_cast<size_t>(src_offset + count) > src.scalar_count_)
+  template <size_t SrcT, size_t SrcS>
+  void copy_scalars_from(const Arg<SrcT, SrcS> &src, int src_offset, int count) {
+    if (src_offset < 0 || count < 0 || src_offset + count > src.scalar_count())
       return set_error("copy_scalars_from: the source range is outside the source's scalars");
-    add_scalars(src.scalars_ + src_offset, count);
+    add_scalars(src.scalar_data() + src_offset, count);
   }
   // Orders the task after these tasks, besides what its views infer. At most once per Arg
   // (count 0 clears); the array must outlive the submit.
@@ -242,7 +260,27 @@ struct Arg {
   }
   int32_t task_timing_slot() const { return timing_slot_; }
 
+  // The reference's args-dump markers: dump() marks every argument added so far, dump(x, ...)
+  // the tensor (an input/inout/output ChipTensor, or an output's TensorCreateInfo) or scalar
+  // variable given, found by address as the reference finds it; one that is not an argument of
+  // this object is an error at submit. The marks are kept (dump_marked_tensor/scalar); which
+  // tasks this runtime dumps is chosen by the run's dump options (enable_dump_tensor,
+  // dump_kernel, ...), not by the marks.
+  void dump() {
+    if (tensor_count_ == 0 && scalar_count_ == 0) return set_error("dump: no arguments added to this Arg");
+    for (size_t i = 0; i < tensor_count_; ++i) dump_t_[i] = true;
+    for (size_t i = 0; i < scalar_count_; ++i) dump_s_[i] = true;
+  }
+  template <typename... Ts>
+  void dump(const Ts &...xs) {
+    (dump_one(xs), ...);
+  }
+  bool dump_marked_tensor(int32_t i) const { return dump_t_[i]; }
+  bool dump_marked_scalar(int32_t i) const { return dump_s_[i]; }
+
   void clear() {
+    for (size_t i = 0; i < MaxT; ++i) dump_t_[i] = false;
+    for (size_t i = 0; i < MaxS; ++i) dump_s_[i] = false;
     tensor_count_ = scalar_count_ = 0;
     deps_ = nullptr;
     dep_count_ = 0;
@@ -264,8 +302,13 @@ struct Arg {
 
   int32_t tensor_count() const { return static_cast<int32_t>(tensor_count_); }
   int32_t scalar_count() const { return static_cast<int32_t>(scalar_count_); }
-  uint64_t scalar(int32_t i) const { return scalars_[i]; }
+  const uint64_t &scalar(int32_t i) const { return scalars_[i]; }
   const uint64_t *scalar_data() const { return scalars_; }
+  // The variable the i-th scalar was added from (add_scalar of an lvalue, add_scalars,
+  // copy_scalars_from), or null.
+  const void *scalar_source(int32_t i) const { return sources_[i]; }
+  // The i-th tensor as the entry's arguments give it: tensor(i).ref() (a ChipTensor argument).
+  ChipTensorRef tensor(int32_t i) const { return ChipTensorRef(static_cast<const ChipTensor *>(refs_[i])); }
   TensorArgType tag(int32_t i) const { return tags_[i]; }
   // The i-th tensor: a ChipTensor, or (is_create_info) a TensorCreateInfo.
   bool is_create_info(int32_t i) const { return create_[i]; }
@@ -294,14 +337,54 @@ struct Arg {
     static_assert((std::is_lvalue_reference_v<Ts> && ...),
                   "pass named tensors: the args keep a pointer to each until the submit");
     if (scalar_count_ > 0) return set_error("a tensor added after a scalar: add every tensor first");
-    if (tensor_count_ + sizeof...(Ts) > MaxT) return set_error("more than 32 tensor arguments");
+    if (tensor_count_ + sizeof...(Ts) > MaxT) return set_error(too_many_tensors());
     (add_one(tag, ts), ...);
+  }
+  template <typename T>
+  void dump_one(const T &x) {
+    if constexpr (std::is_same_v<T, ChipTensor> || std::is_same_v<T, TensorCreateInfo>) {
+      const bool create = std::is_same_v<T, TensorCreateInfo>;
+      for (size_t i = 0; i < tensor_count_; ++i) {
+        if (refs_[i] == &x && create_[i] == create) {
+          dump_t_[i] = true;
+          return;
+        }
+      }
+      set_error(create ? "dump: TensorCreateInfo is not an argument of this Arg"
+                       : "dump: tensor is not an argument of this Arg");
+    } else {
+      static_assert(is_supported_scalar_arg_v<T>, "dump: tensors, create-infos or scalar variables");
+      for (size_t i = 0; i < scalar_count_; ++i) {
+        if (sources_[i] == &x) {
+          dump_s_[i] = true;
+          return;
+        }
+      }
+      set_error("dump: scalar is not an argument of this Arg (pass the variable that was added)");
+    }
+  }
+  template <typename T>
+  void add_scalar_one(T &&v) {
+    sources_[scalar_count_] = std::is_lvalue_reference_v<T> ? static_cast<const void *>(&v) : nullptr;
+    scalars_[scalar_count_++] = to_u64(v);
+  }
+  // The overflow messages, with this instantiation's room (built once, kept for error_msg).
+  static const char *too_many_scalars() {
+    static const std::string msg = "more than " + std::to_string(MaxS) + " scalar arguments";
+    return msg.c_str();
+  }
+  static const char *too_many_tensors() {
+    static const std::string msg = "more than " + std::to_string(MaxT) + " tensor arguments";
+    return msg.c_str();
   }
 
   const void *refs_[MaxT] = {};
   bool create_[MaxT] = {};
   TensorArgType tags_[MaxT] = {};
   uint64_t scalars_[MaxS] = {};
+  const void *sources_[MaxS] = {};
+  bool dump_t_[MaxT] = {};
+  bool dump_s_[MaxS] = {};
   size_t tensor_count_ = 0, scalar_count_ = 0;
   const PTO2TaskId *deps_ = nullptr;
   uint32_t dep_count_ = 0;
@@ -312,18 +395,17 @@ struct Arg {
 
 using CoreTaskArgs = Arg<MAX_TENSOR_ARGS, MAX_SCALAR_ARGS>;
 
+// A graph's boundary (rt_submit_graph, pto_graph.h): the same arguments object, with the
+// reference's room.
+inline constexpr uint32_t GRAPH_MAX_TENSOR_ARGS = 128;
+inline constexpr uint32_t GRAPH_MAX_SCALAR_ARGS = 64;
+using GraphTaskArgs = Arg<GRAPH_MAX_TENSOR_ARGS, GRAPH_MAX_SCALAR_ARGS>;
+
 // The run's arguments as the orchestration entry sees them: tensor(i).ref() is the i-th run
 // tensor's descriptor (its data is readable through data_as<T>()), scalar(i) the i-th scalar.
 class ChipTaskArgs {
  public:
-  class TensorRef {
-   public:
-    explicit TensorRef(const ChipTensor *t) : t_(t) {}
-    const ChipTensor &ref() const { return *t_; }
-
-   private:
-    const ChipTensor *t_;
-  };
+  using TensorRef = ChipTensorRef;
   ChipTaskArgs(const ChipTensor *tensors, int32_t num_tensors, const uint64_t *scalars, int32_t num_scalars)
       : tensors_(tensors), scalars_(scalars), num_tensors_(num_tensors), num_scalars_(num_scalars) {}
   TensorRef tensor(int32_t i) const { return TensorRef(&tensors_[i]); }

@@ -91,4 +91,50 @@ pto::ChipCallable basic_callable(const std::string &platform) {
   return c;
 }
 
+// Descriptor-ABI kernels, plain C++ (no PTO-ISA): enough to check what the API layer hands over.
+// 0: out = a + b over n (n from out's shape).
+const char *const kDescAdd = R"(
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
+  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
+  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] + y[i];
+}
+)";
+// 1: out = in + scalar (a float in args[2]), n from args[3].
+const char *const kDescAddScalar = R"(
+#include <string.h>
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[1]);
+  float s;
+  const uint32_t bits = static_cast<uint32_t>(args[2]);
+  memcpy(&s, &bits, 4);
+  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  for (int64_t i = 0; i < args[3]; ++i) z[i] = x[i] + s;
+}
+)";
+// 2: out = a * b.
+const char *const kDescMul = R"(
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
+  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
+  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
+  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] * y[i];
+}
+)";
+// 3: sleeps args[1] ms, then writes args[2] into every int32 element of its tensor (a slow producer).
 }  // namespace pto_test

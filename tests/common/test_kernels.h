@@ -15,6 +15,10 @@ extern const char *const kSleepKernel;    // sleeps args[0] ms
 extern const char *const kFailKernel;     // calls pto::fail(args, 7)
 extern const char *const kAddKernel;      // the basic example's add (declares a signature)
 extern const char *const kRandomDagOrch;  // builds the graph described by an int64 "program" tensor
+// Descriptor-ABI kernels in plain C++ (float32, ChipTensor arguments), for the reference API's tests:
+extern const char *const kDescAdd;        // out = a + b (args: a, b, out)
+extern const char *const kDescAddScalar;  // out = in + s (args: in, out, float bits s, n)
+extern const char *const kDescMul;        // out = a * b (args: a, b, out)
 
 // The basic example's callable (kernels 0, 1, 2 from examples/basic), compiled once per process.
 pto::ChipCallable basic_callable(const std::string &platform = "a2a3sim");

@@ -13,52 +13,10 @@
 
 namespace {
 
-// Descriptor-ABI kernels, plain C++ (no PTO-ISA): enough to check what the API layer hands over.
-// 0: out = a + b over n (n from out's shape).
-const char *const kAdd = R"(
-#include "tensor.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
-  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
-  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
-  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] + y[i];
-}
-)";
-// 1: out = in + scalar (a float in args[2]), n from args[3].
-const char *const kAddScalar = R"(
-#include <string.h>
-#include "tensor.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[1]);
-  float s;
-  const uint32_t bits = static_cast<uint32_t>(args[2]);
-  memcpy(&s, &bits, 4);
-  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  for (int64_t i = 0; i < args[3]; ++i) z[i] = x[i] + s;
-}
-)";
-// 2: out = a * b.
-const char *const kMul = R"(
-#include "tensor.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
-  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
-  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
-  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] * y[i];
-}
-)";
-// 3: sleeps args[1] ms, then writes args[2] into every int32 element of its tensor (a slow producer).
+using pto_test::kDescAdd;
+using pto_test::kDescAddScalar;
+using pto_test::kDescMul;
+
 const char *const kSlowFill = R"(
 #include <time.h>
 #include "tensor.h"
@@ -81,9 +39,9 @@ class ReferenceApi : public ::testing::Test {
   pto::ChipCallable callable(const std::string &orch_source, const std::string &name) {
     pto::KernelCompiler kc("a2a3sim");
     pto::ChipCallable c(kc.compile_orchestration_source("tensormap_and_ringbuffer", orch_source, name));
-    c.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kAdd, "ref_add", PTO_CORE_AIV));
-    c.add_kernel(1, PTO_CORE_AIV, kc.compile_incore_source(kAddScalar, "ref_add_scalar", PTO_CORE_AIV));
-    c.add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(kMul, "ref_mul", PTO_CORE_AIV));
+    c.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kDescAdd, "ref_add", PTO_CORE_AIV));
+    c.add_kernel(1, PTO_CORE_AIV, kc.compile_incore_source(kDescAddScalar, "ref_add_scalar", PTO_CORE_AIV));
+    c.add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(kDescMul, "ref_mul", PTO_CORE_AIV));
     c.add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSlowFill, "ref_slow_fill", PTO_CORE_AIV));
     return c;
   }
@@ -354,6 +312,20 @@ TEST_F(ReferenceApi, UnsupportedAndInvalidUsesAreTypedErrorsAndTheWorkerStaysUsa
        "CoreTaskArgs t; t.add_scalar(1); t.add_input(a); rt_submit_aiv_task(0, t);",
        PTO_INVALID_ARGUMENT,
        {"tensor added after a scalar"}},
+      {"dump_not_an_argument",
+       "float s = 1.0f, other = 2.0f; CoreTaskArgs t; t.add_input(a, b); t.add_output(f); t.add_scalar(s); "
+       "t.dump(a, s); t.dump(other); rt_submit_aiv_task(0, t);",
+       PTO_INVALID_ARGUMENT,
+       {"dump: scalar is not an argument of this Arg"}},
+      {"dump_nothing",
+       "CoreTaskArgs t; t.dump(); t.add_input(a, b); t.add_output(f); rt_submit_aiv_task(0, t);",
+       PTO_INVALID_ARGUMENT,
+       {"dump: no arguments added to this Arg"}},
+      {"graph_with_bad_boundary",
+       "GraphTaskArgs g; g.add_scalar(1); g.add_input(a); "
+       "rt_submit_graph(+[](const GraphTaskArgs &) {}, g);",
+       PTO_INVALID_ARGUMENT,
+       {"rt_submit_graph: invalid graph arguments", "tensor added after a scalar"}},
       {"fatal",
        "rt_report_fatal(PTO2_ERROR_EXPLICIT_ORCH_FATAL, \"giving up at %d\", 42);",
        PTO_ORCHESTRATION_FAILED,

@@ -126,8 +126,6 @@ def not_supported(feature: str, detail: str) -> NotSupportedError:
 _FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p, re.I), name)
     for p, name in [
-        # Before SPMD: a graph-replay program's file names often say "spmd" too.
-        (r"GraphTaskArgs|graph record|rt_graph|replay", "graph record/replay"),
         (r"set_block_num|set_core_num|set_require_sync_start|SPMD", "SPMD launch"),
         (r"rt_submit_dummy_task|dependency-only", "dependency-only tasks"),
         (r"MIX cluster tasks", "MIX tasks in host_build_graph"),
@@ -139,6 +137,7 @@ _FEATURES: list[tuple[re.Pattern[str], str]] = [
             r"comm(unication)? domain|CommDomain|allocate_domain|pto/comm|platform_comm",
             "communication domains",
         ),
+        (r"GraphTaskArgs|graph record|rt_graph_|rt_submit_graph", "graph record/replay"),
         (r"reference module|reference-internal API", "the reference's internal Python API"),
     ]
 ]
