@@ -35,6 +35,8 @@ TIMED = ["pto_hbg_timed", "pto_tmr_timed"]
 ALL_RUNTIMES = RUNTIMES + SEEDED + TIMED
 PTO_RUNTIMES = set(PTO_VARIANTS)
 ALWAYS_BUILT = {"serial"} | PTO_RUNTIMES  # the others depend on installed libraries
+# The spmd workload's peers: no StarPU version.
+SPMD_RUNTIMES = [r for r in RUNTIMES if r != "starpu"]
 METG_GRAINS = [2**k for k in range(4, 19)]  # busy rounds: about 30 ns .. 450 us per task here
 
 
@@ -63,6 +65,15 @@ def full_plan() -> list[Experiment]:
         ("nearest", "nearest w4 r5", ["--width", "4", "--steps", "5000", "--radix", "5"]),
     ]:
         e.append(Experiment("empty", wl, cfg, args, [0], runtimes=RUNTIMES + SEEDED))
+    # SPMD: 1,000 tasks of 24 blocks (and 500 sync-start tasks of 48) in a chain, ns per block,
+    # beside the chain's ns per single-block task; the peers run each step as a parallel loop.
+    for cfg, args in [
+        ("spmd 24 blocks", ["--width", "24", "--steps", "1000"]),
+        ("spmd 48 sync-start", ["--width", "48", "--steps", "500", "--sync-start"]),
+    ]:
+        e.append(
+            Experiment("empty", "spmd", cfg, args, [0], block_dims=[24], runtimes=SPMD_RUNTIMES)
+        )
     # METG(50%): grain sweeps, Task Bench style (fixed steps, grain varied).
     for wl, cfg, args in [
         ("independent", "trivial w4", ["--width", "4", "--steps", "100"]),
@@ -138,6 +149,23 @@ def smoke_plan() -> list[Experiment]:
             [16, 256],
         ),
         Experiment("fixed", "fanout_fanin", "5 tasks", ["--width", "3", "--steps", "1"], [0]),
+        Experiment(
+            "empty",
+            "spmd",
+            "spmd 4 blocks",
+            ["--width", "4", "--steps", "10"],
+            [0, 64],
+            runtimes=SPMD_RUNTIMES,
+        ),
+        Experiment(
+            "empty",
+            "spmd",
+            "spmd 4 sync-start",
+            ["--width", "4", "--steps", "10", "--sync-start"],
+            [0, 64],
+            block_dims=[2],
+            runtimes=SPMD_RUNTIMES,
+        ),
         Experiment(
             "blockdim",
             "independent",
