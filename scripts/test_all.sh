@@ -35,31 +35,6 @@ echo() {
 # ASan+UBSan, the concurrent ones under TSan. The plain dev build (-O2, warnings as errors)
 # builds and runs them all only when the sanitizers are skipped; otherwise it builds the
 # runtimes, examples and benchmarks and just the test programs it runs (PTO_TESTS_ON_DEMAND).
-# Builds that run in the background at the lowest CPU priority while tests run in the
-# foreground: a sanitizer run's tests leave a CPU idle much of the time (timeouts under test,
-# MPI ranks and sleeping kernels waiting), and nice 19 gives a background compile almost nothing
-# while the tests want both CPUs. `background NAME CMD...` starts one (its output in
-# build/NAME.log); `finish NAME` waits for it and, if it failed, prints its log and stops. The
-# foreground build that follows each one does what it left (nothing, usually).
-background() {
-  local name=$1
-  shift
-  mkdir -p build
-  nice -n 19 "$@" >"build/$name.log" 2>&1 &
-  eval "bg_$name=$!"
-}
-# A failing step stops the script (set -e); its background builds stop with it.
-trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
-finish() {
-  local pid
-  eval "pid=\$bg_$1"
-  if ! wait "$pid"; then
-    tail -n 60 "build/$1.log" >&2
-    builtin echo "error: the background step $1 failed; its log is build/$1.log" >&2
-    exit 1
-  fi
-}
-
 # threads_run PRESET: the thread-per-core sim (PTO_SIM_EXEC=threads), kept for comparison. Only
 # the tests that run device code: compilers, host-side units, L3/L4 and seeded or timed runs
 # (which never use the thread-per-core path) do the same thing under either executor.
@@ -102,23 +77,14 @@ if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== C++ under tsan"
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j "$jobs"
-  background asan_build bash -c "cmake --preset asan >/dev/null && cmake --build --preset asan -j $jobs"
   # Not under TSan what runs one thread (the tensor map's brute-force comparisons) or only
   # compilers (KernelCompiler, the installed package's consumer build): ASan's run covers them.
   ctest --preset tsan -E '^TensorMap\.MatchesBruteForce|^KernelCompiler|^package\.'
-  finish asan_build
   echo "== C++ under asan (every test)"
+  cmake --preset asan >/dev/null
   cmake --build --preset asan -j "$jobs"
-  # Meanwhile the fuzz targets' build and the Python package (scripts/fuzz.sh and the steps
-  # after it find them built).
-  if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
-    background fuzz_build bash -c "cmake --preset fuzz >/dev/null && cmake --build --preset fuzz -j $jobs"
-  fi
-  background package scripts/install_package.sh "[test]"
   ctest --preset asan
   threads_run asan
-  [ "${PTO_SKIP_FUZZ:-0}" != 1 ] && finish fuzz_build
-  finish package
 fi
 
 if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
