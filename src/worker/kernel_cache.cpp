@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -203,12 +204,24 @@ bool is_cache_file(const std::string &name) {
   }
   // The tile compiler probe's memo (tile_toolchain.cpp).
   if (name.size() == 27 && name.compare(0, 11, "tile-probe-") == 0 && hex16_at(11)) return true;
+  // Precompiled PTO-ISA headers (tile_pch.cpp): "pch-<hash>" with .h, .pch or .lock.
+  if (name.compare(0, 4, "pch-") == 0 && hex16_at(4) &&
+      (name.compare(20, std::string::npos, ".h") == 0 || name.compare(20, std::string::npos, ".pch") == 0 ||
+       name.compare(20, std::string::npos, ".lock") == 0)) {
+    return true;
+  }
   for (const char *suffix : {".so", ".cpp", ".deps", ".lock"}) {
     if (!ends_with(suffix)) continue;
     const std::string::size_type end = name.size() - strlen(suffix);
     if (end >= 17 && name[end - 17] == '-' && hex16_at(end - 16)) return true;
   }
   return false;
+}
+
+std::string unique_temp_name(const std::string &stem) {
+  static std::atomic<uint64_t> counter{0};
+  return "." + stem + "." + std::to_string(static_cast<long>(getpid())) + "." +
+         std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
 }
 
 EntryLock::EntryLock(const std::string &path, double max_wait_s) {

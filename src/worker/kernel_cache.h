@@ -58,6 +58,15 @@ bool is_cache_file(const std::string &name);
 // an economy: the cache protocol is safe without it, so a lock that cannot be had (a read-only
 // or NFS directory, a holder stuck for longer than `max_wait_s`) means compiling anyway, and a
 // process that dies holding it releases it (flock(2)). Released by the destructor.
+// How long a compile waits for another process's compile of the same entry before doing it
+// itself: far more than any compile takes.
+constexpr double kEntryLockWaitSeconds = 600;
+
+// A name for a temporary beside `stem`'s files, unique per process and per call, so that
+// concurrent writers never share one: ".<stem>.<pid>.<n>". is_cache_file() knows it once
+// ".tmp" is appended.
+std::string unique_temp_name(const std::string &stem);
+
 class EntryLock {
  public:
   EntryLock(const std::string &path, double max_wait_s);

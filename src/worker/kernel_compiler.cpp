@@ -12,7 +12,8 @@
 // cannot be seen this way; that is the one change a rebuild does not notice, as with make.
 // What runs the compiler for each kind of compile is compile_command.cpp; the tile toolchain
 // probe, the cache's helpers, child processes, parallel batches and cost-model twins' extras
-// each have a file of their own beside it too.
+// each have a file of their own beside it too, and so do the precompiled PTO-ISA headers tile
+// kernels share (tile_pch.h).
 // Every file is written as a uniquely named temporary and rename()d into place: a reader sees
 // no file or a complete one, and racing writers of one name write identical content. A
 // .deps replaced by a racing compile is still a true list for that stem, because the list can
@@ -27,7 +28,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -43,6 +43,7 @@
 #include "worker/kernel_cache.h"
 #include "worker/paths.h"
 #include "worker/process.h"
+#include "worker/tile_pch.h"
 #include "worker/tile_toolchain.h"
 
 namespace pto {
@@ -70,8 +71,6 @@ using worker::write_file;
 
 // Bump when the layout of the cache key or of the flags changes meaning.
 constexpr const char *kCacheFormat = "pto-kernel-cache-v3";
-// How long a compile waits for another one of the same entry before compiling it itself.
-constexpr double kEntryLockWaitSeconds = 600;
 
 // A file-name-safe stem: the name appears in the cache and in `ls`, so keep it readable.
 std::string sanitized(const std::string &name) {
@@ -466,16 +465,14 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
   // workers starting together). The wait is bounded by far more than any compile takes.
   std::unique_ptr<worker::EntryLock> lock;
   if (reuse) {
-    lock = std::make_unique<worker::EntryLock>(worker::join_path(dir, stem + ".lock"), kEntryLockWaitSeconds);
+    lock = std::make_unique<worker::EntryLock>(worker::join_path(dir, stem + ".lock"),
+                                               worker::kEntryLockWaitSeconds);
     // Again, whether or not it had to wait: the holder may have finished between our look-up
     // and the lock.
     if (lock->held() && look_up()) return built;
   }
 
-  // Unique per process and per call, so concurrent compiles never share a temporary.
-  static std::atomic<uint64_t> counter{0};
-  const std::string unique = "." + stem + "." + std::to_string(static_cast<long>(getpid())) + "." +
-                             std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+  const std::string unique = worker::unique_temp_name(stem);
   auto put = [&](const std::string &path, const std::string &text) {
     const std::string tmp = worker::join_path(dir, unique + "." + path.substr(path.rfind('.') + 1) + ".tmp");
     if (const int err = write_file(tmp, text)) {
@@ -495,11 +492,26 @@ KernelCompiler::Built KernelCompiler::compile(const Job &job) const {
 
   const std::string so_tmp = worker::join_path(dir, unique + ".so.tmp");
   const std::string dep_tmp = worker::join_path(dir, unique + ".d.tmp");
-  std::vector<std::string> argv = cmd.cxx;
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-MMD", "-MF", dep_tmp, "-MT", "pto-binary", "-o", so_tmp, cpp_path});
-  argv.insert(argv.end(), cmd.link.begin(), cmd.link.end());
-  const ProcessResult r = run_process(argv);
+  auto command = [&](const std::string &pch) {
+    std::vector<std::string> argv = cmd.cxx;
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    if (!pch.empty()) argv.insert(argv.end(), {"-include-pch", pch});
+    argv.insert(argv.end(), {"-MMD", "-MF", dep_tmp, "-MT", "pto-binary", "-o", so_tmp, cpp_path});
+    argv.insert(argv.end(), cmd.link.begin(), cmd.link.end());
+    return argv;
+  };
+  // PTO-ISA's headers precompiled for these flags, shared with every kernel that begins as
+  // this one does (tile_pch.h). Refused by clang (a PTO-ISA header changed since): once more
+  // without, and the next compile builds it again.
+  const std::string pch =
+      job.tile && reuse ? worker::tile_pch(cmd, flags, worker::tile_pch_prefix(source), dir) : std::string();
+  std::vector<std::string> argv = command(pch);
+  ProcessResult r = run_process(argv);
+  if (!r.ok() && !pch.empty() && worker::is_pch_refusal(r.output)) {
+    worker::drop_tile_pch(pch);
+    argv = command("");
+    r = run_process(argv);
+  }
   std::string depfile;
   const bool have_deps = read_file(dep_tmp, &depfile);
   unlink(dep_tmp.c_str());

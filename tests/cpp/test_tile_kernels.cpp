@@ -6,7 +6,9 @@
 // overrides the guess; a missing pto-isa or C++23 compiler is MISSING_DEPENDENCY and a wrong
 // pto-isa root INVALID_ARGUMENT, each naming what is missing; PTO-ISA's bfloat16_t is real
 // bfloat16 in a kernel the runtime runs; compile_incore_many returns paths in input order,
-// prints progress and names every kernel that failed.
+// prints progress and names every kernel that failed; kernels that begin alike share one
+// precompiled PTO-ISA header, which changes no binary's behaviour and is rebuilt when clang
+// refuses it.
 //
 // Tests that need clang++-19 (or PTO_TILE_CXX) and a pto-isa checkout (PTO_ISA_ROOT, else the
 // pinned copy in ../shared/third_party/pto-isa) skip saying what is missing; with
@@ -34,6 +36,7 @@
 #include "pto/chip_worker.h"
 #include "pto/error.h"
 #include "pto/kernel_compiler.h"
+#include "worker/tile_pch.h"
 
 namespace {
 
@@ -309,6 +312,105 @@ TEST_F(TileKernelTest, TileKernelIsBuiltByTheTileCompilerWithItsCoreTypeAndScala
   EXPECT_TRUE(contains(scalar, "-std=c++17")) << scalar;
   EXPECT_TRUE(contains(scalar, "/pto_abi")) << scalar;
   EXPECT_FALSE(contains(scalar, "__CPU_SIM")) << scalar;
+}
+
+// --- precompiled PTO-ISA headers (src/worker/tile_pch.h) -------------------------------------
+
+TEST(TilePch, OnlyPrefixesThatReadTheSameTwiceQualify) {
+  using pto::worker::tile_pch_prefix;
+  const std::string isa = "#include <pto/pto-inst.hpp>\n";
+  // What the header holds: the directives, without comments, ending with the PTO-ISA include.
+  EXPECT_EQ(tile_pch_prefix("#line 1 \"k.cpp\"\n// a kernel\n#include <cstdint>  // why\n\n" + isa +
+                            "#include \"mine.h\"\nint x;\n"),
+            "#include <cstdint>\n" + isa);
+  EXPECT_EQ(
+      tile_pch_prefix("/* licence\n   text */\n#pragma once\n#ifndef __gm__\n#define __gm__\n#endif\n"
+                      "#ifndef __aicore__\n#define __aicore__ [aicore]\n#endif\n# include <cstdint>\n" +
+                      isa),
+      "#ifndef __gm__\n#define __gm__\n#endif\n#ifndef __aicore__\n#define __aicore__ [aicore]\n#endif\n"
+      "# include <cstdint>\n" +
+          isa);
+  for (const std::string &no : {
+           std::string("#include \"local.h\"\n") + isa,          // a quoted include: another directory
+           std::string("#define X 1\n") + isa,                   // may change what PTO-ISA compiles to
+           std::string("#ifdef M\n#undef M\n#endif\n") + isa,    // reads differently the second time
+           std::string("#ifndef A\n#define B\n#endif\n") + isa,  // not the guard idiom
+           std::string("#ifndef A\n#define A\n") + isa,          // guard still open
+           std::string("int before;\n") + isa,                   // code
+           std::string("#include <cstdint> /* mid */\n") + isa,  // a comment we do not parse
+           std::string("#include <cstdint>\n#include <pto/common/type.hpp>\n"),  // no pto-inst.hpp
+           std::string("#line 1 \"a\"\n#line 2 \"b\"\n") + isa,  // only the compiler's own #line
+       }) {
+    EXPECT_EQ(tile_pch_prefix(no), "") << no;
+  }
+}
+
+TEST_F(TileKernelTest, KernelsThatBeginAlikeShareOnePrecompiledHeaderAndRunTheSame) {
+  REQUIRE_TILE_TOOLCHAIN();
+  ScopedEnv isa("PTO_ISA_ROOT", isa_root().c_str());
+  const std::string cache = root_ + "/cache";
+  ScopedEnv dir("PTO_CACHE_DIR", cache.c_str());
+  const std::string real = pto::KernelCompiler("a2a3sim").tile_compiler();
+  if (!contains(real, "clang"))
+    GTEST_SKIP() << "precompiled headers are clang's; the tile compiler is " << real;
+  const std::string log = root_ + "/tile.log";
+  ScopedEnv tile_cxx("PTO_TILE_CXX", logging_compiler("tile-cxx", real, log).c_str());
+  const pto::KernelCompiler kc = compiler();
+  auto pch_files = [&] {
+    std::vector<std::string> out;
+    for (const auto &e : fs::directory_iterator(cache))
+      if (e.path().extension() == ".pch") out.push_back(e.path().string());
+    return out;
+  };
+  auto compiles_with_pch = [&] {
+    int n = 0;
+    std::istringstream in(read(log));
+    for (std::string line; std::getline(in, line);) n += contains(line, "-include-pch") ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(call_kernel(kc.compile_incore_source(kTinyTileKernel, "twice", PTO_CORE_AIV), 21), 42);
+  const std::string src3 =
+      std::string(kTinyTileKernel).replace(std::string(kTinyTileKernel).find("* 2"), 3, "* 3");
+  EXPECT_EQ(call_kernel(kc.compile_incore_source(src3, "thrice", PTO_CORE_AIV), 5), 15);
+  ASSERT_EQ(pch_files().size(), 1u) << "one header for one flag set and one beginning";
+  EXPECT_EQ(compiles_with_pch(), 2) << read(log);
+  // Another core type is another flag set: its own header.
+  EXPECT_EQ(call_kernel(kc.compile_incore_source(kTinyTileKernel, "twice", PTO_CORE_AIC), 4), 8);
+  EXPECT_EQ(pch_files().size(), 2u);
+  // The way out.
+  {
+    ScopedEnv off("PTO_TILE_PCH", "0");
+    EXPECT_EQ(call_kernel(kc.compile_incore_source(src3 + "\n", "thrice_off", PTO_CORE_AIV), 5), 15);
+    EXPECT_EQ(compiles_with_pch(), 3) << "PTO_TILE_PCH=0 must compile without";
+  }
+  // clear_cache() removes the headers too.
+  EXPECT_GE(kc.clear_cache(), 2u);
+  EXPECT_TRUE(pch_files().empty());
+}
+
+TEST_F(TileKernelTest, APrecompiledHeaderClangRefusesIsRebuiltAndTheKernelStillCompiles) {
+  REQUIRE_TILE_TOOLCHAIN();
+  ScopedEnv isa("PTO_ISA_ROOT", isa_root().c_str());
+  const std::string cache = root_ + "/cache";
+  ScopedEnv dir("PTO_CACHE_DIR", cache.c_str());
+  const std::string real = pto::KernelCompiler("a2a3sim").tile_compiler();
+  if (!contains(real, "clang"))
+    GTEST_SKIP() << "precompiled headers are clang's; the tile compiler is " << real;
+  const pto::KernelCompiler kc = compiler();
+  EXPECT_EQ(call_kernel(kc.compile_incore_source(kTinyTileKernel, "first", PTO_CORE_AIV), 1), 2);
+  std::string pch;
+  for (const auto &e : fs::directory_iterator(cache))
+    if (e.path().extension() == ".pch") pch = e.path().string();
+  ASSERT_FALSE(pch.empty());
+  const auto good_size = fs::file_size(pch);
+  std::ofstream(pch, std::ios::trunc) << "not a precompiled header";  // as a stale one is refused
+  const std::string other = std::string(kTinyTileKernel) + "// another kernel\n";
+  EXPECT_EQ(call_kernel(kc.compile_incore_source(other, "second", PTO_CORE_AIV), 4), 8);
+  EXPECT_FALSE(fs::exists(pch)) << "the refused header is dropped";
+  const std::string third = std::string(kTinyTileKernel) + "// a third kernel\n";
+  EXPECT_EQ(call_kernel(kc.compile_incore_source(third, "third", PTO_CORE_AIV), 5), 10);
+  ASSERT_TRUE(fs::exists(pch)) << "and built again by the next compile";
+  EXPECT_EQ(fs::file_size(pch), good_size);
 }
 
 TEST_F(TileKernelTest, KernelCflagsAreNotAppliedToTileKernelsButTileKernelCflagsAre) {
