@@ -3,8 +3,8 @@
 # needed and runs them (docs/fuzzing.md).
 # Usage: scripts/fuzz.sh TARGET SECONDS | scripts/fuzz.sh all SECONDS
 #   TARGET is one of: parsers, config, tmr, c_api, l3 (tests/fuzz/fuzz_TARGET.cpp), trace (the
-#   Python trace reader, tests/fuzz/fuzz_trace.py under atheris); `all` runs each in turn for
-#   SECONDS. A target reads its committed seed corpus tests/fuzz/corpus/TARGET/ and keeps what
+#   Python trace reader, tests/fuzz/fuzz_trace.py under atheris); `all` runs each for SECONDS,
+#   as many at once as CPUs. A target reads its committed seed corpus tests/fuzz/corpus/TARGET/ and keeps what
 #   it finds in build/fuzz/corpus/TARGET/ (the committed one is never written).
 #   Kernels and orchestrations the targets compile at run time are sanitized too
 #   (CXX=clang++-19, PTO_KERNEL_CFLAGS; set either to override).
@@ -66,9 +66,11 @@ export PTO_KERNEL_CFLAGS="${PTO_KERNEL_CFLAGS:--fsanitize=address,undefined -fno
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 mkdir -p "$build/logs" "$build/artifacts"
-failed=()
-for t in "${run[@]}"; do
-  envs=()
+# One target: runs it, then writes what to print into $build/logs/$t.summary and its exit status
+# into $build/logs/$t.rc. The targets run side by side, as many at once as CPUs (each is one process on
+# one CPU); the summaries are printed in order afterwards.
+fuzz_one() {
+  local t=$1 envs=() exe corpus log before rc=0 t0
   if is_python "$t"; then
     exe=("$python" "$root/tests/fuzz/fuzz_$t.py")
     # Where the target writes the files it reads back: inside the build tree, emptied per run.
@@ -81,31 +83,44 @@ for t in "${run[@]}"; do
   mkdir -p "$corpus"
   log=$build/logs/$t.log
   before=$(ls "$build/artifacts" | grep "^$t-" || true)
-  echo "== fuzz_$t: $seconds s (log: $log)"
   t0=$(date +%s)
-  rc=0
   env "${envs[@]}" "${exe[@]}" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$build/artifacts/$t-" "$corpus" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1 </dev/null || rc=$?
-  # The last status line: executions (#N), coverage (cov: edges, ft: features), corpus size.
-  grep -E '^#[0-9]+' "$log" | tail -n 1 || true
-  echo "   $(($(date +%s) - t0)) s, exit $rc"
-  if [ $rc -ne 0 ]; then
-    failed+=("$t")
-    grep -E 'ERROR: |runtime error:|fuzz oracle:|SUMMARY: |^[A-Za-z]*Error: ' "$log" | head -n 5 || true
-    for a in $(ls -t "$build/artifacts" | grep "^$t-"); do
-      if ! grep -qx "$a" <<<"$before"; then
-        echo "   reproducer: $build/artifacts/$a"
-        if is_python "$t"; then
-          echo "   rerun: ${exe[*]} $build/artifacts/$a"
-          echo "   (PTO_FUZZ_PRINT=1 prints the trace fuzz_trace made of it)"
-        else
-          echo "   rerun: CXX='$CXX' PTO_KERNEL_CFLAGS='$PTO_KERNEL_CFLAGS' ${exe[*]} $build/artifacts/$a"
-          echo "   (PTO_FUZZ_PRINT=1 prints the program fuzz_tmr / fuzz_config made of it)"
+  {
+    echo "== fuzz_$t: $seconds s (log: $log)"
+    # The last status line: executions (#N), coverage (cov: edges, ft: features), corpus size.
+    grep -E '^#[0-9]+' "$log" | tail -n 1 || true
+    echo "   $(($(date +%s) - t0)) s, exit $rc"
+    if [ $rc -ne 0 ]; then
+      grep -E 'ERROR: |runtime error:|fuzz oracle:|SUMMARY: |^[A-Za-z]*Error: ' "$log" | head -n 5 || true
+      for a in $(ls -t "$build/artifacts" | grep "^$t-"); do
+        if ! grep -qx "$a" <<<"$before"; then
+          echo "   reproducer: $build/artifacts/$a"
+          if is_python "$t"; then
+            echo "   rerun: ${exe[*]} $build/artifacts/$a"
+            echo "   (PTO_FUZZ_PRINT=1 prints the trace fuzz_trace made of it)"
+          else
+            echo "   rerun: CXX='$CXX' PTO_KERNEL_CFLAGS='$PTO_KERNEL_CFLAGS' ${exe[*]} $build/artifacts/$a"
+            echo "   (PTO_FUZZ_PRINT=1 prints the program fuzz_tmr / fuzz_config made of it)"
+          fi
+          break
         fi
-        break
-      fi
-    done
-  fi
+      done
+    fi
+  } >"$build/logs/$t.summary"
+  echo $rc >"$build/logs/$t.rc"
+}
+echo "== fuzzing ${run[*]}, $seconds s each, $(nproc) at a time"
+for t in "${run[@]}"; do
+  rm -f "$build/logs/$t.rc"
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in "${run[@]}"; do
+  cat "$build/logs/$t.summary"
+  [ "$(cat "$build/logs/$t.rc" 2>/dev/null)" = 0 ] || failed+=("$t")
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "== fuzz.sh: FAILED: ${failed[*]}" >&2
