@@ -6,33 +6,11 @@
 #include "workload.h"
 
 #ifdef PTO_BENCH_ORCHESTRATION
-#include "pto/host_graph.h"
-
-namespace {
-pto::Tensor cell(const pto::Tensor &cells, int64_t k) {
-  pto::Tensor t = cells;
-  t.addr += static_cast<uint64_t>(k) * sizeof(uint64_t);
-  t.nbytes = sizeof(uint64_t);
-  t.nelems = 1;
-  t.shape[0] = 1;
-  return t;
-}
-}  // namespace
+#include "grid_hbg.h"
 
 // Arguments: the cells tensor; scalars steps, grain.
 PTO_ORCHESTRATION(graph, args) {
-  const pto::Tensor cells = args.tensor(0);
-  const bench::GridShape g = bench::chain_shape(args.scalar(0));
-  const int64_t grain = args.scalar(1);
-  pto::TaskId prev = pto::kInvalidTask;
-  for (int64_t s = 0; s < g.steps; ++s) {
-    const pto::TaskArg a[4] = {pto::TaskArg::of(cell(cells, g.out_row(s))),
-                               pto::TaskArg::of_i64(static_cast<int64_t>(bench::salt_of(s, 0))),
-                               pto::TaskArg::of_i64(grain), pto::TaskArg::of(cell(cells, g.in_row(s)))};
-    const pto::TaskId t = graph.add_task(bench::kCellKernel, PTO_CORE_AIV, a);
-    if (prev != pto::kInvalidTask) graph.add_dependency(prev, t);
-    prev = t;
-  }
+  bench::add_grid_tasks(graph, args.tensor(0), bench::chain_shape(args.scalar(0)), args.scalar(1));
 }
 
 #else

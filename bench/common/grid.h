@@ -42,6 +42,7 @@ struct GridShape {
 }  // namespace bench
 
 #ifndef PTO_BENCH_ORCHESTRATION
+#include "harness.h"
 #include "host_kernels.h"
 
 namespace bench {
@@ -70,6 +71,18 @@ inline void grid_serial(const GridShape &g, uint64_t *cells, int64_t grain) {
 
 inline uint64_t grid_checksum(const GridShape &g, const uint64_t *cells) {
   return checksum(cells + g.final_row(), g.width);
+}
+
+// The harness's view of a grid workload (chain, stencil_1d, nearest, spmd): its size, its
+// initial state, the serial reference and the checksum of the final row.
+inline CellProblem grid_problem(const GridShape &g) {
+  CellProblem p;
+  p.tasks = g.tasks();
+  p.cells = g.cells();
+  p.reset = [g](uint64_t *c) { grid_reset(g, c); };
+  p.serial = [g](uint64_t *c, int64_t grain) { grid_serial(g, c, grain); };
+  p.checksum = [g](const uint64_t *c) { return grid_checksum(g, c); };
+  return p;
 }
 
 }  // namespace bench

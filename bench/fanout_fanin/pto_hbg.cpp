@@ -6,18 +6,9 @@
 #include "workload.h"
 
 #ifdef PTO_BENCH_ORCHESTRATION
-#include "pto/host_graph.h"
+#include "cell_tensor.h"
 
-namespace {
-pto::Tensor cell(const pto::Tensor &cells, int64_t k) {
-  pto::Tensor t = cells;
-  t.addr += static_cast<uint64_t>(k) * sizeof(uint64_t);
-  t.nbytes = sizeof(uint64_t);
-  t.nelems = 1;
-  t.shape[0] = 1;
-  return t;
-}
-}  // namespace
+using bench::cell;
 
 // Arguments: the cells tensor (acc, root, mids); scalars width, steps, grain.
 PTO_ORCHESTRATION(graph, args) {

@@ -46,14 +46,7 @@ inline CellProblem nearest_problem(const Options &o) {
                  static_cast<long long>(o.radix));
     std::exit(2);
   }
-  const GridShape g = nearest_shape(o.width, o.steps, o.radix);
-  CellProblem p;
-  p.tasks = g.tasks();
-  p.cells = g.cells();
-  p.reset = [g](uint64_t *c) { grid_reset(g, c); };
-  p.serial = [g](uint64_t *c, int64_t grain) { grid_serial(g, c, grain); };
-  p.checksum = [g](const uint64_t *c) { return grid_checksum(g, c); };
-  return p;
+  return grid_problem(nearest_shape(o.width, o.steps, o.radix));
 }
 
 }  // namespace bench

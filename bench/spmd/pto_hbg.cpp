@@ -14,8 +14,8 @@ int main(int argc, char **argv) {
     return bench::measure_cells(
         o, p,
         [&](uint64_t *c, int64_t grain, const bench::Geometry &geo) {
-          bench::RunInfo info = pto.run(bench::cell_args(c, p.cells, {o.width, o.steps, grain, sync_start ? 1 : 0}),
-                                        geo, o.steps, 4);
+          bench::RunInfo info = pto.run(
+              bench::cell_args(c, p.cells, {o.width, o.steps, grain, sync_start ? 1 : 0}), geo, o.steps, 4);
           // The runtime counts SPMD tasks; the workload counts their blocks.
           if (info.tasks_run == o.steps) info.tasks_run = p.tasks;
           return info;

@@ -78,14 +78,7 @@ inline Options spmd_defaults(const char *runtime) {
 }
 
 inline CellProblem spmd_problem(const Options &o) {
-  const GridShape g = spmd_shape(o.width, o.steps);
-  CellProblem p;
-  p.tasks = g.tasks();
-  p.cells = g.cells();
-  p.reset = [g](uint64_t *c) { grid_reset(g, c); };
-  p.serial = [g](uint64_t *c, int64_t grain) { grid_serial(g, c, grain); };
-  p.checksum = [g](const uint64_t *c) { return grid_checksum(g, c); };
-  return p;
+  return grid_problem(spmd_shape(o.width, o.steps));
 }
 
 }  // namespace bench

@@ -35,14 +35,7 @@ inline Options stencil_defaults(const char *runtime) {
 }
 
 inline CellProblem stencil_problem(const Options &o) {
-  const GridShape g = stencil_shape(o.width, o.steps);
-  CellProblem p;
-  p.tasks = g.tasks();
-  p.cells = g.cells();
-  p.reset = [g](uint64_t *c) { grid_reset(g, c); };
-  p.serial = [g](uint64_t *c, int64_t grain) { grid_serial(g, c, grain); };
-  p.checksum = [g](const uint64_t *c) { return grid_checksum(g, c); };
-  return p;
+  return grid_problem(stencil_shape(o.width, o.steps));
 }
 
 }  // namespace bench
