@@ -300,7 +300,74 @@ class RunHandle:
         return f"RunHandle(done={self._native.done()})"
 
 
-class Worker:
+class _WorkerBase:
+    """What the L3 and L4 Workers share: starting a run from a Python orchestration, keeping
+    its objects alive while it is in flight, the native worker's counts, ``with``."""
+
+    _native: Any
+    _lock: threading.Lock
+    _in_flight: list[RunHandle]
+
+    def _start(
+        self, orch: Callable[[Any], Any], orchestrator: Callable[[Any, list[Any]], Any]
+    ) -> RunHandle:
+        """Runs ``orch(orchestrator(native_orch, keep))`` on this thread through the native
+        worker and returns the run's handle; an exception ``orch`` raises is the run's."""
+        if not callable(orch):
+            raise _invalid(f"submit: orch must be callable as orch(orchestrator), got {orch!r}")
+        keep: list[Any] = [orch]
+        failure: dict[str, BaseException] = {}
+
+        def runner(native_orch: Any) -> None:
+            try:
+                orch(orchestrator(native_orch, keep))
+            except BaseException as e:
+                failure["exception"] = e
+                raise
+
+        handle = RunHandle(self._native.submit(runner), keep, failure)
+        with self._lock:  # keep the run's objects alive even if the caller drops the handle
+            self._in_flight = [h for h in self._in_flight if not h.done()]
+            self._in_flight.append(handle)
+        return handle
+
+    def _close_native(self, timeout: float | None) -> None:
+        ms = -1 if timeout is None else _seconds_ms("Worker.close", "timeout", timeout)
+        try:
+            self._native.close(ms)
+        finally:
+            with self._lock:
+                self._in_flight.clear()
+
+    def close(self, timeout: float | None = None) -> None:
+        raise NotImplementedError
+
+    @property
+    def num_chips(self) -> int:
+        return self._native.num_chips
+
+    @property
+    def num_sub_workers(self) -> int:
+        return self._native.num_sub_workers
+
+    @property
+    def closed(self) -> bool:
+        return self._native.closed
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc is None:
+            self.close()
+            return
+        try:  # the body's exception goes on; what close() gave up on is still said
+            self.close()
+        except Error as e:
+            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+
+
+class Worker(_WorkerBase):
     """L3: one host, many chips (``device_ids``) and ``num_sub_workers`` host SUB workers.
 
     ``mode=ChipMode.THREAD`` (or ``"thread"``) runs one ChipWorker per chip in this process;
@@ -343,23 +410,7 @@ class Worker:
     def submit(self, orch: Callable[[Orchestrator], Any]) -> RunHandle:
         """Runs ``orch(orchestrator)`` on this thread (tasks start as it submits them) and
         returns once it returned; the returned handle waits for the tasks."""
-        if not callable(orch):
-            raise _invalid(f"submit: orch must be callable as orch(orchestrator), got {orch!r}")
-        keep: list[Any] = [orch]
-        failure: dict[str, BaseException] = {}
-
-        def runner(native_orch: Any) -> None:
-            try:
-                orch(Orchestrator(native_orch, keep))
-            except BaseException as e:
-                failure["exception"] = e
-                raise
-
-        handle = RunHandle(self._native.submit(runner), keep, failure)
-        with self._lock:  # keep the run's objects alive even if the caller drops the handle
-            self._in_flight = [h for h in self._in_flight if not h.done()]
-            self._in_flight.append(handle)
-        return handle
+        return self._start(orch, Orchestrator)
 
     def run(
         self, orch: Callable[[Orchestrator], Any], timeout: float | None = None
@@ -378,20 +429,8 @@ class Worker:
         return self._native.chip_pid(chip)
 
     @property
-    def num_chips(self) -> int:
-        return self._native.num_chips
-
-    @property
-    def num_sub_workers(self) -> int:
-        return self._native.num_sub_workers
-
-    @property
     def heap_bytes_in_use(self) -> int:
         return self._native.heap_bytes_in_use
-
-    @property
-    def closed(self) -> bool:
-        return self._native.closed
 
     def close(self, timeout: float | None = None) -> None:
         """Waits up to ``timeout`` seconds (None: the worker's ``close_timeout``) for the runs in
@@ -399,24 +438,10 @@ class Worker:
         fail tasks, raises RunTimeoutError naming each and what it waited for (e.g. which
         deferred events), after closing. Every later call but close() and ``closed`` raises
         DeviceError (NOT_INITIALIZED). Idempotent."""
-        ms = -1 if timeout is None else _seconds_ms("Worker.close", "timeout", timeout)
-        try:
-            self._native.close(ms)
-        finally:
-            with self._lock:
-                self._in_flight.clear()
+        self._close_native(timeout)
 
     def __enter__(self) -> Worker:
         return self
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc is None:
-            self.close()
-            return
-        try:  # the body's exception goes on; what close() gave up on is still said
-            self.close()
-        except Error as e:
-            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{self.num_chips} chips"

@@ -234,7 +234,7 @@ def _seconds(name: str, value: Any, lo: float, hi: float, scale: float, note: st
     return round(float(value) * scale)
 
 
-class Worker:
+class Worker(l3._WorkerBase):
     """L4: one rank of an MPI job; every rank runs the same program and owns an L3 worker.
 
     Construction and close() are collective over ``comm`` (an mpi4py communicator, default
@@ -445,23 +445,7 @@ class Worker:
     def submit(self, orch: Callable[[Orchestrator], Any]) -> RunHandle:
         """Runs ``orch(orchestrator)`` here (every rank runs it); this rank's tasks start as
         they are submitted. The handle waits for this rank's part."""
-        if not callable(orch):
-            raise _invalid(f"submit: orch must be callable as orch(orchestrator), got {orch!r}")
-        keep: list[Any] = [orch]
-        failure: dict[str, BaseException] = {}
-
-        def runner(native_orch: Any) -> None:
-            try:
-                orch(Orchestrator(self, native_orch, keep))
-            except BaseException as e:
-                failure["exception"] = e
-                raise
-
-        inner = l3.RunHandle(self._native.submit(runner), keep, failure)
-        with self._lock:  # keep the run's objects alive even if the caller drops the handle
-            self._in_flight = [h for h in self._in_flight if not h.done()]
-            self._in_flight.append(inner)
-        return RunHandle(inner)
+        return RunHandle(self._start(orch, lambda native, keep: Orchestrator(self, native, keep)))
 
     def run(
         self, orch: Callable[[Orchestrator], Any], timeout: float | None = None
@@ -475,44 +459,18 @@ class Worker:
         the transfers whose MPI requests completed, and the landed tiles it evicted."""
         return dict(self._native.transfers())
 
-    @property
-    def num_chips(self) -> int:
-        return self._native.num_chips
-
-    @property
-    def num_sub_workers(self) -> int:
-        return self._native.num_sub_workers
-
-    @property
-    def closed(self) -> bool:
-        return self._native.closed
-
     def close(self, timeout: float | None = None) -> None:
         """Closes this rank's L3 worker (waiting up to ``timeout`` seconds, None: close_timeout,
         for its runs), then stops the progress thread and says goodbye to the peers. Not a
         barrier: a rank that closes while another still needs data from it makes that one fail
         (divergence), never hang. Idempotent."""
-        ms = -1 if timeout is None else l3._seconds_ms("Worker.close", "timeout", timeout)
         try:
-            self._native.close(ms)
+            self._close_native(timeout)
         finally:
             _OPEN.discard(self)
-            with self._lock:
-                self._in_flight.clear()
 
     def __enter__(self) -> Worker:
         return self
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc is None:
-            self.close()
-            return
-        try:  # the body's exception goes on; what close() gave up on is still said
-            self.close()
-        except Error as e:
-            import warnings
-
-            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{self.num_chips} chips"
