@@ -210,7 +210,9 @@ class Orchestrator {
   // The orchestration waits by itself (it polls memory a kernel writes: SPIN_WAIT_HINT and
   // cache_invalidate_range call this): every task submitted so far goes to the schedulers now
   // (the tensormap runtime hands ready tasks over in batches), and with a single AICPU thread
-  // one scheduler pass runs. Cheap when there is nothing to hand over.
+  // one scheduler pass runs; on the sim's fiber pool the other simulated threads and cores then
+  // run first, so the call may return on another OS thread. Cheap when there is nothing to hand
+  // over.
   virtual void progress() {}
 
   template <size_t N>

@@ -344,9 +344,11 @@ inline int32_t rt_available_aiv_count() {
 
 // Between two polls of memory a kernel writes (the reference's orchestrations spin on it): the
 // tasks submitted so far go to the schedulers (pto::Orchestrator::progress), and a hint to the
-// CPU, so the spinning thread leaves the core's resources to the other.
+// CPU, so the spinning thread leaves the core's resources to the other. On the sim, progress
+// lets the other simulated threads and cores run first, so it may return on another thread.
 inline void spin_wait_hint() {
-  pto_abi::orchestrator().progress();
+  pto_abi::Bound bound;
+  bound.get()->progress();
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

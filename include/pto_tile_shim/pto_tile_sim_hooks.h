@@ -1,8 +1,9 @@
 // include/pto_tile_shim/pto_tile_sim_hooks.h — PTO-ISA CPU-sim hooks compiled into every tile kernel.
 //
 // KernelCompiler force-includes this header (-include) in every sim tile kernel; cost-model
-// twins do not get it. It defines functions only and includes nothing but pto/kernel_stop.h
-// (builtin types only), so a kernel sees no header it did not include itself.
+// twins do not get it. It defines functions only and includes nothing but pto/kernel_stop.h and
+// pto/sim_kernel_yield.h (builtin types only), so a kernel sees no header it did not include
+// itself.
 //
 // TPUSH/TPOP cross-core pipes (pto/cpu/TPush.hpp). Before a TPUSH, TPOP or TFREE touches a
 // pipe, PTO-ISA looks up the pipe's state shared by the producing and consuming cores: through
@@ -28,6 +29,7 @@
 #define PTO_TILE_SIM_HOOKS_H
 
 #include "pto/kernel_stop.h"
+#include "pto/sim_kernel_yield.h"  // a kernel's sched_yield lets the other cores run
 
 #ifdef __cplusplus
 // Needs C++ exceptions, as PTO-ISA's CPU simulation itself does (it throws; a tile kernel built

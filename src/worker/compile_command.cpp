@@ -40,6 +40,9 @@ std::string compiler_version(const std::vector<std::string> &cxx, const std::str
   return r.output;
 }
 
+// Every call of sched_yield in a binary for the sim goes to the sim (pto/sim_kernel_yield.h).
+constexpr const char *kWrapSchedYield = "-Wl,--wrap=sched_yield";
+
 bool has_kernel_header(const std::string &include_dir) {
   return is_regular_file(join_path(include_dir, "pto/kernel.h"));
 }
@@ -87,6 +90,9 @@ Command scalar_command(const CompileOptions &o, const std::string &include_dir) 
   std::vector<std::string> isa;
   if (!o.pto_isa_root.empty()) isa.push_back(join_path(o.pto_isa_root, "include"));
   common_flags(o, include_dir, isa, &c.flags);
+  // A kernel's sched_yield lets the sim's other cores run (pto/sim_kernel_yield.h).
+  c.flags.insert(c.flags.end(), {"-include", join_path(include_dir, "pto/sim_kernel_yield.h")});
+  c.link.push_back(kWrapSchedYield);
   c.cflags_env = "PTO_KERNEL_CFLAGS";
   return c;
 }
@@ -111,6 +117,8 @@ Command tile_command(const CompileOptions &o, const std::string &origin, pto_cor
   const std::vector<std::string> tile = tile_flags(tc, shim, core_type, cost_model);
   c.flags.insert(c.flags.end(), tile.begin(), tile.end());
   if (!tc.builtins_library.empty()) c.link.push_back(tc.builtins_library);
+  // pto_tile_sim_hooks.h includes pto/sim_kernel_yield.h; a twin runs off the pool.
+  if (!cost_model) c.link.push_back(kWrapSchedYield);
   c.cflags_env = "PTO_TILE_KERNEL_CFLAGS";
   return c;
 }

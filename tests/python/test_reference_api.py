@@ -261,6 +261,72 @@ def test_an_orchestration_polling_what_its_kernel_writes_sees_it(workers, thread
     assert seen[0] == 7
 
 
+# Kernels that spin until other cores have written, pausing with std::this_thread::yield() as
+# the reference's kernels do on the CPU simulation (its sync_start_early_local_owner pending-only
+# case), while the orchestration polls with SPIN_WAIT_HINT. Every block of a sync-start task on
+# all 48 AIV cores counts itself in v[0], then waits until all have: only when the sim runs
+# them at once. On a pool of 2 workers that needs the kernel's sched_yield to suspend its fiber
+# (pto/sim_kernel_yield.h; before, two blocks spun on the two workers until the run's time-out),
+# and in a seeded run, where one OS thread runs every fiber, the orchestration's poll too.
+BARRIER_KERNEL = r"""
+#include <thread>
+#include "intrinsic.h"
+#include "tensor.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  int32_t *v = reinterpret_cast<int32_t *>(o->buffer.addr) + o->start_offset;
+  const int32_t n = get_block_num(args);
+  __atomic_fetch_add(&v[0], 1, __ATOMIC_ACQ_REL);
+  while (__atomic_load_n(&v[0], __ATOMIC_ACQUIRE) < n) std::this_thread::yield();
+  v[1 + get_block_idx(args)] = 1 + get_block_idx(args);
+}
+"""
+BARRIER_ORCH = r"""
+#include "aicpu/cache_maintenance.h"
+#include "pto_orchestration_api.h"
+extern "C" __attribute__((visibility("default")))
+void aicpu_orchestration_entry(const ChipTaskArgs &a) {
+  const ChipTensor &v = a.tensor(0).ref(), &seen = a.tensor(1).ref();
+  const int32_t n = rt_available_aiv_count();
+  CoreTaskArgs t;
+  t.add_inout(v);
+  t.launch_spec.set_block_num(static_cast<int16_t>(n));
+  t.launch_spec.set_require_sync_start(true);
+  rt_submit_aiv_task(0, t);
+  volatile int32_t *count = v.data_as<int32_t>() + v.start_offset;
+  while (*count < n && !rt_is_fatal()) SPIN_WAIT_HINT();
+  uint32_t idx[1] = {0};
+  set_tensor_data<int32_t>(seen, 1, idx, *count);
+}
+"""
+
+
+@pytest.mark.parametrize("seed", [-1, 1], ids=["parallel", "seeded"])
+@pytest.mark.parametrize("kind", ["scalar", "tile"])
+def test_kernels_spinning_with_thread_yield_for_each_other_all_run_at_once(request, kind, seed):
+    if kind == "tile":
+        request.getfixturevalue("tile_toolchain")
+    kc = pto.KernelCompiler("a2a3sim")
+    c = pto.ChipCallable(kc.compile_orchestration_source(TMR, BARRIER_ORCH, "yield_barrier"))
+    aiv = pto.CoreType.AIV
+    tile_headers = "#include <cstdint>\n#include <pto/pto-inst.hpp>\n"
+    source = (tile_headers if kind == "tile" else "") + BARRIER_KERNEL
+    c.add_kernel(0, aiv, kc.compile_incore_source(source, f"yield_barrier_{kind}", aiv))
+    blocks = 48  # a2a3: 24 clusters of 2 AIV cores
+    v = np.zeros(1 + blocks, dtype=np.int32)
+    seen = np.zeros(1, dtype=np.int32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(v, "inout")
+    args.add_tensor(seen, "inout")
+    cfg = pto.ChipCallConfig(block_dim=24, aicpu_thread_num=2, timeout_ms=20000, sim_seed=seed)
+    # A worker of its own: a run that times out leaves its device unusable.
+    with pto.Worker(level=2, platform="a2a3sim", runtime=TMR, device_id=4) as w:
+        w.run(c, args, cfg)
+    assert seen[0] == blocks
+    assert v.tolist() == [blocks, *range(1, blocks + 1)]
+
+
 # ----- 1. The entry's and the config's names -----
 
 

@@ -6,7 +6,8 @@
 // runs every core on the host's coherent memory: both calls order the caller's memory accesses
 // (a full fence). An orchestration invalidates before it reads what a kernel writes, so it may
 // be waiting for that kernel: the invalidation also hands the tasks submitted so far to the
-// schedulers (pto::Orchestrator::progress).
+// schedulers (pto::Orchestrator::progress), and on the sim lets the simulated cores run first
+// (it may return on another thread).
 #ifndef PTO_ABI_AICPU_CACHE_MAINTENANCE_H
 #define PTO_ABI_AICPU_CACHE_MAINTENANCE_H
 
@@ -17,7 +18,8 @@
 inline void cache_invalidate_range(const void *addr, size_t size) {
   (void)addr;
   (void)size;
-  pto_abi::orchestrator().progress();
+  pto_abi::Bound bound;
+  bound.get()->progress();
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 

@@ -175,6 +175,12 @@ bool doorbell_wait_until(Doorbell &b, uint32_t seen, uint64_t deadline_ns) {
   }
 }
 
+bool platform_fiber_yield() {
+  if (!on_fiber()) return false;
+  exec_hooks()->yield();
+  return true;
+}
+
 void doorbell_ring(Doorbell &b) {
   b.seq.fetch_add(1, std::memory_order_seq_cst);
   const uint32_t sleepers = b.sleepers.load(std::memory_order_seq_cst);

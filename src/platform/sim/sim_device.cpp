@@ -60,6 +60,12 @@ size_t host_cpus() {
 // costs.
 constexpr uint32_t kShortTaskNs = 3000;
 
+// A kernel's or orchestration's sched_yield (pto/sim_kernel_yield.h): a kernel polling another
+// core's write or a clock lets the other fibers run; on an OS thread, the C library's.
+int kernel_yield() {
+  return platform_fiber_yield() ? 0 : sched_yield();
+}
+
 // PTO_SIM_EXEC: "fibers" (default) or "threads"; read once.
 bool use_fibers() {
   static const bool fibers = [] {
@@ -285,6 +291,10 @@ void *SimDevice::library(const std::string &path, std::string *error) {
     return nullptr;
   }
   libs_.emplace(path, lib);
+  // Its sched_yield calls come to kernel_yield (pto/sim_kernel_yield.h); binaries that
+  // KernelCompiler did not build may lack the hook and keep the C library's.
+  using BindYield = void (*)(int (*)());
+  if (auto bind = reinterpret_cast<BindYield>(dlsym(lib, "pto_sim_bind_kernel_yield"))) bind(&kernel_yield);
   return lib;
 }
 

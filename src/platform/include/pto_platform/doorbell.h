@@ -44,5 +44,13 @@ bool doorbell_wait_until(Doorbell &b, uint32_t seen, uint64_t deadline_ns);
 // Bumps the sequence and wakes parked waiters, if any (one atomic RMW + one load otherwise).
 void doorbell_ring(Doorbell &b);
 
+// Between two polls of memory another simulated thread or core writes, when no doorbell is rung
+// for it (an orchestration polling what a kernel writes; a kernel spinning on a clock or another
+// core's write): on a fiber of the sim's pool, suspends the fiber so that every other runnable
+// one goes first, and returns true; elsewhere (an OS thread) does nothing and returns false.
+// Without it a polling fiber keeps its worker, and on a pool the size of the CPUs the fibers it
+// waits for may never run (docs/design/sim_execution.md, what a kernel may do).
+bool platform_fiber_yield();
+
 }  // namespace pto
 #endif  // PTO_PLATFORM_DOORBELL_H

@@ -10,6 +10,7 @@
 #include "core/profiling.h"
 #include "core/schedule_messages.h"
 #include "orchestrator.h"
+#include "pto_platform/doorbell.h"
 
 namespace pto {
 namespace tmr {
@@ -242,6 +243,9 @@ void DeviceOrchestrator::flush_ready() {
 void DeviceOrchestrator::progress() {
   flush_ready();
   if (poller_) poller_->poll();
+  // The orchestration polls memory a kernel writes: on the sim's pool let the cores (and the
+  // schedulers) run first, or this fiber would keep its worker while it waits for them.
+  platform_fiber_yield();
 }
 
 // No earlier error, and the run not aborted (which is recorded as the error).
