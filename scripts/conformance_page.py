@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """scripts/conformance_page.py — docs/conformance.md from a run of the reference suite.
 
-Usage: python scripts/conformance_page.py RESULTS.json OUT.md
+Usage: python scripts/conformance_page.py RESULTS.json OUT.md [NOTES.json]
 
 RESULTS.json is what ``python -m pto_runtime.scene <suite> --manual include --json RESULTS.json``
 wrote (scripts/reference_suite.sh runs it). The page lists every case with its result, counts
 the results per folder and level, and counts the cases that cannot run by the feature they
-need, in all and per folder. It is regenerated, never edited by hand. It runs with the package
+need, in all and per folder, and prints the notes of NOTES.json (tests/reference_suite_notes.json:
+why a result is the suite's own) beside the cases that still have the noted result. It is
+regenerated, never edited by hand. It runs with the package
 installed (the folder rule is ``pto_runtime.scene.report.family_of``, which the benchmark
 bench/scene_vs_reference.py shares).
 """
@@ -37,10 +39,19 @@ def counts_table(title: str, what: str, rows: dict[str, Counter[str]]) -> list[s
     return lines + [""]
 
 
+def notes_by_case(path: str | None) -> dict[tuple[str, str, str, str], dict[str, str]]:
+    """The notes of NOTES.json by (file, class, case, platform)."""
+    if path is None:
+        return {}
+    notes = json.loads(Path(path).read_text())["notes"]
+    return {(n["file"], n["cls"], n["case"], n["platform"]): n for n in notes}
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
+    notes = notes_by_case(argv[3] if len(argv) == 4 else None)
     data = json.loads(Path(argv[1]).read_text())
     meta, cases = data["meta"], data["cases"]
     root = Path(meta.get("root", "."))  # files are relative to it already in a saved run
@@ -114,6 +125,24 @@ def main(argv: list[str]) -> int:
     ]
     for (feature, level), n in sorted(features.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"| {feature} | {level or 'file'} | {n} |")
+    noted = []
+    for c in cases:
+        n = notes.get((rel(c["file"]), c["cls"], c["case"], c["platform"]))
+        if n is not None and n["result"] == c["result"]:
+            noted.append((c, n["note"]))
+    if noted:
+        lines += [
+            "",
+            "## Results that are the suite's own",
+            "",
+            "| file | case | platform | result | why |",
+            "|---|---|---|---|---|",
+        ]
+        for c, note in noted:
+            lines.append(
+                f"| `{rel(c['file'])}` | {c['cls']}::{c['case']} | {c['platform']} | "
+                f"{c['result']} | {note} |"
+            )
     lines += [
         "",
         "## Every case",
