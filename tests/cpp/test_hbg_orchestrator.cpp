@@ -347,7 +347,8 @@ TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndThe
        PTO_INVALID_ARGUMENT,
        {"block_num 0 (1 .. 65535 blocks are allowed)"}},
       {"sync_start_too_wide",
-       ours + "  l.sync_start = true;\n  l.block_num = 5;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
+       ours + "  l.sync_start = true;\n  l.block_num = 5;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, "
+              "0, &l);\n}\n",
        PTO_INVALID_ARGUMENT,
        {"sync-start launch of block_num 5", "the run has 4 AIV cores (block_dim 2)"}},
       {"predicate_without_element",

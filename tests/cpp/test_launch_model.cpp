@@ -100,10 +100,12 @@ class LaunchModel : public ::testing::TestWithParam<const char *> {
     pto::KernelCompiler kc("a2a3sim");
     c = std::make_unique<pto::ChipCallable>(
         kc.compile_orchestration_source(GetParam(), kOrch, "launch_model_cpp"));
-    c->add_kernel(0, PTO_CORE_AIV,
-                  kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
-    c->add_kernel(1, PTO_CORE_AIC,
-                  kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+    c->add_kernel(
+        0, PTO_CORE_AIV,
+        kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
+    c->add_kernel(
+        1, PTO_CORE_AIC,
+        kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
     c->add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(kClobber, "lm_clobber", PTO_CORE_AIV));
     c->add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
   }
@@ -129,7 +131,8 @@ class LaunchModel : public ::testing::TestWithParam<const char *> {
     for (int b = 0; b < 5; ++b) want[(b * 3) * 16] = static_cast<float>(b + 1);
     if (gate > 0) want[1] = -5.0f;
     EXPECT_EQ(x, want);
-    for (size_t k = 0; k < x.size(); ++k) if (x[k] != want[k]) fprintf(stderr, "DBG x[%zu]=%g want %g\n", k, x[k], want[k]);
+    for (size_t k = 0; k < x.size(); ++k)
+      if (x[k] != want[k]) fprintf(stderr, "DBG x[%zu]=%g want %g\n", k, x[k], want[k]);
     EXPECT_EQ(y[0], std::accumulate(want.begin(), want.end(), 0.0f));
     return stats;
   }
@@ -142,7 +145,7 @@ TEST_P(LaunchModel, BlocksDummiesAndPredicatesTogetherGiveTheSequentialResult) {
   for (int i = 0; i < 10; ++i) {
     SCOPED_TRACE(i);
     const pto::RunStats off = run(0, false);
-    EXPECT_EQ(off.tasks_run, 3u);             // the two SPMD tasks and the sum
+    EXPECT_EQ(off.tasks_run, 3u);              // the two SPMD tasks and the sum
     EXPECT_EQ(off.tasks_retired_inline, 51u);  // 50 dependency-only tasks and the predicated one
     const pto::RunStats on = run(1, false);
     EXPECT_EQ(on.tasks_run, 4u);
@@ -198,10 +201,12 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
 TEST_P(LaunchModel, SyncStartGangsAmongOrdinaryTasksEachRunEveryBlockOnce) {
   pto::KernelCompiler kc("a2a3sim");
   pto::ChipCallable gangs(kc.compile_orchestration_source(GetParam(), kGangOrch, "launch_model_gangs_cpp"));
-  gangs.add_kernel(0, PTO_CORE_AIV,
-                   kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
-  gangs.add_kernel(1, PTO_CORE_AIC,
-                   kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+  gangs.add_kernel(
+      0, PTO_CORE_AIV,
+      kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
+  gangs.add_kernel(
+      1, PTO_CORE_AIC,
+      kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
   gangs.add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
   const bool mix = std::string(GetParam()) == "tensormap_and_ringbuffer";
   // (shape, blocks) of each round's tasks, in kGangOrch's order; lanes: AIV 1 and 2 are written

@@ -325,7 +325,7 @@ TEST_F(MixSync, ATimedProfiledMixTaskTracesOneCostForItsThreeParts) {
   const pto_test::ScopedEnv costs("PTO_SIM_KERNEL_COSTS", "0=3000");
   auto c = callable(
       "for (int i = 0; i < 4; ++i) o.submit_task(0, PTO_CORE_MIX, {Arg::inout(o.tensor(0)), Arg::i64(9)});",
-                    kDeadlock, "mix_timed");  // mode 9: no sync, every part returns
+      kDeadlock, "mix_timed");  // mode 9: no sync, every part returns
   int32_t out[4] = {};
   pto::ChipStorageTaskArgs args;
   args.add_tensor(out, sizeof out, PTO_DTYPE_I32, {4}, PTO_DIR_OUTPUT);

@@ -323,7 +323,8 @@ TEST_F(Tmr, UnknownKernelAndBadViewsAreOrchestrationErrors) {
 TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62;\n"
+        run(
+            callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62;\n"
                      "v.strides[0] = int64_t{1} << 40;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "span_overflow"));
@@ -331,7 +332,8 @@ TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
       PTO_BAD_TENSOR, {"reaches outside its buffer of 256 bytes", "last element beyond 2^63"});
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.offset = INT64_MAX - 1; v.shape[0] = 1;\n"
+        run(
+            callable("pto::TensorView v = x; v.offset = INT64_MAX - 1; v.shape[0] = 1;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "offset_overflow"));
       },
@@ -351,19 +353,20 @@ TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
 // here valid views with larger values (one element with a huge stride; a broadcast row of 2^30
 // elements, stride 0) run, and an offset of 2^24 elements into a 256-byte buffer is refused.
 TEST_F(Tmr, ViewsWithLargeExtentsOrStridesAreCheckedExactly) {
-  std::vector<int32_t> y = run(callable(
-      "pto::TensorView v = y; v.shape[0] = 1; v.strides[0] = int64_t{1} << 40;\n"
-      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(6)});\n"
-      "pto::TensorView b = y; b.ndim = 2; b.offset = 1; b.shape[0] = int64_t{1} << 30;\n"
-      "b.strides[0] = 0; b.shape[1] = 1; b.strides[1] = 1;\n"
-      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(b), Arg::i64(1), Arg::i64(7)});",
-      "large_values"));
+  std::vector<int32_t> y =
+      run(callable("pto::TensorView v = y; v.shape[0] = 1; v.strides[0] = int64_t{1} << 40;\n"
+                   "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(6)});\n"
+                   "pto::TensorView b = y; b.ndim = 2; b.offset = 1; b.shape[0] = int64_t{1} << 30;\n"
+                   "b.strides[0] = 0; b.shape[1] = 1; b.strides[1] = 1;\n"
+                   "o.submit_task(1, PTO_CORE_AIV, {Arg::out(b), Arg::i64(1), Arg::i64(7)});",
+                   "large_values"));
   EXPECT_EQ(y[0], 6);
   EXPECT_EQ(y[1], 7);
   EXPECT_EQ(y[2], -1);
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.offset = int64_t{1} << 24; v.shape[0] = 1;\n"
+        run(
+            callable("pto::TensorView v = x; v.offset = int64_t{1} << 24; v.shape[0] = 1;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "large_offset"));
       },

@@ -380,9 +380,11 @@ bool HostGraphBuilder::set_launch(TaskId id, const Launch &launch) {
   HostTask &t = tasks_[static_cast<size_t>(id)];
   const DispatchPredicate &p = launch.predicate;
   pto_status code;
-  const LaunchPlaces places{static_cast<uint32_t>(t.core_type), in_.layout, static_cast<uint32_t>(in_.cfg.block_dim)};
-  const std::string fault = launch_fault(task_name(id, t.func_id), launch, t.descriptors,
-                                         p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), places, &code);
+  const LaunchPlaces places{static_cast<uint32_t>(t.core_type), in_.layout,
+                            static_cast<uint32_t>(in_.cfg.block_dim)};
+  const std::string fault =
+      launch_fault(task_name(id, t.func_id), launch, t.descriptors,
+                   p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), places, &code);
   if (!fault.empty()) {
     error(code, fault);
     return false;

@@ -62,7 +62,8 @@ struct Layout {
         call_off[i] = off;
         off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
       }
-      if (!graph[i].dummy) ++count[graph[i].sync_start ? queue_of(graph::kPoolGang) : static_cast<uint32_t>(graph[i].core_type)];
+      if (!graph[i].dummy)
+        ++count[graph[i].sync_start ? queue_of(graph::kPoolGang) : static_cast<uint32_t>(graph[i].core_type)];
     }
     off = align_up(off, kCacheLine);
     for (int q = 0; q < kQueues; ++q) {
@@ -152,7 +153,8 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     t->payload.kernel_addr = ht.kernel_addr;
     t->payload.call_addr = dev + L.call_off[i];
     t->func_id = ht.func_id;
-    t->core_type = static_cast<uint8_t>(ht.dummy ? static_cast<uint32_t>(graph::kPoolInline) : static_cast<uint32_t>(ht.core_type));
+    t->core_type = static_cast<uint8_t>(ht.dummy ? static_cast<uint32_t>(graph::kPoolInline)
+                                                 : static_cast<uint32_t>(ht.core_type));
     t->block_num = ht.block_num;
     t->flags = ht.sync_start ? graph::kTaskSyncStart : 0;
     t->pred_op = static_cast<uint8_t>(ht.predicate.op);

@@ -108,15 +108,16 @@ TaskHandle HostOrchestrator::submit_dummy(const Arg *args, uint32_t num_args, co
                                           uint32_t num_after) {
   if (!ok() || !check_after(after, num_after)) return TaskHandle{};
   if (num_args > 0 && !args) {
-    b_.fail_with(PTO_INVALID_ARGUMENT, "task " + std::to_string(b_.num_tasks()) + " (dependency-only): args is null");
+    b_.fail_with(PTO_INVALID_ARGUMENT,
+                 "task " + std::to_string(b_.num_tasks()) + " (dependency-only): args is null");
     return TaskHandle{};
   }
   for (uint32_t i = 0; i < num_args; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR) continue;
     const std::string fault = b_.view_fault(args[i].view);
     if (!fault.empty()) {
-      b_.fail_with(PTO_BAD_TENSOR, "task " + std::to_string(b_.num_tasks()) + " (dependency-only): argument " +
-                                       std::to_string(i) + " " + fault);
+      b_.fail_with(PTO_BAD_TENSOR, "task " + std::to_string(b_.num_tasks()) +
+                                       " (dependency-only): argument " + std::to_string(i) + " " + fault);
       return TaskHandle{};
     }
   }

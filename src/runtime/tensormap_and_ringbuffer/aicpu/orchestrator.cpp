@@ -120,7 +120,8 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
   const auto idle = reinterpret_cast<uint64_t>(&idle_mix_part);
   const auto descriptor_abi = static_cast<uint32_t>(KernelAbi::kDescriptor);
   t.payload.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 0));
-  t.payload.kernel_addr = funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;  // (unused by a dependency-only task)
+  t.payload.kernel_addr =
+      funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;  // (unused by a dependency-only task)
   uint32_t descriptor_parts =
       funcs[0] >= 0 && kernels[funcs[0]].abi == descriptor_abi ? 1u : 0u;  // bit p: part p
   for (uint32_t p = 1; p < parts; ++p) {                                   // a MIX task's AIV parts
@@ -166,14 +167,13 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
     call->mix_part = static_cast<uint8_t>(p);
     call->is_mix = parts == 3;
     call->log = h_->log_addr;
-    call->mix_sync = call->mix_ops = 0;          // MIX: the scheduler and the core fill them at dispatch
+    call->mix_sync = call->mix_ops = 0;  // MIX: the scheduler and the core fill them at dispatch
     if ((descriptor_parts & (1u << p)) || walk_fills) continue;  // written below
     fill_call_args(call->args, args, num_args);
   }
   if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
 
-  if (!find_producers(args, num_args, after, num_after, id, func_id, shape, walk_fills))
-    return TaskHandle{};
+  if (!find_producers(args, num_args, after, num_after, id, func_id, shape, walk_fills)) return TaskHandle{};
   if (!wire_producers(t, id, func_id)) return TaskHandle{};
 
   // A task already failed: its dependents must not run, and whether this task is one of them
@@ -214,8 +214,8 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
 // Tasks ready at submit go to the schedulers in batches: one CAS on a queue's tail and one
 // wake-up for up to kReadyBatch tasks, instead of one of each per task (each moves a cache line
 // the schedulers use to the orchestrator's CPU and back). A batch goes out when it is full, when
-// its oldest task has waited hold_ticks_ (graph::kReadyHoldNs; checked at each submit), before the orchestrator
-// waits for anything, and when the orchestration returns.
+// its oldest task has waited hold_ticks_ (graph::kReadyHoldNs; checked at each submit), before the
+// orchestrator waits for anything, and when the orchestration returns.
 inline void DeviceOrchestrator::hold_ready(TaskSlot &t, int64_t id) {
   t.state.store(kReady, std::memory_order_relaxed);
   const uint32_t pool = graph::ready_pool(t, [&t] { return predicate_of(t); });
@@ -259,12 +259,14 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
-  if (launch && !launch->is_default() && !check_launch(*launch, funcs, static_cast<uint32_t>(core_type))) return TaskHandle{};
+  if (launch && !launch->is_default() && !check_launch(*launch, funcs, static_cast<uint32_t>(core_type)))
+    return TaskHandle{};
   return submit_checked(funcs, static_cast<uint32_t>(core_type), args, num_args, after, num_after, launch);
 }
 
 TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
-                                            const TaskHandle *after, uint32_t num_after, const Launch *launch) {
+                                            const TaskHandle *after, uint32_t num_after,
+                                            const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
   int active = 0;
   for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
