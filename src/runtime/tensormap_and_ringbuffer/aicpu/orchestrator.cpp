@@ -7,6 +7,7 @@
 
 #include "back_pressure.h"
 #include "core/check.h"
+#include "core/mix_parts.h"
 #include "core/profiling.h"
 #include "core/schedule_messages.h"
 #include "orchestrator.h"
@@ -26,11 +27,6 @@ bool full_validation_requested() {
 }
 
 }  // namespace
-
-// The kernel of a core that has nothing to run in a mixed MIX task (submit_mixed).
-void idle_mix_part(int64_t *args) {
-  (void)args;
-}
 
 DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
     : h_(h),
@@ -88,10 +84,7 @@ void DeviceOrchestrator::note_use(Stall ring, uint64_t used) {
 inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uint32_t shape, const Arg *args,
                                                      uint32_t num_args, const TaskHandle *after,
                                                      uint32_t num_after, const Launch *launch) {
-  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
-                                                 : funcs[1] >= 0 ? funcs[1]
-                                                 : funcs[2] >= 0 ? funcs[2]
-                                                                 : static_cast<int32_t>(graph::kNoKernel));
+  const uint32_t func_id = mix_task_func(funcs);
   const int64_t id = next_id_;
   // task_window_overflow (docs/design/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
@@ -268,21 +261,14 @@ TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *a
                                             const TaskHandle *after, uint32_t num_after,
                                             const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
-  int active = 0;
-  for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
-  if (active < 2) {
-    error(PTO_INVALID_ARGUMENT, "task " + std::to_string(next_id_) +
-                                    ": submit_mixed needs kernels for at least two "
-                                    "cores of the cluster (aic " +
-                                    std::to_string(funcs[0]) + ", aiv0 " + std::to_string(funcs[1]) +
-                                    ", aiv1 " + std::to_string(funcs[2]) +
-                                    "); submit one kernel with submit_task instead");
+  const std::string fault = mix_funcs_fault(next_id_, funcs);
+  if (!fault.empty()) {
+    error(PTO_INVALID_ARGUMENT, fault);
     return TaskHandle{};
   }
-  // Each part is checked as the single-core task it would be on its own core.
-  for (int p = 0; p < 3; ++p) {
-    if (funcs[p] >= 0 && !check_task(static_cast<uint32_t>(funcs[p]), p == 0 ? PTO_CORE_AIC : PTO_CORE_AIV,
-                                     args, num_args, after, num_after))
+  for (uint32_t p = 0; p < kMixParts; ++p) {
+    if (funcs[p] >= 0 &&
+        !check_task(static_cast<uint32_t>(funcs[p]), mix_part_core_type(p), args, num_args, after, num_after))
       return TaskHandle{};
   }
   if (launch && !launch->is_default() && !check_launch(*launch, funcs, PTO_CORE_MIX)) return TaskHandle{};
@@ -313,14 +299,12 @@ void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uin
     fill_descriptor(&desc[tensors++], v.buffer, v.buffer_bytes, v.offset, v.dtype, v.ndim, v.shape,
                     v.strides);
   }
-  // Part 0 runs on the AIC core of a MIX task (lane 0); parts 1 and 2 on its AIV cores, lanes 0
-  // and 1 (get_sub_block_id).
   const auto desc_dev = reinterpret_cast<uint64_t>(desc);
   for (uint32_t p = 0; p < 3; ++p) {
     if (!(parts_mask & (1u << p))) continue;
     pto_kernel_call *call = call_of(h_, id, p);
     finish_descriptor_call(call, reinterpret_cast<uint64_t>(call), desc_dev, tensors, scalars, num_scalars,
-                           p == 0 ? 0 : static_cast<int32_t>(p) - 1);
+                           mix_part_lane(p));
   }
 }
 

@@ -39,8 +39,6 @@
 namespace pto {
 namespace tmr {
 
-void idle_mix_part(int64_t *args);
-
 class DeviceOrchestrator final : public Orchestrator {
  public:
   // `poller`: when the orchestrator thread also schedules (one AICPU thread), the scheduler it

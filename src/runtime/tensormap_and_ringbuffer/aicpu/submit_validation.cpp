@@ -12,6 +12,7 @@
 #include "back_pressure.h"
 #include "core/check.h"
 #include "core/launch_check.h"
+#include "core/mix_parts.h"
 #include "orchestrator.h"
 #include "view_region.h"
 
@@ -342,9 +343,7 @@ bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHand
 }
 
 bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[3], uint32_t shape) {
-  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
-                                                 : funcs[1] >= 0 ? funcs[1]
-                                                                 : funcs[2]);
+  const uint32_t func_id = mix_task_func(funcs);
   bool descriptor = true;  // every kernel of the task (each part of a MIX task)
   for (int p = 0; p < 3; ++p)
     descriptor &=
