@@ -79,6 +79,7 @@ class CorePool {
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = *new (&clusters_[nclusters_]) Cluster();
       cl.id = c;
+      if (mix_) mix_sync_init(mix_[c]);  // no core has it before this thread dispatches a MIX task
       for (uint32_t k = 0; k < per_cluster_; ++k) {
         const uint32_t slot = layout.slot(c, k);
         Handshake &hs = slots[slot];
