@@ -79,6 +79,7 @@ class CorePool {
     for (uint32_t c = idx; c < block_dim && nclusters_ < kMaxClusters; c += stride) {
       Cluster &cl = *new (&clusters_[nclusters_]) Cluster();
       cl.id = c;
+      if (mix_) mix_sync_init(mix_[c]);  // no core has it before this thread dispatches a MIX task
       for (uint32_t k = 0; k < per_cluster_; ++k) {
         const uint32_t slot = layout.slot(c, k);
         Handshake &hs = slots[slot];
@@ -200,7 +201,8 @@ class CorePool {
   int32_t idle_cluster() const {
     if (gang_drain_ != 0) return -1;
     for (uint32_t c = 0; c < nclusters_; ++c) {
-      if (clusters_[c].busy == 0 && clusters_[c].held == 0 && !clusters_[c].reserved) return static_cast<int32_t>(c);
+      if (clusters_[c].busy == 0 && clusters_[c].held == 0 && !clusters_[c].reserved)
+        return static_cast<int32_t>(c);
     }
     return -1;
   }
@@ -457,7 +459,9 @@ class CorePool {
         b.block_num = static_cast<int32_t>(block_num);
         words[k] = reinterpret_cast<uint64_t>(&b) | kBlockDispatch;
       } else {
-        if (m) reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync = reinterpret_cast<uint64_t>(m);
+        if (m)
+          reinterpret_cast<pto_kernel_call *>(payloads[k]->call_addr)->mix_sync =
+              reinterpret_cast<uint64_t>(m);
         words[k] = reinterpret_cast<uint64_t>(payloads[k]);
       }
     }
@@ -523,14 +527,14 @@ class CorePool {
   };
   struct Cluster {
     uint32_t core[kMaxCoresPerCluster] = {};  // indices into cores_, in the layout's member order
-    uint32_t id = 0;          // the chip's cluster index
-    uint32_t busy = 0;        // tasks in flight on its cores
-    int64_t mix_task = -1;    // the MIX task on it, if any (until its last part finishes)
-    uint32_t parts_left = 0;  // parts of mix_task still running
-    bool reserved = false;    // draining for a MIX task: no new single tasks
-    uint32_t held = 0;        // its cores held for a sync-start gang (hold)
-    CoreTiming mix_timing;    // profiling: the MIX task's dispatch, earliest start, latest end
-    KernelPrice mix_price;    // profiled timed runs: its parts' prices merged (merge_price)
+    uint32_t id = 0;                          // the chip's cluster index
+    uint32_t busy = 0;                        // tasks in flight on its cores
+    int64_t mix_task = -1;                    // the MIX task on it, if any (until its last part finishes)
+    uint32_t parts_left = 0;                  // parts of mix_task still running
+    bool reserved = false;                    // draining for a MIX task: no new single tasks
+    uint32_t held = 0;                        // its cores held for a sync-start gang (hold)
+    CoreTiming mix_timing;  // profiling: the MIX task's dispatch, earliest start, latest end
+    KernelPrice mix_price;  // profiled timed runs: its parts' prices merged (merge_price)
   };
 
   // `word`: the payload's address, or a BlockDispatch's with kBlockDispatch set.
@@ -656,10 +660,10 @@ class CorePool {
   static constexpr uint32_t kMaskWords = (kMaxCores + 63) / 64;
   Unbuilt<Core, kMaxCores> cores_;           // [0, count_) built by init()
   Unbuilt<Cluster, kMaxClusters> clusters_;  // [0, nclusters_) built by init()
-  uint64_t busy_mask_[kMaskWords] = {};  // bit i: cores_[i] has work in flight (collected != seq)
+  uint64_t busy_mask_[kMaskWords] = {};      // bit i: cores_[i] has work in flight (collected != seq)
   // [type][word], bit i: cores_[i], of that type, is idle (collected == seq)
   uint64_t idle_mask_[PTO_CORE_TYPE_COUNT][kMaskWords] = {};
-  MixSync *mix_ = nullptr;               // by chip cluster index (init)
+  MixSync *mix_ = nullptr;  // by chip cluster index (init)
   uint32_t count_ = 0, nclusters_ = 0;
   uint32_t per_cluster_ = 0;  // cores a cluster (init's layout)
   uint32_t busy_ = 0;

@@ -42,7 +42,7 @@ struct MixPipe {
 };
 
 struct alignas(kCacheLine) MixSync {
-  Doorbell bell;                      // never reset: its sequence only grows (eventcount)
+  Doorbell bell;                      // zeroed once a run (mix_sync_init), then its sequence only grows
   std::atomic<uint32_t> lock;         // 0 free, 1 held
   uint32_t live;                      // bit p: part p has not returned
   uint32_t waiting;                   // bit p: part p is suspended in a wait
@@ -53,6 +53,15 @@ struct alignas(kCacheLine) MixSync {
   MixPipe pipes[PTO_MIX_PIPES];
   alignas(kCacheLine) unsigned char tiles[PTO_MIX_PIPES][PTO_MIX_PIPE_DEPTH][PTO_MIX_TILE_BYTES];
 };
+
+// Before the run's first MIX task on the cluster, by the scheduler thread that owns it: the
+// runtimes neither zero nor copy in the blocks (mostly tile buffers), so the bell holds whatever
+// the memory held, and a stale sleeper count could make a ring skip the wake-up of a part that
+// has just parked. Nothing else refers to the block yet; the dispatch ring publishes the store.
+inline void mix_sync_init(MixSync &m) {
+  m.bell.seq.store(0, std::memory_order_relaxed);
+  m.bell.sleepers.store(0, std::memory_order_relaxed);
+}
 
 // Ready for the next MIX task `task`: all parts running, nothing set, pipes empty and unbound.
 inline void mix_sync_reset(MixSync &m, int64_t task) {

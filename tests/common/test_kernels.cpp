@@ -9,6 +9,7 @@ const char *const kMixKernel = R"(
 #include "pto/kernel.h"
 // args: buf (int64[]), runs (int64[]), self, n_in, in_0 .. in_{n_in-1}
 PTO_KERNEL(args) {
+  if (pto::is_mix(args) && pto::mix_part(args) != 0) return;  // a MIX task's: part 0 does the work
   int64_t *buf = pto::tensor<int64_t>(args, 0);
   int64_t *runs = pto::tensor<int64_t>(args, 1);
   const int64_t self = args[2], n_in = args[3];

@@ -10,7 +10,7 @@
 namespace pto_test {
 
 // Kernel sources (compiled with KernelCompiler::compile_incore_source).
-extern const char *const kMixKernel;      // buf[self] = hash(self, buf[in...]); runs[self] += 1
+extern const char *const kMixKernel;      // buf[self] = hash(self, buf[in...]); runs[self] += 1 (MIX: part 0)
 extern const char *const kSleepKernel;    // sleeps args[0] ms
 extern const char *const kFailKernel;     // calls pto::fail(args, 7)
 extern const char *const kAddKernel;      // the basic example's add (declares a signature)

@@ -378,9 +378,8 @@ PTO_KERNEL(args) { (void)args; }
                          {"kernel_entry", "keep exactly one"});
 }
 
-// A MIX task (tensormap only): each part sees the same descriptors; the AIV parts are lanes 0 and 1.
+// A MIX task: each part sees the same descriptors; the AIV parts are lanes 0 and 1.
 TEST_P(DescriptorAbi, MixPartsShareDescriptorsAndTheAivPartsAreLanesZeroAndOne) {
-  if (!tmr()) GTEST_SKIP() << "MIX tasks run only on tensormap_and_ringbuffer";
   const char *mix_kernel = R"(
 #include "tensor.h"
 #include "intrinsic.h"

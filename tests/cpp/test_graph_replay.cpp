@@ -3,7 +3,7 @@
 // replayed for later calls with their own tensors, boundary scalars and creators; a construction
 // parameter is another identity; a call whose boundary differs, and a graph that cannot be
 // replayed (a scope inside it), run the function again; every result equals running the
-// function each time.
+// function each time; MIX tasks (SPMD, sync-start) replay like any other.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -170,6 +170,89 @@ TEST_P(GraphReplay, EveryRunRecordsAfresh) {
     run_and_check(c, &calls);
     EXPECT_EQ(calls, 3) << "run " << run;
   }
+}
+
+// A graph of two MIX tasks with a kernel per core (MixedKernels): a sync-start one of 2 blocks
+// (every cluster of block_dim 2) and an ordinary SPMD one of 5. Each block writes its index + 1
+// into the lane of each part: z[(block * 3 + lane) * 16], lane 0 the AIC part, 1 and 2 the AIV
+// parts. The entry calls the graph on three tensors and writes how often the function ran.
+const char *const kMixBlock = R"(
+#include "tensor.h"
+#include "intrinsic.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  const int32_t lane = AIV_LANE ? 1 + get_sub_block_id(args) : 0;
+  z[(get_block_idx(args) * 3 + lane) * 16] = static_cast<float>(get_block_idx(args) + 1);
+}
+)";
+const char *const kMixGraphOrch = R"(
+#include "pto_orchestration_api.h"
+namespace {
+int g_calls = 0;
+void mix_layer(const GraphTaskArgs &args) {
+  ++g_calls;
+  const ChipTensor &all = args.tensor(0).ref();
+  uint32_t sync_len[1] = {2 * 48}, sync_at[1] = {0}, spmd_len[1] = {5 * 48}, spmd_at[1] = {2 * 48};
+  const ChipTensor sync_part = all.view(sync_len, sync_at), spmd_part = all.view(spmd_len, spmd_at);
+  MixedKernels mk;
+  mk.aic_kernel_id = 0;
+  mk.aiv0_kernel_id = 1;
+  mk.aiv1_kernel_id = 1;
+  CoreTaskArgs gang;
+  gang.add_inout(sync_part);
+  gang.launch_spec.set_block_num(2);
+  gang.launch_spec.set_require_sync_start(true);
+  rt_submit_task(mk, gang);
+  CoreTaskArgs spmd;
+  spmd.add_inout(spmd_part);
+  spmd.launch_spec.set_block_num(5);
+  rt_submit_task(mk, spmd);
+}
+}  // namespace
+// Run tensors: outputs 0..2 (float[7 * 48]), calls (int32[4]).
+extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &args) {
+  g_calls = 0;
+  for (int i = 0; i < 3; ++i) {
+    GraphTaskArgs g;
+    g.add_inout(args.tensor(i).ref());
+    rt_submit_graph(&mix_layer, g);
+  }
+  uint32_t at[1] = {0};
+  set_tensor_data<int32_t>(args.tensor(3).ref(), 1, at, g_calls);
+}
+)";
+
+// Recorded at the first call, replayed at the other two: every block of both MIX tasks runs once
+// in every part, with its own block index, each time.
+TEST_P(GraphReplay, AGraphOfMixTasksReplaysTheirPartsAndBlocks) {
+  pto::KernelCompiler kc("a2a3sim");
+  pto::ChipCallable c(kc.compile_orchestration_source(GetParam(), kMixGraphOrch, "graph_replay_mix"));
+  c.add_kernel(0, PTO_CORE_AIC,
+               kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kMixBlock, "graph_mix_aic",
+                                        PTO_CORE_AIC));
+  c.add_kernel(1, PTO_CORE_AIV,
+               kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kMixBlock, "graph_mix_aiv",
+                                        PTO_CORE_AIV));
+  const int n = 7 * 48;
+  std::vector<float> want(n, 0.0f);
+  for (int b = 0; b < 7; ++b) {
+    for (int lane = 0; lane < 3; ++lane)
+      want[(b * 3 + lane) * 16] = static_cast<float>((b < 2 ? b : b - 2) + 1);
+  }
+  std::vector<std::vector<float>> outs(3, std::vector<float>(n, 0.0f));
+  std::vector<int32_t> calls(4, -1);
+  pto::ChipStorageTaskArgs args;
+  for (auto &o : outs) args.add_tensor(o.data(), n * 4, PTO_DTYPE_F32, {n}, PTO_DIR_INOUT);
+  args.add_tensor(calls.data(), 16, PTO_DTYPE_I32, {4}, PTO_DIR_INOUT);
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 2;
+  cfg.aicpu_thread_num = 3;
+  const pto::RunStats s = w.run(c, args, cfg);
+  EXPECT_EQ(s.mix_tasks, 6u);
+  EXPECT_EQ(calls[0], 1) << "the graph function ran once; the other calls replayed it";
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(outs[k], want) << "call " << k;
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, GraphReplay,

@@ -7,8 +7,9 @@
 // interleaved views order nothing), so random programs equal sequential execution; alloc_tensors
 // and runtime-created outputs are intermediates; descriptors are the tensormap runtime's for the
 // same views; get/set_tensor_data act on a run tensor no submitted task conflicts with (on the
-// data the device will see) and are refused with a typed error otherwise; non-default launches
-// are refused naming the feature; after every refusal the worker runs the next program.
+// data the device will see) and are refused with a typed error otherwise; launches it cannot run
+// and invalid uses are refused naming what was refused; after every refusal the worker runs the
+// next program.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -323,9 +324,10 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
   EXPECT_NE(got[0], std::vector<int64_t>(64, 0));
 }
 
-// A Launch other than the defaults, and what the reference API asks for that this runtime lacks,
-// each fail the orchestration with a typed error naming the feature.
-TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndTheWorkerGoesOn) {
+// Launches this runtime cannot run as asked and invalid uses of the API (ours and the
+// reference's: a MIX part whose kernel is registered for the other core type, scopes, views) each
+// fail the orchestration with a typed error naming what was refused.
+TEST_F(HbgOrchestrator, BadLaunchesAndInvalidUsesAreTypedErrorsAndTheWorkerGoesOn) {
   struct Case {
     const char *name;
     std::string source;
@@ -347,7 +349,8 @@ TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndThe
        PTO_INVALID_ARGUMENT,
        {"block_num 0 (1 .. 65535 blocks are allowed)"}},
       {"sync_start_too_wide",
-       ours + "  l.sync_start = true;\n  l.block_num = 5;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, 0, &l);\n}\n",
+       ours + "  l.sync_start = true;\n  l.block_num = 5;\n  o.submit_task(0, PTO_CORE_AIV, a, 3, nullptr, "
+              "0, &l);\n}\n",
        PTO_INVALID_ARGUMENT,
        {"sync-start launch of block_num 5", "the run has 4 AIV cores (block_dim 2)"}},
       {"predicate_without_element",
@@ -364,11 +367,11 @@ TEST_F(HbgOrchestrator, NonDefaultLaunchesAndMissingFeaturesAreTypedErrorsAndThe
              "  rt_submit_aiv_task(0, t);\n}\n",
        PTO_INVALID_ARGUMENT,
        {"block_num 5", "4 AIV cores"}},
-      {"ref_mix",
-       ref + "  MixedKernels mk;\n  mk.aiv0_kernel_id = 0;\n  mk.aiv1_kernel_id = 0;\n  rt_submit_task(mk, "
+      {"ref_mixed_wrong_core",
+       ref + "  MixedKernels mk;\n  mk.aic_kernel_id = 0;\n  mk.aiv0_kernel_id = 0;\n  rt_submit_task(mk, "
              "t);\n}\n",
-       PTO_NOT_SUPPORTED,
-       {"MIX cluster tasks", "tensormap_and_ringbuffer"}},
+       PTO_INVALID_ARGUMENT,
+       {"task 0 (kernel 0) asks for a AIC core but the kernel was registered for AIV"}},
       {"ref_bad_after",
        ours + "  (void)l;\n  pto::TaskHandle h{5};\n  o.submit_task(0, PTO_CORE_AIV, a, 3, &h, 1);\n}\n",
        PTO_INVALID_ARGUMENT,

@@ -50,7 +50,7 @@ extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
 }
 )";
 // X (float, kBlocks * 3 * 16), Y (float, 1), gate (int32, 1). Scalar 0: 1 for a MIX SPMD task
-// (tensormap only) in place of the AIV one. An SPMD task of kBlocks blocks, kDummies
+// (one cluster per block) in place of the AIV one. An SPMD task of kBlocks blocks, kDummies
 // dependency-only tasks on X, a clobber of X[1] predicated on gate[0] > 0, an AIC SPMD task of 5
 // blocks, then Y = sum(X).
 const char *const kOrch = R"(
@@ -100,10 +100,12 @@ class LaunchModel : public ::testing::TestWithParam<const char *> {
     pto::KernelCompiler kc("a2a3sim");
     c = std::make_unique<pto::ChipCallable>(
         kc.compile_orchestration_source(GetParam(), kOrch, "launch_model_cpp"));
-    c->add_kernel(0, PTO_CORE_AIV,
-                  kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
-    c->add_kernel(1, PTO_CORE_AIC,
-                  kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+    c->add_kernel(
+        0, PTO_CORE_AIV,
+        kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
+    c->add_kernel(
+        1, PTO_CORE_AIC,
+        kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
     c->add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(kClobber, "lm_clobber", PTO_CORE_AIV));
     c->add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
   }
@@ -129,7 +131,6 @@ class LaunchModel : public ::testing::TestWithParam<const char *> {
     for (int b = 0; b < 5; ++b) want[(b * 3) * 16] = static_cast<float>(b + 1);
     if (gate > 0) want[1] = -5.0f;
     EXPECT_EQ(x, want);
-    for (size_t k = 0; k < x.size(); ++k) if (x[k] != want[k]) fprintf(stderr, "DBG x[%zu]=%g want %g\n", k, x[k], want[k]);
     EXPECT_EQ(y[0], std::accumulate(want.begin(), want.end(), 0.0f));
     return stats;
   }
@@ -142,20 +143,20 @@ TEST_P(LaunchModel, BlocksDummiesAndPredicatesTogetherGiveTheSequentialResult) {
   for (int i = 0; i < 10; ++i) {
     SCOPED_TRACE(i);
     const pto::RunStats off = run(0, false);
-    EXPECT_EQ(off.tasks_run, 3u);             // the two SPMD tasks and the sum
+    EXPECT_EQ(off.tasks_run, 3u);              // the two SPMD tasks and the sum
     EXPECT_EQ(off.tasks_retired_inline, 51u);  // 50 dependency-only tasks and the predicated one
     const pto::RunStats on = run(1, false);
     EXPECT_EQ(on.tasks_run, 4u);
     EXPECT_EQ(on.tasks_retired_inline, 50u);
-    if (std::string(GetParam()) == "tensormap_and_ringbuffer") run(1, true);  // MIX blocks
+    EXPECT_EQ(run(1, true).mix_tasks, 1u);  // MIX blocks
   }
 }
 
 // Sync-start gangs competing with each other and with ordinary SPMD tasks for the same cores:
 // each round submits, all independent (each writes its own part of X), a 4-block AIV gang (every
 // AIV core of block_dim 2), an ordinary 6-block AIV task, a 2-block AIC gang (every AIC core), a
-// 3-block AIV gang, and on the tensormap runtime a 2-block MIX gang (every cluster). Scalar 0:
-// rounds, scalar 1: 1 for the MIX gangs. Each task's part is kPart floats.
+// 3-block AIV gang and a 2-block MIX gang (every cluster). Scalar 0: rounds, scalar 1: 1 for
+// the MIX gangs. Each task's part is kPart floats.
 constexpr int kPart = 6 * 3 * 16;
 const char *const kGangOrch = R"(
 #include "pto_orchestration_api.h"
@@ -198,16 +199,16 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
 TEST_P(LaunchModel, SyncStartGangsAmongOrdinaryTasksEachRunEveryBlockOnce) {
   pto::KernelCompiler kc("a2a3sim");
   pto::ChipCallable gangs(kc.compile_orchestration_source(GetParam(), kGangOrch, "launch_model_gangs_cpp"));
-  gangs.add_kernel(0, PTO_CORE_AIV,
-                   kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
-  gangs.add_kernel(1, PTO_CORE_AIC,
-                   kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+  gangs.add_kernel(
+      0, PTO_CORE_AIV,
+      kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
+  gangs.add_kernel(
+      1, PTO_CORE_AIC,
+      kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
   gangs.add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
-  const bool mix = std::string(GetParam()) == "tensormap_and_ringbuffer";
   // (shape, blocks) of each round's tasks, in kGangOrch's order; lanes: AIV 1 and 2 are written
   // by sub-block 0 and 1 of an AIV core pair only in a MIX task.
-  std::vector<std::pair<int, int>> tasks = {{0, 4}, {0, 6}, {1, 2}, {0, 3}};
-  if (mix) tasks.push_back({2, 2});
+  const std::vector<std::pair<int, int>> tasks = {{0, 4}, {0, 6}, {1, 2}, {0, 3}, {2, 2}};
   constexpr int kRounds = 12;
   std::vector<float> want(kRounds * tasks.size() * kPart, 0.0f);
   for (int r = 0, part = 0; r < kRounds; ++r) {
@@ -228,7 +229,7 @@ TEST_P(LaunchModel, SyncStartGangsAmongOrdinaryTasksEachRunEveryBlockOnce) {
     args.add_tensor(x.data(), x.size() * 4, PTO_DTYPE_F32, {static_cast<int64_t>(x.size())}, PTO_DIR_INOUT);
     args.add_tensor(y.data(), 4, PTO_DTYPE_F32, {1}, PTO_DIR_INOUT);
     args.add_scalar(int64_t{kRounds});
-    args.add_scalar(int64_t{mix ? 1 : 0});
+    args.add_scalar(int64_t{1});
     pto::ChipCallConfig cfg;
     cfg.block_dim = 2;
     cfg.aicpu_thread_num = 3;

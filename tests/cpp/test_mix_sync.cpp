@@ -1,6 +1,7 @@
 // tests/cpp/test_mix_sync.cpp — cross-core sync inside a MIX task (pto/mix_sync.h): event flags and
 // tile pipes between the AIC part and the two AIV parts, their back-pressure, and deadlocks
-// reported as TASK_FAILED naming the task, part and flag or pipe instead of hanging.
+// reported as TASK_FAILED naming the task, part and flag or pipe instead of hanging; on both
+// runtimes.
 //
 // Every wait here must suspend the waiting core: ctest also runs this suite with
 // PTO_SIM_WORKERS=1 (one pool worker for all cores: a wait that spun would hold it and stall
@@ -132,19 +133,19 @@ PTO_KERNEL(args) {
 }
 )";
 
-class MixSync : public ::testing::Test {
+class MixSync : public ::testing::TestWithParam<const char *> {
  protected:
   void SetUp() override {
-    w.init("a2a3sim", "tensormap_and_ringbuffer");
+    w.init("a2a3sim", GetParam());
     w.set_device(0);
   }
 
-  // A callable running `body` (an orchestration body) with kernel 0 = `kernel` as MIX.
+  // A callable running `body` (a device orchestration's body) with kernel 0 = `kernel` as MIX.
   static pto::ChipCallable callable(const std::string &body, const char *kernel, const std::string &name,
                                     pto_core_type kernel_type = PTO_CORE_MIX) {
     pto::KernelCompiler kc("a2a3sim");
     pto::ChipCallable c(kc.compile_orchestration_source(
-        "tensormap_and_ringbuffer",
+        GetParam(),
         "#include \"pto/orchestration.h\"\nusing pto::Arg;\nPTO_DEVICE_ORCHESTRATION(o) {\n" + body + "\n}\n",
         name + "_orch"));
     c.add_kernel(0, kernel_type, kc.compile_incore_source(kernel, name, kernel_type));
@@ -175,7 +176,7 @@ void expect_has(const std::string &msg, const std::vector<std::string> &fragment
     EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
 }
 
-TEST_F(MixSync, AicFeedsBothAivPartsThroughBoundedPipes) {
+TEST_P(MixSync, AicFeedsBothAivPartsThroughBoundedPipes) {
   // 6 MIX tasks on 3 clusters, each over its own 37 tiles: clusters run several at once and
   // each cluster's sync block is reused (reset) for a second task.
   const int tasks = 6, tiles = 37, n = tasks * tiles * kTile;
@@ -204,7 +205,7 @@ TEST_F(MixSync, AicFeedsBothAivPartsThroughBoundedPipes) {
   }
 }
 
-TEST_F(MixSync, AivToAicToAivExchange) {
+TEST_P(MixSync, AivToAicToAivExchange) {
   const int rounds = 9, te = 128;
   auto c = callable(
       "o.submit_task(0, PTO_CORE_MIX, {Arg::in(o.tensor(0)), Arg::in(o.tensor(1)), Arg::out(o.tensor(2)), "
@@ -229,7 +230,7 @@ TEST_F(MixSync, AivToAicToAivExchange) {
   }
 }
 
-TEST_F(MixSync, FlagBarrierMakesEveryPartsWritesVisible) {
+TEST_P(MixSync, FlagBarrierMakesEveryPartsWritesVisible) {
   const int n = 3 * 200, tasks = 5;
   std::string body = "pto::TensorView a = o.tensor(0), b = o.tensor(1);\n";
   for (int t = 0; t < tasks; ++t)  // the same buffers: each task after the previous one
@@ -254,7 +255,7 @@ struct DeadlockCase {
   std::vector<std::string> fragments;
 };
 
-TEST_F(MixSync, DeadlocksFailTheTaskNamingPartAndFlagOrPipe) {
+TEST_P(MixSync, DeadlocksFailTheTaskNamingPartAndFlagOrPipe) {
   // Task 1 deadlocks; task 0 before it succeeds, task 2 reads its output and is not run.
   auto c = callable(
       "pto::TensorView x = o.tensor(0);\n"
@@ -264,12 +265,12 @@ TEST_F(MixSync, DeadlocksFailTheTaskNamingPartAndFlagOrPipe) {
       kDeadlock, "mix_deadlock");
   const std::vector<DeadlockCase> cases = {
       {0,
-       {"task 1 (kernel 0) failed", "part 1 (AIV) waits on flag 5", "MIX sync deadlock",
+       {"task 1 (kernel 0", "failed", "part 1 (AIV) waits on flag 5", "MIX sync deadlock",
         "1 dependent task(s) were not run"}},
-      {1, {"task 1 (kernel 0) failed", "MIX sync deadlock: part 0 (AIC) waits on flag 10"}},
-      {2, {"task 1 (kernel 0) failed", "part 2 (AIV) pops from pipe 3, which is empty"}},
-      {3, {"task 1 (kernel 0) failed", "part 0 (AIC) pushes to pipe 1, which is full"}},
-      {4, {"task 1 (kernel 0) failed", "part 1 (AIV) used MIX sync flag 16", "flags are 0..15"}},
+      {1, {"task 1 (kernel 0", "failed", "MIX sync deadlock: part 0 (AIC) waits on flag 10"}},
+      {2, {"task 1 (kernel 0", "failed", "part 2 (AIV) pops from pipe 3, which is empty"}},
+      {3, {"task 1 (kernel 0", "failed", "part 0 (AIC) pushes to pipe 1, which is full"}},
+      {4, {"task 1 (kernel 0", "failed", "part 1 (AIV) used MIX sync flag 16", "flags are 0..15"}},
   };
   for (const DeadlockCase &dc : cases) {
     SCOPED_TRACE("mode " + std::to_string(dc.mode));
@@ -291,17 +292,19 @@ TEST_F(MixSync, DeadlocksFailTheTaskNamingPartAndFlagOrPipe) {
   EXPECT_EQ(w.run(c, args, pto::ChipCallConfig{}).mix_tasks, 3u);
 }
 
-// A kernel that syncs although its task is not a MIX task, in both runtimes.
+// A kernel that syncs although its task is not a MIX task (host_build_graph: also in a graph of
+// its own API).
 const char *const kNotMix = R"(
 #include "pto/kernel.h"
 PTO_KERNEL(args) { pto::sync_set(args, 3); }
 )";
 
-TEST_F(MixSync, SyncOutsideAMixTaskFailsTheTask) {
-  auto c = callable("o.submit_task(0, PTO_CORE_AIV, {Arg::i64(0)});", kNotMix, "not_mix_tmr", PTO_CORE_AIV);
+TEST_P(MixSync, SyncOutsideAMixTaskFailsTheTask) {
+  auto c = callable("o.submit_task(0, PTO_CORE_AIV, {Arg::i64(0)});", kNotMix, "not_mix", PTO_CORE_AIV);
   pto::ChipStorageTaskArgs args;
   expect_has(run_error([&] { w.run(c, args, pto::ChipCallConfig{}); }, PTO_TASK_FAILED),
-             {"task 0 (kernel 0) failed", "not a MIX task", "flag or pipe 3"});
+             {"task 0 (kernel 0", "failed", "not a MIX task", "flag or pipe 3"});
+  if (std::string(GetParam()) != "host_build_graph") return;
 
   pto::ChipCallable hc(
       pto_test::orch("#include \"pto/host_graph.h\"\n"
@@ -309,14 +312,11 @@ TEST_F(MixSync, SyncOutsideAMixTaskFailsTheTask) {
                      "{pto::TaskArg::of_i64(0)}); }\n",
                      "hbg_not_mix"));
   hc.add_kernel(0, PTO_CORE_AIC, pto_test::kernel(kNotMix, "not_mix_hbg", PTO_CORE_AIC));
-  pto::ChipWorker hw;
-  hw.init("a2a3sim", "host_build_graph");
-  hw.set_device(1);
-  expect_has(run_error([&] { hw.run(hc, args, pto::ChipCallConfig{}); }, PTO_TASK_FAILED),
+  expect_has(run_error([&] { w.run(hc, args, pto::ChipCallConfig{}); }, PTO_TASK_FAILED),
              {"task 0 (kernel 0, AIC) failed", "not a MIX task"});
 }
 
-TEST_F(MixSync, ATimedProfiledMixTaskTracesOneCostForItsThreeParts) {
+TEST_P(MixSync, ATimedProfiledMixTaskTracesOneCostForItsThreeParts) {
   if (const char *exec = std::getenv("PTO_SIM_EXEC"); exec != nullptr && std::string(exec) == "threads") {
     GTEST_SKIP() << "timing mode needs seeded runs (the fiber model)";
   }
@@ -325,7 +325,7 @@ TEST_F(MixSync, ATimedProfiledMixTaskTracesOneCostForItsThreeParts) {
   const pto_test::ScopedEnv costs("PTO_SIM_KERNEL_COSTS", "0=3000");
   auto c = callable(
       "for (int i = 0; i < 4; ++i) o.submit_task(0, PTO_CORE_MIX, {Arg::inout(o.tensor(0)), Arg::i64(9)});",
-                    kDeadlock, "mix_timed");  // mode 9: no sync, every part returns
+      kDeadlock, "mix_timed");  // mode 9: no sync, every part returns
   int32_t out[4] = {};
   pto::ChipStorageTaskArgs args;
   args.add_tensor(out, sizeof out, PTO_DTYPE_I32, {4}, PTO_DIR_OUTPUT);
@@ -345,5 +345,9 @@ TEST_F(MixSync, ATimedProfiledMixTaskTracesOneCostForItsThreeParts) {
     EXPECT_EQ(t.end - t.start, 3000u) << "task " << id;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(BothRuntimes, MixSync,
+                         ::testing::Values("tensormap_and_ringbuffer", "host_build_graph"),
+                         [](const auto &p) { return std::string(p.param)[0] == 't' ? "tmr" : "hbg"; });
 
 }  // namespace

@@ -1,8 +1,9 @@
 // tests/cpp/test_random_dag.cpp — random host-built DAGs give the same buffers as running tasks in order.
 //
-// Contract under test: whatever the number of scheduler threads and cores, every task runs
-// exactly once and only after all of its predecessors have completed, so a chain of hashes
-// over predecessors' results equals the sequential evaluation in submission order.
+// Contract under test: whatever the number of scheduler threads and cores, every task (AIC, AIV,
+// or one in eight a MIX task on a whole cluster) runs exactly once and only after all of its
+// predecessors have completed, so a chain of hashes over predecessors' results equals the
+// sequential evaluation in submission order.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -24,7 +25,7 @@ Program make_program(int64_t n, uint32_t seed) {
   p.words.push_back(n);
   p.expected.assign(static_cast<size_t>(n), 0);
   for (int64_t t = 0; t < n; ++t) {
-    const int64_t core = static_cast<int64_t>(rng() % 2);
+    const int64_t core = rng() % 8 == 0 ? int64_t{PTO_CORE_MIX} : static_cast<int64_t>(rng() % 2);
     const int64_t max_in = std::min<int64_t>(t, 6);
     const int64_t n_in = max_in ? static_cast<int64_t>(rng() % (max_in + 1)) : 0;
     std::vector<int64_t> ins;
@@ -56,6 +57,7 @@ TEST_P(RandomDag, TenThousandTasksMatchSequentialExecution) {
   pto::ChipCallable callable(pto_test::orch(pto_test::kRandomDagOrch, "random_dag_orch"));
   callable.add_kernel(0, PTO_CORE_AIC, pto_test::kernel(pto_test::kMixKernel, "mix", PTO_CORE_AIC));
   callable.add_kernel(1, PTO_CORE_AIV, pto_test::kernel(pto_test::kMixKernel, "mix", PTO_CORE_AIV));
+  callable.add_kernel(2, PTO_CORE_MIX, pto_test::kernel(pto_test::kMixKernel, "mix", PTO_CORE_MIX));
   pto::ChipWorker w;
   w.init(platform, "host_build_graph");
   w.set_device(0);
@@ -73,7 +75,8 @@ TEST_P(RandomDag, TenThousandTasksMatchSequentialExecution) {
     cfg.aicpu_thread_num = threads;
     pto::RunStats s = w.run(callable, args, cfg);
     EXPECT_EQ(s.tasks_run, static_cast<uint64_t>(n));
-    EXPECT_EQ(s.aic_tasks + s.aiv_tasks, static_cast<uint64_t>(n));
+    EXPECT_EQ(s.aic_tasks + s.aiv_tasks + s.mix_tasks, static_cast<uint64_t>(n));
+    EXPECT_GT(s.mix_tasks, 0u);
     for (int64_t i = 0; i < n; ++i) {
       ASSERT_EQ(runs[i], 1) << "task " << i << " ran " << runs[i] << " times (seed " << seed << ")";
       ASSERT_EQ(buf[i], p.expected[i])

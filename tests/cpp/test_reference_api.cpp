@@ -222,59 +222,6 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
   for (float v : run_fill_then_add(callable(orch, "ref_args_with_deps"))) ASSERT_FLOAT_EQ(v, 4.0f);
 }
 
-// MixedKernels with several ids: one MIX task whose cores each run their own kernel; an unset
-// core idles. The AIC kernel and the AIV kernel are registered for their own core types.
-TEST_F(ReferenceApi, MixedKernelsRunOneKernelPerCoreOfTheClusterAndUnsetCoresIdle) {
-  const char *part_kernel = R"(
-#include "tensor.h"
-#include "intrinsic.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *d = reinterpret_cast<const ChipTensor *>(args[0]);
-  int64_t *out = reinterpret_cast<int64_t *>(d->buffer.addr) + d->start_offset;
-  const uint32_t part = pto::mix_part(args);
-  out[part] = KERNEL_TAG + 10 * get_sub_block_id(args) + args[1];
-}
-)";
-  const char *orch = R"(
-#include "pto_orchestration_api.h"
-extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry(const ChipTaskArgs &args) {
-  const ChipTensor &all = args.tensor(0).ref();   // int64[6]: two tasks' three parts
-  uint32_t three[1] = {3}, first[1] = {0}, second[1] = {3};
-  ChipTensor x = all.view(three, first), y = all.view(three, second);
-  MixedKernels full;
-  full.aic_kernel_id = 0;
-  full.aiv0_kernel_id = 1;
-  full.aiv1_kernel_id = 1;
-  CoreTaskArgs t;
-  t.add_inout(x);
-  t.add_scalar(int64_t{5});
-  rt_submit_task(full, t);
-  MixedKernels half;                // AIC and the first AIV core; the second idles
-  half.aic_kernel_id = 0;
-  half.aiv0_kernel_id = 1;
-  CoreTaskArgs u;
-  u.add_inout(y);
-  u.add_scalar(int64_t{7});
-  rt_submit_task(half, u);
-}
-)";
-  pto::KernelCompiler kc("a2a3sim");
-  pto::ChipCallable c(kc.compile_orchestration_source("tensormap_and_ringbuffer", orch, "ref_mixed"));
-  c.add_kernel(0, PTO_CORE_AIC,
-               kc.compile_incore_source(std::string("#define KERNEL_TAG 100\n") + part_kernel, "ref_part_aic",
-                                        PTO_CORE_AIC));
-  c.add_kernel(1, PTO_CORE_AIV,
-               kc.compile_incore_source(std::string("#define KERNEL_TAG 200\n") + part_kernel, "ref_part_aiv",
-                                        PTO_CORE_AIV));
-  std::vector<int64_t> out(6, -1);
-  pto::ChipStorageTaskArgs args;
-  args.add_tensor(out.data(), out.size() * 8, PTO_DTYPE_I64, {6}, PTO_DIR_INOUT);
-  w.run(c, args, config());
-  const std::vector<int64_t> want = {105, 205, 215, 107, 207, -1};
-  EXPECT_EQ(out, want) << "AIC, AIV lane 0, AIV lane 1 of each task; the idle core writes nothing";
-}
-
 // Every refusal is typed and names what was refused; the worker then runs the vector program.
 TEST_F(ReferenceApi, UnsupportedAndInvalidUsesAreTypedErrorsAndTheWorkerStaysUsable) {
   struct Case {

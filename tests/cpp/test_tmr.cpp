@@ -323,7 +323,8 @@ TEST_F(Tmr, UnknownKernelAndBadViewsAreOrchestrationErrors) {
 TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62;\n"
+        run(
+            callable("pto::TensorView v = x; v.shape[0] = int64_t{1} << 62;\n"
                      "v.strides[0] = int64_t{1} << 40;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "span_overflow"));
@@ -331,7 +332,8 @@ TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
       PTO_BAD_TENSOR, {"reaches outside its buffer of 256 bytes", "last element beyond 2^63"});
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.offset = INT64_MAX - 1; v.shape[0] = 1;\n"
+        run(
+            callable("pto::TensorView v = x; v.offset = INT64_MAX - 1; v.shape[0] = 1;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "offset_overflow"));
       },
@@ -351,19 +353,20 @@ TEST_F(Tmr, ViewsWhoseSpanOverflowsReachOutsideTheirBuffer) {
 // here valid views with larger values (one element with a huge stride; a broadcast row of 2^30
 // elements, stride 0) run, and an offset of 2^24 elements into a 256-byte buffer is refused.
 TEST_F(Tmr, ViewsWithLargeExtentsOrStridesAreCheckedExactly) {
-  std::vector<int32_t> y = run(callable(
-      "pto::TensorView v = y; v.shape[0] = 1; v.strides[0] = int64_t{1} << 40;\n"
-      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(6)});\n"
-      "pto::TensorView b = y; b.ndim = 2; b.offset = 1; b.shape[0] = int64_t{1} << 30;\n"
-      "b.strides[0] = 0; b.shape[1] = 1; b.strides[1] = 1;\n"
-      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(b), Arg::i64(1), Arg::i64(7)});",
-      "large_values"));
+  std::vector<int32_t> y =
+      run(callable("pto::TensorView v = y; v.shape[0] = 1; v.strides[0] = int64_t{1} << 40;\n"
+                   "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(6)});\n"
+                   "pto::TensorView b = y; b.ndim = 2; b.offset = 1; b.shape[0] = int64_t{1} << 30;\n"
+                   "b.strides[0] = 0; b.shape[1] = 1; b.strides[1] = 1;\n"
+                   "o.submit_task(1, PTO_CORE_AIV, {Arg::out(b), Arg::i64(1), Arg::i64(7)});",
+                   "large_values"));
   EXPECT_EQ(y[0], 6);
   EXPECT_EQ(y[1], 7);
   EXPECT_EQ(y[2], -1);
   expect_error(
       [&] {
-        run(callable("pto::TensorView v = x; v.offset = int64_t{1} << 24; v.shape[0] = 1;\n"
+        run(
+            callable("pto::TensorView v = x; v.offset = int64_t{1} << 24; v.shape[0] = 1;\n"
                      "o.submit_task(1, PTO_CORE_AIV, {Arg::out(v), Arg::i64(1), Arg::i64(0)});",
                      "large_offset"));
       },
@@ -388,78 +391,6 @@ TEST_F(Tmr, TimeOutReportsTheRunningAndWaitingTasks) {
                {"time limit of 100 ms", "2 of 2 submitted tasks unfinished",
                 "task 0 (kernel 0, AIV): dispatched to core",
                 "task 1 (kernel 0, AIV): pending, waiting for 1 producer(s)"});
-}
-
-// Kernel 3 (MIX): all three parts meet at a barrier (so they must run at the same time), then
-// part p writes p + 1 into its third of the tensor. args: out, n, arrivals counter.
-const char *const kMixBarrier = R"(
-#include <atomic>
-#include <time.h>
-#include "pto/kernel.h"
-PTO_KERNEL(args) {
-  int32_t *out = pto::tensor<int32_t>(args, 0);
-  auto *arrived = reinterpret_cast<std::atomic<int32_t> *>(pto::tensor<int32_t>(args, 2));
-  const int64_t n = args[1], part = pto::mix_part(args);
-  if (!pto::is_mix(args)) { pto::fail(args, 90); return; }
-  const int32_t round = arrived->fetch_add(1) / 3;
-  for (int spins = 0; arrived->load() < 3 * (round + 1); ++spins) {
-    if (spins > 200000) { pto::fail(args, 91); return; }  // ~2 s: the parts did not run together
-    struct timespec ts = {0, 10000};
-    nanosleep(&ts, nullptr);
-  }
-  for (int64_t i = part * n / 3; i < (part + 1) * n / 3; ++i) out[i] = static_cast<int32_t>(part + 1);
-}
-)";
-
-TEST_F(Tmr, MixTaskRunsOnAWholeClusterAtOnceBetweenSingleTasks) {
-  pto::KernelCompiler kc("a2a3sim");
-  pto::ChipCallable c(kc.compile_orchestration_source(
-      "tensormap_and_ringbuffer",
-      "#include \"pto/orchestration.h\"\nusing pto::Arg;\nPTO_DEVICE_ORCHESTRATION(o) {\n"
-      "  pto::TensorView x = o.tensor(0), y = o.tensor(1), cnt = o.tensor(2);\n"
-      "  for (int r = 0; r < 8; ++r) {\n"
-      "    o.submit_task(1, PTO_CORE_AIV, {Arg::out(y), Arg::i64(60), Arg::i64(r)});\n"
-      "    o.submit_task(3, PTO_CORE_MIX, {Arg::out(x), Arg::i64(60), Arg::inout(cnt)});\n"
-      "    o.submit_task(0, PTO_CORE_AIV, {Arg::in(x), Arg::out(y), Arg::i64(60), Arg::i64(0)});\n"
-      "  }\n}\n",
-      "mix_orch"));
-  c.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kSlowCopy, "slow_copy", PTO_CORE_AIV));
-  c.add_kernel(1, PTO_CORE_AIV, kc.compile_incore_source(kFill, "fill", PTO_CORE_AIV));
-  c.add_kernel(3, PTO_CORE_MIX, kc.compile_incore_source(kMixBarrier, "mix_barrier", PTO_CORE_MIX));
-  for (auto [block_dim, threads] : {std::pair<int, int>{1, 1}, {2, 3}, {24, 4}}) {
-    std::vector<int32_t> x(60, 0), y(60, -1), cnt(1, 0);
-    pto::ChipStorageTaskArgs args;
-    args.add_tensor(x.data(), 60 * 4, PTO_DTYPE_I32, {60}, PTO_DIR_INOUT);
-    args.add_tensor(y.data(), 60 * 4, PTO_DTYPE_I32, {60}, PTO_DIR_INOUT);
-    args.add_tensor(cnt.data(), 4, PTO_DTYPE_I32, {1}, PTO_DIR_INOUT);
-    pto::ChipCallConfig cfg;
-    cfg.block_dim = block_dim;
-    cfg.aicpu_thread_num = threads;
-    const pto::RunStats s = w.run(c, args, cfg);
-    EXPECT_EQ(s.mix_tasks, 8u);
-    EXPECT_EQ(s.aiv_tasks, 16u);
-    EXPECT_EQ(cnt[0], 24);  // three parts per MIX task
-    for (int i = 0; i < 60; ++i) ASSERT_EQ(y[i], 1 + i / 20) << "block_dim " << block_dim;
-  }
-}
-
-TEST(HostBuildGraph, MixTasksAreNotSupported) {
-  pto::ChipCallable c(pto_test::orch(
-      "#include \"pto/host_graph.h\"\n"
-      "PTO_ORCHESTRATION(g, a) { (void)a; g.add_task(0, PTO_CORE_MIX, {pto::TaskArg::of_i64(0)}); }\n",
-      "hbg_mix"));
-  c.add_kernel(0, PTO_CORE_MIX, pto_test::kernel(kMixBarrier, "mix_barrier", PTO_CORE_MIX));
-  pto::ChipWorker w;
-  w.init("a2a3sim", "host_build_graph");
-  w.set_device(0);
-  pto::ChipStorageTaskArgs args;
-  try {
-    w.run(c, args);
-    FAIL() << "expected NOT_SUPPORTED";
-  } catch (const pto::Error &e) {
-    EXPECT_EQ(e.code(), PTO_NOT_SUPPORTED);
-    EXPECT_NE(std::string(e.what()).find("tensormap_and_ringbuffer"), std::string::npos) << e.what();
-  }
 }
 
 class TmrBasic : public ::testing::TestWithParam<std::tuple<const char *, int, int>> {};

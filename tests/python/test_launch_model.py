@@ -386,13 +386,22 @@ def assert_every_block_ran_once(out, y, stats, lanes) -> None:
     assert stats.tasks_run == 2
 
 
-# (runtime, shape, lanes): host_build_graph has no MIX tasks.
-SHAPES = [(TMR, 0, [1]), (TMR, 1, [0]), (TMR, 2, [0, 1, 2]), (HBG, 0, [1]), (HBG, 1, [0])]
+# (runtime, shape, lanes)
+SHAPES = [
+    (TMR, 0, [1]),
+    (TMR, 1, [0]),
+    (TMR, 2, [0, 1, 2]),
+    (HBG, 0, [1]),
+    (HBG, 1, [0]),
+    (HBG, 2, [0, 1, 2]),
+]
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize(
-    "runtime, shape, lanes", SHAPES, ids=["tmr-aiv", "tmr-aic", "tmr-mix", "hbg-aiv", "hbg-aic"]
+    "runtime, shape, lanes",
+    SHAPES,
+    ids=["tmr-aiv", "tmr-aic", "tmr-mix", "hbg-aiv", "hbg-aic", "hbg-mix"],
 )
 @pytest.mark.parametrize("blocks", [2, 7, 40])
 def test_every_block_of_an_spmd_task_runs_once_with_its_index_and_the_consumer_waits_for_all(
@@ -404,7 +413,9 @@ def test_every_block_of_an_spmd_task_runs_once_with_its_index_and_the_consumer_w
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize(
-    "runtime, shape", [(TMR, 0), (TMR, 2), (HBG, 0)], ids=["tmr-aiv", "tmr-mix", "hbg-aiv"]
+    "runtime, shape",
+    [(TMR, 0), (TMR, 2), (HBG, 0), (HBG, 2)],
+    ids=["tmr-aiv", "tmr-mix", "hbg-aiv", "hbg-mix"],
 )
 def test_a_failing_block_fails_its_task_and_the_worker_goes_on(workers, platform, runtime, shape):
     with pytest.raises(pto.Error, match="status 77"):
@@ -432,6 +443,7 @@ GANGS = [
     (TMR, 2, [0, 1, 2], 2),
     (HBG, 0, [1], 4),
     (HBG, 1, [0], 2),
+    (HBG, 2, [0, 1, 2], 2),
 ]
 
 
@@ -557,8 +569,8 @@ def timing_callable(platform: str, runtime: str) -> pto.ChipCallable:
 
 @pytest.mark.parametrize(
     "runtime, shape, places",
-    [(TMR, 0, 4), (TMR, 1, 2), (TMR, 2, 2), (HBG, 0, 4), (HBG, 1, 2)],
-    ids=["tmr-aiv", "tmr-aic", "tmr-mix", "hbg-aiv", "hbg-aic"],
+    [(TMR, 0, 4), (TMR, 1, 2), (TMR, 2, 2), (HBG, 0, 4), (HBG, 1, 2), (HBG, 2, 2)],
+    ids=["tmr-aiv", "tmr-aic", "tmr-mix", "hbg-aiv", "hbg-aic", "hbg-mix"],
 )
 def test_no_block_of_a_sync_start_task_starts_before_all_its_places_are_free(
     workers, runtime, shape, places

@@ -128,7 +128,6 @@ _FEATURES: list[tuple[re.Pattern[str], str]] = [
     for p, name in [
         (r"set_block_num|set_core_num|set_require_sync_start|SPMD", "SPMD launch"),
         (r"rt_submit_dummy_task|dependency-only", "dependency-only tasks"),
-        (r"MIX cluster tasks", "MIX tasks in host_build_graph"),
         (r"CoreTaskPredicate|set_predicate|predicate", "dispatch predicates"),
         (r"TPUSH|TPOP|TFREE", "TPUSH/TPOP cross-core pipes"),
         (r"\bdump\b\(|member named .dump.|args dump|dump_args", "args dump"),

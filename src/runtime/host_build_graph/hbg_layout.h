@@ -3,12 +3,16 @@
 // One device allocation holds, in this order (Layout in host/hbg_runtime_host.cpp), each part
 // cache-line aligned: the RuntimeHeader, Task[num_tasks], the successor array (task indices;
 // task i's are its FanoutRange: core/graph/task_record.h), one pto_kernel_call block per task
-// (sized by its argument count), the cells of the cube and vector pools of the ReadyQueueSet
-// (core/graph/ready_queue_set.h; each a power of two at least that type's task count), the run counters,
-// the dump region (enable_dump_tensor) and, with pipeline_depth, the token gates
-// (core/graph/pipeline_gates.h). The host builds all of that as one image and copies it in before
-// launch. After the image, with enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu
-// PmuTrace[num_tasks]; schedulers write every record whole, so these are not copied in.
+// (sized by its argument count; three for a MIX task, one per part: core/mix_parts.h), the cells
+// of the ReadyQueueSet's pools (core/graph/ready_queue_set.h; each a power of two at least the
+// tasks that can wait there), the run counters, the dump region (enable_dump_tensor), with
+// pipeline_depth the token gates (core/graph/pipeline_gates.h), with a dispatch predicate
+// DispatchPredicate[num_tasks] and with a MIX task the MIX payloads (mix_addr). The host builds
+// all of that as one image and copies it in before launch. After the image, with
+// enable_profiling or enable_pmu: TaskTrace[num_tasks], and with enable_pmu PmuTrace[num_tasks];
+// schedulers write every record whole, so these are not copied in. Last, with a MIX task,
+// MixSync[block_dim] (core/mix_sync.h), likewise not copied in: the scheduler starting a MIX task
+// on a cluster resets that cluster's block.
 // Not in the allocation: the cores' Handshake slots and the scheduler threads' SchedulerSlot
 // doorbells live as long as the device (host/device_runner.h; handshakes_addr / sched_addr
 // point at them: a core rings its scheduler after reporting completion, when the run's memory
@@ -66,7 +70,11 @@ struct alignas(kCacheLine) RuntimeHeader {
   uint64_t dump_addr;        // enable_dump_tensor: the DumpRegion (core/tensor_dump.h), else 0
   uint64_t gates_addr;       // pipeline_depth: PipelineGate[kPipelineGates], else 0
   uint64_t preds_addr;       // DispatchPredicate[num_tasks] when a task has a predicate, else 0
-  ScheduleConfig sched;      // the lowered schedule primitives (pto/schedule_config.h)
+  // With a MIX task, else 0: DispatchPayload[2 * num_tasks], task i's AIV parts (parts 1 and 2,
+  // core/mix_parts.h) at [2i] and [2i + 1] (part 0 is its Task::payload), and MixSync[block_dim].
+  uint64_t mix_addr;
+  uint64_t mix_sync_addr;
+  ScheduleConfig sched;  // the lowered schedule primitives (pto/schedule_config.h)
 
   // --- Ready queues, cube and vector pools: writers are scheduler threads (and the host,
   //     pre-filling). ---
@@ -91,6 +99,9 @@ inline Handshake *handshakes_of(const RuntimeHeader *h) {
 }
 inline SchedulerSlot *sched_of(const RuntimeHeader *h) {
   return reinterpret_cast<SchedulerSlot *>(h->sched_addr);
+}
+inline const DispatchPayload *mix_payloads_of(const RuntimeHeader *h) {
+  return reinterpret_cast<const DispatchPayload *>(h->mix_addr);
 }
 
 }  // namespace hbg

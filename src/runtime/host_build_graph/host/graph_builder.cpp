@@ -143,11 +143,6 @@ const KernelEntry *HostGraphBuilder::admit(TaskId id, uint32_t func_id, pto_core
     return nullptr;
   }
   const KernelEntry &k = it->second;
-  if (core_type == PTO_CORE_MIX) {
-    error(PTO_NOT_SUPPORTED,
-          task_name(id, func_id) + ": MIX cluster tasks run only on the tensormap_and_ringbuffer runtime");
-    return nullptr;
-  }
   if (core_type != k.core_type) {
     error(PTO_INVALID_ARGUMENT, task_name(id, func_id) + " asks for a " + pto_core_type_name(core_type) +
                                     " core but the kernel was registered for " +
@@ -178,12 +173,26 @@ const KernelEntry *HostGraphBuilder::admit(TaskId id, uint32_t func_id, pto_core
 }
 
 TaskId HostGraphBuilder::commit(TaskId id, const KernelEntry &k, pto_core_type core_type, uint32_t args_begin,
-                                uint32_t dump_begin, uint32_t abi_begin, uint32_t num_args,
-                                bool descriptors) {
+                                uint32_t dump_begin, uint32_t abi_begin, uint32_t num_args, bool descriptors,
+                                const HostMixParts *mix) {
   HostTask t;
   t.func_id = k.func_id;
   t.core_type = core_type;
   t.kernel_addr = k.loaded.entry_addr;
+  if (core_type == PTO_CORE_MIX) {
+    HostMixParts one;  // one MIX kernel: every part runs it
+    if (!mix) {
+      for (uint32_t p = 0; p < kMixParts; ++p) {
+        one.func[p] = k.func_id;
+        one.kernel_addr[p] = k.loaded.entry_addr;
+      }
+      one.descriptors = descriptors ? (1u << kMixParts) - 1 : 0;
+      mix = &one;
+    }
+    t.kernel_addr = mix->kernel_addr[0];
+    t.mix = static_cast<int32_t>(mix_.size());
+    mix_.push_back(*mix);
+  }
   t.args_begin = args_begin;
   t.num_args = num_args;
   t.dump_begin = dump_begin;
@@ -248,8 +257,8 @@ std::string HostGraphBuilder::view_fault(const TensorView &v) {
          (wraps || v.offset < 0 ? std::string("out of range") : std::to_string(v.offset + last)) + ")";
 }
 
-bool HostGraphBuilder::check_view_args(const KernelEntry &k, TaskId id, const Arg *args, uint32_t n) {
-  auto arg = [&](uint32_t i) { return task_name(id, k.func_id) + ": argument " + std::to_string(i); };
+bool HostGraphBuilder::check_views(TaskId id, uint32_t func_id, const Arg *args, uint32_t n) {
+  auto arg = [&](uint32_t i) { return task_name(id, func_id) + ": argument " + std::to_string(i); };
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind == PTO_ARG_SCALAR) continue;
     if (args[i].kind != PTO_ARG_TENSOR) {
@@ -267,6 +276,10 @@ bool HostGraphBuilder::check_view_args(const KernelEntry &k, TaskId id, const Ar
       return false;
     }
   }
+  return true;
+}
+
+bool HostGraphBuilder::check_view_kernel(const KernelEntry &k, TaskId id, const Arg *args, uint32_t n) {
   if (!check_view_signature(k, id, args, n)) return false;
   if (k.loaded.abi != static_cast<uint32_t>(KernelAbi::kDescriptor)) return true;
   DescriptorArgCheck check;
@@ -333,6 +346,39 @@ TaskId HostGraphBuilder::add_view_task(uint32_t func_id, pto_core_type core_type
   const KernelEntry *k = admit(id, func_id, core_type, num_args, args == nullptr);
   if (!k || !check_view_args(*k, id, args, num_args)) return kInvalidTask;
   const bool descriptors = k->loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+  return commit_views(id, *k, core_type, args, num_args, descriptors, nullptr);
+}
+
+TaskId HostGraphBuilder::add_mixed_task(const int32_t funcs[kMixParts], const Arg *args, uint32_t num_args) {
+  if (!ok()) return kInvalidTask;
+  const auto id = static_cast<TaskId>(tasks_.size());
+  const std::string fault = mix_funcs_fault(id, funcs);
+  if (!fault.empty()) {
+    error(PTO_INVALID_ARGUMENT, fault);
+    return kInvalidTask;
+  }
+  HostMixParts parts;
+  const KernelEntry *first = nullptr;  // the part whose kernel names the task (mix_task_func)
+  for (uint32_t p = 0; p < kMixParts; ++p) {
+    parts.func[p] = graph::kNoKernel;
+    parts.kernel_addr[p] = reinterpret_cast<uint64_t>(&idle_mix_part);
+    if (funcs[p] < 0) continue;
+    const auto func = static_cast<uint32_t>(funcs[p]);
+    const KernelEntry *k = admit(id, func, mix_part_core_type(p), num_args, args == nullptr);
+    if (!k || (!first && !check_views(id, func, args, num_args)) ||
+        !check_view_kernel(*k, id, args, num_args))
+      return kInvalidTask;
+    parts.func[p] = func;
+    parts.kernel_addr[p] = k->loaded.entry_addr;
+    if (k->loaded.abi == static_cast<uint32_t>(KernelAbi::kDescriptor)) parts.descriptors |= 1u << p;
+    if (!first) first = k;
+  }
+  return commit_views(id, *first, PTO_CORE_MIX, args, num_args, parts.descriptors != 0, &parts);
+}
+
+TaskId HostGraphBuilder::commit_views(TaskId id, const KernelEntry &k, pto_core_type core_type,
+                                      const Arg *args, uint32_t num_args, bool descriptors,
+                                      const HostMixParts *mix) {
   const auto args_begin = static_cast<uint32_t>(args_.size()),
              dump_begin = static_cast<uint32_t>(dump_.size()), abi_begin = static_cast<uint32_t>(abi_.size());
   for (uint32_t i = 0; i < num_args; ++i) {
@@ -350,7 +396,7 @@ TaskId HostGraphBuilder::add_view_task(uint32_t func_id, pto_core_type core_type
     }
     if (descriptors) abi_.push_back(a.view);
   }
-  return commit(id, *k, core_type, args_begin, dump_begin, abi_begin, num_args, descriptors);
+  return commit(id, k, core_type, args_begin, dump_begin, abi_begin, num_args, descriptors, mix);
 }
 
 TaskId HostGraphBuilder::add_dummy_task() {
@@ -380,9 +426,13 @@ bool HostGraphBuilder::set_launch(TaskId id, const Launch &launch) {
   HostTask &t = tasks_[static_cast<size_t>(id)];
   const DispatchPredicate &p = launch.predicate;
   pto_status code;
-  const LaunchPlaces places{static_cast<uint32_t>(t.core_type), in_.layout, static_cast<uint32_t>(in_.cfg.block_dim)};
-  const std::string fault = launch_fault(task_name(id, t.func_id), launch, t.descriptors,
-                                         p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), places, &code);
+  const LaunchPlaces places{static_cast<uint32_t>(t.core_type), in_.layout,
+                            static_cast<uint32_t>(in_.cfg.block_dim)};
+  // SPMD blocks need descriptor-ABI kernels: a MIX task's in every part that has one.
+  const bool descriptors = t.mix >= 0 ? mix_parts(t).all_descriptors() : t.descriptors;
+  const std::string fault =
+      launch_fault(task_name(id, t.func_id), launch, descriptors,
+                   p.op != PredicateOp::NONE && live_tensor(p.addr, p.elem_size), places, &code);
   if (!fault.empty()) {
     error(code, fault);
     return false;

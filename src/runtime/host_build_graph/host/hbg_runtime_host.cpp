@@ -8,6 +8,7 @@
 #include "core/align.h"
 #include "core/check.h"
 #include "core/descriptor_call.h"
+#include "core/mix_parts.h"
 #include "core/mix_sync.h"
 #include "hbg_layout.h"
 #include "host/device_runner.h"
@@ -27,23 +28,29 @@ using hbg::RuntimeHeader;
 
 // Offsets of every region inside the runtime's one device allocation.
 struct Layout {
-  // queue: the cube and vector pools' cells, then the inline pool's (tasks that may finish
+  // queue: the cube, vector and MIX pools' cells, then the inline pool's (tasks that may finish
   // without a core: dependency-only tasks and tasks with a dispatch predicate), then the
   // sync-start tasks' (kPoolGang).
-  static constexpr int kQueues = PTO_CORE_TYPE_COUNT + 2;
-  static constexpr uint32_t kPools[kQueues] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolInline,
-                                               graph::kPoolGang};
+  static constexpr int kQueues = PTO_TASK_SHAPE_COUNT + 2;
+  static constexpr uint32_t kPools[kQueues] = {graph::kPoolCube, graph::kPoolVector, graph::kPoolMix,
+                                               graph::kPoolInline, graph::kPoolGang};
   static uint32_t queue_of(uint32_t pool) {
-    return pool == graph::kPoolInline ? 2u : pool == graph::kPoolGang ? 3u : pool;
+    return pool == graph::kPoolInline ? 3u : pool == graph::kPoolGang ? 4u : pool;
   }
   uint64_t header = 0, tasks, successors, calls, queue[kQueues], counters, dump = 0, gates = 0, preds = 0,
-           image,  // bytes the host builds and copies in; the trace regions follow
-      trace = 0, pmu = 0, price = 0, total;
+           mix = 0,
+           image,  // bytes the host builds and copies in; the trace regions and MixSync blocks follow
+      trace = 0, pmu = 0, price = 0, mix_sync = 0, total;
   uint64_t queue_cap[kQueues];
-  std::vector<uint64_t> call_off;  // per task, relative offset of its pto_kernel_call
+  // Per task, the relative offset of its pto_kernel_call; a MIX task's is part 0's, and its
+  // parts 1 and 2 are at mix_call_off[2 * HostTask::mix + part - 1].
+  std::vector<uint64_t> call_off, mix_call_off;
 
-  Layout(const std::vector<HostTask> &graph, uint64_t num_edges, const pto_call_config &cfg, bool timed,
-         uint32_t threads, uint32_t cores, uint32_t inline_candidates) {
+  Layout(const hbg::HostGraphBuilder &b, const pto_call_config &cfg, bool timed, uint32_t threads,
+         uint32_t cores) {
+    const std::vector<HostTask> &graph = b.tasks();
+    const uint64_t num_edges = b.num_edges();
+    const uint32_t inline_candidates = b.num_inline_candidates();
     const bool profiling = cfg.enable_profiling || cfg.enable_pmu, with_pmu = cfg.enable_pmu;
     uint64_t off = align_up(sizeof(RuntimeHeader), kCacheLine);
     this->tasks = off;
@@ -52,17 +59,31 @@ struct Layout {
     off = align_up(off + num_edges * sizeof(uint32_t), kCacheLine);
     calls = off;
     call_off.resize(graph.size());
-    uint64_t count[kQueues] = {0, 0, inline_candidates, 0};
+    mix_call_off.resize(2 * size_t{b.num_mix_tasks()});
+    // A call block at `off`: a descriptor block (core/descriptor_call.h) starts on a cache line
+    // and has room for `tensors` descriptors; an argument-array block for its arguments.
+    auto call_block = [&off](bool descriptor, uint32_t tensors, uint32_t num_args) {
+      if (descriptor) off = align_up(off, kCacheLine);
+      const uint64_t at = off;
+      off += descriptor ? descriptor_call_bytes(tensors)
+                        : align_up(offsetof(pto_kernel_call, args) + 8 * std::max<uint64_t>(num_args, 1), 8);
+      return at;
+    };
+    uint64_t count[kQueues] = {0, 0, 0, inline_candidates, 0};
     for (size_t i = 0; i < graph.size(); ++i) {
-      if (graph[i].descriptors) {  // core/descriptor_call.h: its descriptors start on a cache line
-        off = align_up(off, kCacheLine);
-        call_off[i] = off;
-        off += descriptor_call_bytes(graph[i].num_abi_tensors);
+      const HostTask &t = graph[i];
+      if (t.mix < 0) {
+        call_off[i] = call_block(t.descriptors, t.num_abi_tensors, t.num_args);
       } else {
-        call_off[i] = off;
-        off += align_up(offsetof(pto_kernel_call, args) + 8 * std::max<size_t>(graph[i].num_args, 1), 8);
+        // The descriptors live in the first descriptor part's block; the others point there.
+        const uint32_t desc = b.mix_parts(t).descriptors;
+        const uint32_t first = desc ? static_cast<uint32_t>(__builtin_ctz(desc)) : kMixParts;
+        for (uint32_t p = 0; p < kMixParts; ++p) {
+          const uint64_t at = call_block((desc >> p) & 1, p == first ? t.num_abi_tensors : 0, t.num_args);
+          (p == 0 ? call_off[i] : mix_call_off[2 * static_cast<size_t>(t.mix) + p - 1]) = at;
+        }
       }
-      if (!graph[i].dummy) ++count[graph[i].sync_start ? queue_of(graph::kPoolGang) : static_cast<uint32_t>(graph[i].core_type)];
+      if (!t.dummy) ++count[t.sync_start ? queue_of(graph::kPoolGang) : static_cast<uint32_t>(t.core_type)];
     }
     off = align_up(off, kCacheLine);
     for (int q = 0; q < kQueues; ++q) {
@@ -84,6 +105,10 @@ struct Layout {
       preds = off = align_up(off, kCacheLine);
       off += graph.size() * sizeof(DispatchPredicate);
     }
+    if (b.num_mix_tasks() != 0) {
+      mix = off = align_up(off, kCacheLine);
+      off += 2 * graph.size() * sizeof(DispatchPayload);
+    }
     image = off;
     // The trace records last, outside the image: the scheduler writes every task's record
     // (done, failed or skipped) before the run can finish, so they need no zeroing or copying
@@ -100,9 +125,48 @@ struct Layout {
       price = off = align_up(off, kCacheLine);
       off += graph.size() * sizeof(KernelPrice);
     }
+    // Reset by the scheduler at each MIX task's dispatch (~128 KB each, mostly tile buffers):
+    // neither zeroed nor copied, and untouched pages cost no memory.
+    if (b.num_mix_tasks() != 0) {
+      mix_sync = off = align_up(off, kCacheLine);
+      off += uint64_t(cfg.block_dim) * sizeof(MixSync);
+    }
     total = off;
   }
 };
+
+// Writes the call block at image offset `off` of task `ht` (its part `part` when `is_mix`). A
+// descriptor block gets the task's descriptors unless `desc_dev` already names them (a MIX task's
+// later descriptor parts point at its first's); returns where they are (device address, 0: none).
+uint64_t write_call(char *base, uint64_t dev, uint64_t off, const hbg::HostGraphBuilder &b,
+                    const HostTask &ht, bool descriptor, uint64_t desc_dev, bool is_mix, uint32_t part,
+                    const RunInputs &in) {
+  auto *call = reinterpret_cast<pto_kernel_call *>(base + off);
+  call->num_args = static_cast<uint16_t>(ht.num_args);
+  call->mix_part = static_cast<uint8_t>(part);
+  call->is_mix = is_mix ? 1 : 0;
+  call->log = in.device_log;
+  if (!descriptor) {
+    if (ht.num_args) memcpy(call->args, b.args(ht), 8 * ht.num_args);
+    return desc_dev;
+  }
+  // Descriptors at their device addresses: the image is copied to dev as a whole.
+  const uint64_t call_dev = dev + off;
+  if (desc_dev == 0) {
+    ChipTensor *desc = descriptors_of(call);
+    // As the tensormap runtime writes them for the same views (write_descriptor_calls).
+    const TensorView *views = b.abi_tensors(ht);
+    for (uint32_t k = 0; k < ht.num_abi_tensors; ++k) {
+      const TensorView &v = views[k];
+      fill_descriptor(&desc[k], v.buffer, v.buffer_bytes, v.offset, v.dtype, v.ndim, v.shape, v.strides);
+    }
+    desc_dev = call_dev + kDescTensorsOffset;
+  }
+  // Scalars follow the tensors (add_task checked the order).
+  finish_descriptor_call(call, call_dev, desc_dev, ht.num_abi_tensors, b.args(ht) + ht.num_abi_tensors,
+                         ht.num_args - ht.num_abi_tensors, is_mix ? mix_part_lane(part) : 0);
+  return desc_dev;
+}
 
 void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, uint64_t dev,
                  const RunInputs &in) {
@@ -130,6 +194,9 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
   h->gates_addr = L.gates ? dev + L.gates : 0;
   h->preds_addr = L.preds ? dev + L.preds : 0;
   auto *preds = L.preds ? reinterpret_cast<DispatchPredicate *>(base + L.preds) : nullptr;
+  h->mix_addr = L.mix ? dev + L.mix : 0;
+  h->mix_sync_addr = L.mix_sync ? dev + L.mix_sync : 0;
+  auto *mix = L.mix ? reinterpret_cast<DispatchPayload *>(base + L.mix) : nullptr;
   h->sched = schedule_config_of(in.cfg);
   if (L.gates)
     graph::pipeline_gates_init(reinterpret_cast<graph::PipelineGate *>(base + L.gates),
@@ -152,7 +219,8 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     t->payload.kernel_addr = ht.kernel_addr;
     t->payload.call_addr = dev + L.call_off[i];
     t->func_id = ht.func_id;
-    t->core_type = static_cast<uint8_t>(ht.dummy ? static_cast<uint32_t>(graph::kPoolInline) : static_cast<uint32_t>(ht.core_type));
+    t->core_type = static_cast<uint8_t>(ht.dummy ? static_cast<uint32_t>(graph::kPoolInline)
+                                                 : static_cast<uint32_t>(ht.core_type));
     t->block_num = ht.block_num;
     t->flags = ht.sync_start ? graph::kTaskSyncStart : 0;
     t->pred_op = static_cast<uint8_t>(ht.predicate.op);
@@ -165,9 +233,6 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
     PTO_CHECK(fits, "the successor array is sized by the graph's edge count");
     t->fanin_remaining.store(static_cast<int32_t>(ht.num_preds), std::memory_order_relaxed);
     t->core.store(-1, std::memory_order_relaxed);
-    auto *call = reinterpret_cast<pto_kernel_call *>(base + L.call_off[i]);
-    call->num_args = static_cast<uint16_t>(ht.num_args);
-    call->log = in.device_log;
     t->dump = dump ? dump_select(dump, dump_tasks_image, static_cast<int64_t>(i), ht.func_id) : -1;
     if (t->dump >= 0) {
       const hbg::DumpTensor *dt = b.dump_tensors(ht);
@@ -177,21 +242,18 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
                       dt[k].when);
       }
     }
-    if (ht.descriptors) {
-      // Descriptors at their device addresses: the image is copied to dev as a whole.
-      const uint64_t call_dev = dev + L.call_off[i];
-      ChipTensor *desc = descriptors_of(call);
-      // As the tensormap runtime writes them for the same views (write_descriptor_calls).
-      const TensorView *views = b.abi_tensors(ht);
-      for (uint32_t k = 0; k < ht.num_abi_tensors; ++k) {
-        const TensorView &v = views[k];
-        fill_descriptor(&desc[k], v.buffer, v.buffer_bytes, v.offset, v.dtype, v.ndim, v.shape, v.strides);
+    if (ht.mix < 0) {
+      write_call(base, dev, L.call_off[i], b, ht, ht.descriptors, 0, false, 0, in);
+    } else {
+      const hbg::HostMixParts &parts = b.mix_parts(ht);
+      uint64_t desc_dev = 0;  // the descriptors, in the first descriptor part's block
+      for (uint32_t p = 0; p < kMixParts; ++p) {
+        const uint64_t off = p == 0 ? L.call_off[i] : L.mix_call_off[2 * static_cast<size_t>(ht.mix) + p - 1];
+        const bool descriptor = (parts.descriptors >> p) & 1;
+        desc_dev = write_call(base, dev, off, b, ht, descriptor, desc_dev, true, p, in);
+        if (p == 0) continue;  // part 0 is the task's payload, set above
+        mix[2 * i + p - 1] = DispatchPayload{parts.kernel_addr[p], dev + off};
       }
-      // Scalars follow the tensors (add_task checked the order).
-      finish_descriptor_call(call, call_dev, call_dev + kDescTensorsOffset, ht.num_abi_tensors,
-                             b.args(ht) + ht.num_abi_tensors, ht.num_args - ht.num_abi_tensors, 0);
-    } else if (ht.num_args) {
-      memcpy(call->args, b.args(ht), 8 * ht.num_args);
     }
     if (ht.num_preds == 0) {
       // A root's predicate reads the run's staged inputs: nothing can change them before launch.
@@ -200,10 +262,12 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
       ready[Layout::queue_of(pool)].push_back(i);
     }
   }
-  // No sync-start task: no gang pool, and the schedulers skip the gang pass at once.
+  // No sync-start task: no gang pool, and the schedulers skip the gang pass at once; no MIX
+  // task: no MIX pool, so feeding cores never looks for one.
   const bool gangs = std::any_of(graph.begin(), graph.end(), [](const HostTask &t) { return t.sync_start; });
   for (int q = 0; q < Layout::kQueues; ++q) {
     if (Layout::kPools[q] == graph::kPoolGang && !gangs) continue;
+    if (Layout::kPools[q] == graph::kPoolMix && b.num_mix_tasks() == 0) continue;
     MpmcQueue::format(reinterpret_cast<MpmcCell *>(base + L.queue[q]), L.queue_cap[q], ready[q].data(),
                       ready[q].size());
     h->ready.attach(Layout::kPools[q], reinterpret_cast<MpmcCell *>(dev + L.queue[q]), L.queue_cap[q],
@@ -345,11 +409,9 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
     *error = builder->message();
     return rc;
   }
-  const std::vector<HostTask> &graph = builder->tasks();
   const auto block_dim = static_cast<uint32_t>(in.cfg.block_dim);
   const auto threads = static_cast<uint32_t>(in.cfg.aicpu_thread_num);
-  auto L = std::make_shared<const Layout>(graph, builder->num_edges(), in.cfg, in.timed, threads,
-                                          in.layout.cores(), builder->num_inline_candidates());
+  auto L = std::make_shared<const Layout>(*builder, in.cfg, in.timed, threads, in.layout.cores());
   void *dev_ptr = in.allocations->allocate(L->total);
   if (!dev_ptr) {
     *error = "cannot allocate " + std::to_string(L->total) + " device bytes for the runtime";

@@ -108,15 +108,16 @@ TaskHandle HostOrchestrator::submit_dummy(const Arg *args, uint32_t num_args, co
                                           uint32_t num_after) {
   if (!ok() || !check_after(after, num_after)) return TaskHandle{};
   if (num_args > 0 && !args) {
-    b_.fail_with(PTO_INVALID_ARGUMENT, "task " + std::to_string(b_.num_tasks()) + " (dependency-only): args is null");
+    b_.fail_with(PTO_INVALID_ARGUMENT,
+                 "task " + std::to_string(b_.num_tasks()) + " (dependency-only): args is null");
     return TaskHandle{};
   }
   for (uint32_t i = 0; i < num_args; ++i) {
     if (args[i].kind != PTO_ARG_TENSOR) continue;
     const std::string fault = b_.view_fault(args[i].view);
     if (!fault.empty()) {
-      b_.fail_with(PTO_BAD_TENSOR, "task " + std::to_string(b_.num_tasks()) + " (dependency-only): argument " +
-                                       std::to_string(i) + " " + fault);
+      b_.fail_with(PTO_BAD_TENSOR, "task " + std::to_string(b_.num_tasks()) +
+                                       " (dependency-only): argument " + std::to_string(i) + " " + fault);
       return TaskHandle{};
     }
   }
@@ -128,17 +129,12 @@ TaskHandle HostOrchestrator::submit_dummy(const Arg *args, uint32_t num_args, co
 
 TaskHandle HostOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
                                           const TaskHandle *after, uint32_t num_after, const Launch *launch) {
-  (void)args;
-  (void)num_args;
-  (void)after;
-  (void)num_after;
-  (void)launch;
-  if (!ok()) return TaskHandle{};
-  b_.fail_with(PTO_NOT_SUPPORTED,
-               "task " + std::to_string(b_.num_tasks()) + ": MIX cluster tasks (submit_mixed: aic " +
-                   std::to_string(funcs[0]) + ", aiv0 " + std::to_string(funcs[1]) + ", aiv1 " +
-                   std::to_string(funcs[2]) + ") run only on the tensormap_and_ringbuffer runtime");
-  return TaskHandle{};
+  if (!ok() || !check_after(after, num_after)) return TaskHandle{};
+  const TaskId id = b_.add_mixed_task(funcs, args, num_args);
+  if (id == kInvalidTask) return TaskHandle{};
+  if (launch && !launch->is_default() && !b_.set_launch(id, *launch)) return TaskHandle{};
+  add_dependencies(static_cast<uint32_t>(id), args, num_args, after, num_after);
+  return ok() ? TaskHandle{id} : TaskHandle{};
 }
 
 TensorView HostOrchestrator::alloc_tensor(pto_dtype dtype, uint32_t ndim, const int64_t *shape) {

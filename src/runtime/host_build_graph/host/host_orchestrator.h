@@ -17,10 +17,11 @@
 //                     the orchestration fails with NOT_SUPPORTED naming the tensor and the task,
 //                     which could only finish after the orchestration returns;
 //   launches          a non-default Launch goes with the task to the scheduler: SPMD blocks
-//                     (not sync-start: NOT_SUPPORTED) and dispatch predicates
+//                     (sync-start ones too) and dispatch predicates
 //                     (HostGraphBuilder::set_launch checks them);
-//   submit_dummy      a dependency-only task of the graph (no kernel, no core);
-//   submit_mixed      NOT_SUPPORTED (MIX tasks run on tensormap_and_ringbuffer only).
+//   submit_dummy      a dependency-only task of the graph (no kernel, no core).
+// MIX tasks (submit_task with PTO_CORE_MIX, submit_mixed) are tasks of the graph like any other,
+// run on a whole cluster (HostGraphBuilder::add_mixed_task).
 // Errors go to the builder's first error, so run() reports them like any hbg orchestration's.
 #ifndef PTO_HBG_HOST_ORCHESTRATOR_H
 #define PTO_HBG_HOST_ORCHESTRATOR_H

@@ -7,6 +7,7 @@
 
 #include "back_pressure.h"
 #include "core/check.h"
+#include "core/mix_parts.h"
 #include "core/profiling.h"
 #include "core/schedule_messages.h"
 #include "orchestrator.h"
@@ -27,11 +28,6 @@ bool full_validation_requested() {
 }
 
 }  // namespace
-
-// The kernel of a core that has nothing to run in a mixed MIX task (submit_mixed).
-void idle_mix_part(int64_t *args) {
-  (void)args;
-}
 
 DeviceOrchestrator::DeviceOrchestrator(Header *h, Scheduler *poller)
     : h_(h),
@@ -89,10 +85,7 @@ void DeviceOrchestrator::note_use(Stall ring, uint64_t used) {
 inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uint32_t shape, const Arg *args,
                                                      uint32_t num_args, const TaskHandle *after,
                                                      uint32_t num_after, const Launch *launch) {
-  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0   ? funcs[0]
-                                                 : funcs[1] >= 0 ? funcs[1]
-                                                 : funcs[2] >= 0 ? funcs[2]
-                                                                 : static_cast<int32_t>(graph::kNoKernel));
+  const uint32_t func_id = mix_task_func(funcs);
   const int64_t id = next_id_;
   // task_window_overflow (docs/design/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
@@ -121,7 +114,8 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
   const auto idle = reinterpret_cast<uint64_t>(&idle_mix_part);
   const auto descriptor_abi = static_cast<uint32_t>(KernelAbi::kDescriptor);
   t.payload.call_addr = reinterpret_cast<uint64_t>(call_of(h_, id, 0));
-  t.payload.kernel_addr = funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;  // (unused by a dependency-only task)
+  t.payload.kernel_addr =
+      funcs[0] >= 0 ? kernels[funcs[0]].entry : idle;  // (unused by a dependency-only task)
   uint32_t descriptor_parts =
       funcs[0] >= 0 && kernels[funcs[0]].abi == descriptor_abi ? 1u : 0u;  // bit p: part p
   for (uint32_t p = 1; p < parts; ++p) {                                   // a MIX task's AIV parts
@@ -167,14 +161,13 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
     call->mix_part = static_cast<uint8_t>(p);
     call->is_mix = parts == 3;
     call->log = h_->log_addr;
-    call->mix_sync = call->mix_ops = 0;          // MIX: the scheduler and the core fill them at dispatch
+    call->mix_sync = call->mix_ops = 0;  // MIX: the scheduler and the core fill them at dispatch
     if ((descriptor_parts & (1u << p)) || walk_fills) continue;  // written below
     fill_call_args(call->args, args, num_args);
   }
   if (descriptor_parts) write_descriptor_calls(id, args, num_args, descriptor_parts);
 
-  if (!find_producers(args, num_args, after, num_after, id, func_id, shape, walk_fills))
-    return TaskHandle{};
+  if (!find_producers(args, num_args, after, num_after, id, func_id, shape, walk_fills)) return TaskHandle{};
   if (!wire_producers(t, id, func_id)) return TaskHandle{};
 
   // A task already failed: its dependents must not run, and whether this task is one of them
@@ -215,8 +208,8 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
 // Tasks ready at submit go to the schedulers in batches: one CAS on a queue's tail and one
 // wake-up for up to kReadyBatch tasks, instead of one of each per task (each moves a cache line
 // the schedulers use to the orchestrator's CPU and back). A batch goes out when it is full, when
-// its oldest task has waited hold_ticks_ (graph::kReadyHoldNs; checked at each submit), before the orchestrator
-// waits for anything, and when the orchestration returns.
+// its oldest task has waited hold_ticks_ (graph::kReadyHoldNs; checked at each submit), before the
+// orchestrator waits for anything, and when the orchestration returns.
 inline void DeviceOrchestrator::hold_ready(TaskSlot &t, int64_t id) {
   t.state.store(kReady, std::memory_order_relaxed);
   const uint32_t pool = graph::ready_pool(t, [&t] { return predicate_of(t); });
@@ -263,28 +256,23 @@ TaskHandle DeviceOrchestrator::submit_task(uint32_t func_id, pto_core_type core_
   if (!check_task(func_id, core_type, args, num_args, after, num_after)) return TaskHandle{};
   const auto f = static_cast<int32_t>(func_id);
   const int32_t funcs[3] = {f, core_type == PTO_CORE_MIX ? f : -1, core_type == PTO_CORE_MIX ? f : -1};
-  if (launch && !launch->is_default() && !check_launch(*launch, funcs, static_cast<uint32_t>(core_type))) return TaskHandle{};
+  if (launch && !launch->is_default() && !check_launch(*launch, funcs, static_cast<uint32_t>(core_type)))
+    return TaskHandle{};
   return submit_checked(funcs, static_cast<uint32_t>(core_type), args, num_args, after, num_after, launch);
 }
 
 TaskHandle DeviceOrchestrator::submit_mixed(const int32_t funcs[3], const Arg *args, uint32_t num_args,
-                                            const TaskHandle *after, uint32_t num_after, const Launch *launch) {
+                                            const TaskHandle *after, uint32_t num_after,
+                                            const Launch *launch) {
   if (!may_submit()) return TaskHandle{};
-  int active = 0;
-  for (int p = 0; p < 3; ++p) active += funcs[p] >= 0;
-  if (active < 2) {
-    error(PTO_INVALID_ARGUMENT, "task " + std::to_string(next_id_) +
-                                    ": submit_mixed needs kernels for at least two "
-                                    "cores of the cluster (aic " +
-                                    std::to_string(funcs[0]) + ", aiv0 " + std::to_string(funcs[1]) +
-                                    ", aiv1 " + std::to_string(funcs[2]) +
-                                    "); submit one kernel with submit_task instead");
+  const std::string fault = mix_funcs_fault(next_id_, funcs);
+  if (!fault.empty()) {
+    error(PTO_INVALID_ARGUMENT, fault);
     return TaskHandle{};
   }
-  // Each part is checked as the single-core task it would be on its own core.
-  for (int p = 0; p < 3; ++p) {
-    if (funcs[p] >= 0 && !check_task(static_cast<uint32_t>(funcs[p]), p == 0 ? PTO_CORE_AIC : PTO_CORE_AIV,
-                                     args, num_args, after, num_after))
+  for (uint32_t p = 0; p < kMixParts; ++p) {
+    if (funcs[p] >= 0 &&
+        !check_task(static_cast<uint32_t>(funcs[p]), mix_part_core_type(p), args, num_args, after, num_after))
       return TaskHandle{};
   }
   if (launch && !launch->is_default() && !check_launch(*launch, funcs, PTO_CORE_MIX)) return TaskHandle{};
@@ -315,14 +303,12 @@ void DeviceOrchestrator::write_descriptor_calls(int64_t id, const Arg *args, uin
     fill_descriptor(&desc[tensors++], v.buffer, v.buffer_bytes, v.offset, v.dtype, v.ndim, v.shape,
                     v.strides);
   }
-  // Part 0 runs on the AIC core of a MIX task (lane 0); parts 1 and 2 on its AIV cores, lanes 0
-  // and 1 (get_sub_block_id).
   const auto desc_dev = reinterpret_cast<uint64_t>(desc);
   for (uint32_t p = 0; p < 3; ++p) {
     if (!(parts_mask & (1u << p))) continue;
     pto_kernel_call *call = call_of(h_, id, p);
     finish_descriptor_call(call, reinterpret_cast<uint64_t>(call), desc_dev, tensors, scalars, num_scalars,
-                           p == 0 ? 0 : static_cast<int32_t>(p) - 1);
+                           mix_part_lane(p));
   }
 }
 

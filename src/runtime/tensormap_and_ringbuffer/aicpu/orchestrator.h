@@ -39,8 +39,6 @@
 namespace pto {
 namespace tmr {
 
-void idle_mix_part(int64_t *args);
-
 class DeviceOrchestrator final : public Orchestrator {
  public:
   // `poller`: when the orchestrator thread also schedules (one AICPU thread), the scheduler it
@@ -164,7 +162,7 @@ class DeviceOrchestrator final : public Orchestrator {
   FirstError err_;        // the orchestration's first error
   bool stopped_ = false;  // a task failed: submit nothing more (not an orchestration error)
   int64_t next_id_ = 0;
-  int64_t live_ = 0;  // live_from(): last_task_alive at the last refresh_live()
+  int64_t live_ = 0;                          // live_from(): last_task_alive at the last refresh_live()
   uint16_t stream_ = 0, target_ = kNoTarget;  // set_stream: what the next tasks carry
   graph::TaskWindow window_;
   graph::TensorMap tmap_;

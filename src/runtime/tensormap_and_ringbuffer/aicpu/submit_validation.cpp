@@ -12,6 +12,7 @@
 #include "back_pressure.h"
 #include "core/check.h"
 #include "core/launch_check.h"
+#include "core/mix_parts.h"
 #include "orchestrator.h"
 #include "view_region.h"
 
@@ -94,7 +95,8 @@ inline bool DeviceOrchestrator::view_ok(const TensorView &v) {
   // The buffer must be one the runtime handed out, whole: a run tensor or a live heap-ring
   // allocation. (The TensorMap keys on the buffer, so a made-up one would hide overlaps.)
   if (__builtin_expect(any < (uint64_t{1} << 24), 1))
-    return buffer_known(v) && (empty || (static_cast<uint64_t>(v.offset) + last + 1) * esize <= v.buffer_bytes);
+    return buffer_known(v) &&
+           (empty || (static_cast<uint64_t>(v.offset) + last + 1) * esize <= v.buffer_bytes);
   return view_ok_checked(v, esize);
 }
 
@@ -301,7 +303,8 @@ bool DeviceOrchestrator::report_task(uint32_t func_id, pto_core_type core_type, 
   return false;
 }
 
-bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHandle *after, uint32_t num_after) {
+bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHandle *after,
+                                     uint32_t num_after) {
   const int64_t id = next_id_;
   auto who = [&] { return "task " + std::to_string(id) + " (dependency-only)"; };
   if (n > h_->max_args) {
@@ -313,18 +316,19 @@ bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHand
   uint32_t tensors = 0;
   for (uint32_t i = 0; i < n; ++i) {
     if (args[i].kind == PTO_ARG_SCALAR) continue;
-    if (args[i].kind != PTO_ARG_TENSOR || static_cast<uint32_t>(args[i].access) > static_cast<uint32_t>(Access::NO_DEP)) {
-      return error(PTO_INVALID_ARGUMENT, who() + ": argument " + std::to_string(i) +
-                                             " has an unknown kind or access mode"),
+    if (args[i].kind != PTO_ARG_TENSOR ||
+        static_cast<uint32_t>(args[i].access) > static_cast<uint32_t>(Access::NO_DEP)) {
+      return error(PTO_INVALID_ARGUMENT,
+                   who() + ": argument " + std::to_string(i) + " has an unknown kind or access mode"),
              false;
     }
     if (!view_ok(args[i].view) && !check_view(args[i].view, id, graph::kNoKernel, i)) return false;
     ++tensors;
   }
   if (tensors > h_->tensormap_entries) {
-    return error(PTO_RING_CAPACITY, who() + " has " + std::to_string(tensors) +
-                                        " tensor arguments but the TensorMap holds " +
-                                        std::to_string(h_->tensormap_entries) + " entries; raise tensormap_entries"),
+    return error(PTO_RING_CAPACITY,
+                 who() + " has " + std::to_string(tensors) + " tensor arguments but the TensorMap holds " +
+                     std::to_string(h_->tensormap_entries) + " entries; raise tensormap_entries"),
            false;
   }
   for (uint32_t i = 0; i < num_after; ++i) {
@@ -339,17 +343,18 @@ bool DeviceOrchestrator::check_dummy(const Arg *args, uint32_t n, const TaskHand
 }
 
 bool DeviceOrchestrator::check_launch(const Launch &launch, const int32_t funcs[3], uint32_t shape) {
-  const uint32_t func_id = static_cast<uint32_t>(funcs[0] >= 0 ? funcs[0] : funcs[1] >= 0 ? funcs[1] : funcs[2]);
+  const uint32_t func_id = mix_task_func(funcs);
   bool descriptor = true;  // every kernel of the task (each part of a MIX task)
   for (int p = 0; p < 3; ++p)
-    descriptor &= funcs[p] < 0 || kernels_of(h_)[funcs[p]].abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
+    descriptor &=
+        funcs[p] < 0 || kernels_of(h_)[funcs[p]].abi == static_cast<uint32_t>(KernelAbi::kDescriptor);
   // The element's buffer is not looked up here (the reference API resolved it from a tensor).
   pto_status code;
-  const std::string fault =
-      launch_fault(task_name(next_id_, func_id), launch, descriptor, launch.predicate.addr != 0,
-                   LaunchPlaces{shape, ClusterLayout{h_->num_clusters, h_->aic_per_cluster, h_->aiv_per_cluster},
-                                h_->block_dim},
-                   &code);
+  const std::string fault = launch_fault(
+      task_name(next_id_, func_id), launch, descriptor, launch.predicate.addr != 0,
+      LaunchPlaces{shape, ClusterLayout{h_->num_clusters, h_->aic_per_cluster, h_->aiv_per_cluster},
+                   h_->block_dim},
+      &code);
   if (fault.empty()) return true;
   error(code, fault);
   return false;
