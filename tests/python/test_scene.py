@@ -164,6 +164,17 @@ def test_runner_survives_a_crash_a_hang_and_a_wrong_golden(tmp_path):
     assert "SIGSEGV" in records[("TestBroken", "crash", "a2a3sim")]["message"]
 
 
+def test_run_timeout_bounds_each_chip_run(tmp_path):
+    # Under the runner a run's limit defaults to the case's (--timeout), not the runtime's 60 s,
+    # which stopped a long reference case its own sim runs to the end (highperf s4096).
+    _, records = runner(tmp_path, "test_broken.py", "--case", "slow_run", "--run-timeout", "0.5")
+    slow = records[("TestSlowRun", "slow_run", "a2a3sim")]
+    assert slow["result"] == "ERROR", slow
+    assert "time limit of 500 ms" in slow["message"], slow["message"]
+    _, records = runner(tmp_path, "test_broken.py", "--case", "slow_run")
+    assert records[("TestSlowRun", "slow_run", "a2a3sim")]["result"] == "PASSED"
+
+
 def test_runner_runs_a_reference_file_unchanged_and_names_what_is_missing(tmp_path):
     result, records = runner(tmp_path, "fake_reference")
     assert result.stdout.splitlines()[-1] == "passed 1 / attempted 2 / total 2", result.stdout

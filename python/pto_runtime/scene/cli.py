@@ -78,6 +78,14 @@ def add_case_options(add: Callable[..., Any], platform_flags: tuple[str, ...]) -
         default=0,
         help="keep a trace of each run (this runtime's trace, not the reference's records)",
     )
+    add(
+        "--run-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="each chip run's time limit (0: none); default the runtime's 60 s, under "
+        "python -m pto_runtime.scene its --timeout",
+    )
     add("--enable-pmu", type=int, nargs="?", const=2, default=0, help="collect PMU counters")
     add("--dump-args", type=int, nargs="?", const=1, default=0, help="dump task tensors")
 

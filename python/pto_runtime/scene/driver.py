@@ -73,6 +73,7 @@ def options_from(request: Any) -> RunOptions:
         profiling=bool(get("--enable-chip-swimlane", 0)),
         pmu=bool(get("--enable-pmu", 0)),
         dump_tensors=bool(get("--dump-args", 0)),
+        run_timeout=None if get("--run-timeout", None) is None else float(get("--run-timeout")),
     )
 
 

@@ -53,6 +53,7 @@ class RunOptions:
     profiling: bool = False  # --enable-chip-swimlane: keep our trace of each run
     pmu: bool = False
     dump_tensors: bool = False
+    run_timeout: float | None = None  # a chip run's time limit in s (0: none); None: the default
 
 
 def scalar_bits(value: Any) -> int:
@@ -162,6 +163,8 @@ def build_config(
         cfg.enable_dump_tensor = True
     if options.sim_seed is not None:
         cfg.sim_seed = int(options.sim_seed)
+    if options.run_timeout is not None:
+        cfg.timeout_ms = min(int(round(options.run_timeout * 1000)), 0xFFFFFFFF)
     return cfg
 
 

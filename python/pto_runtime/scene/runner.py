@@ -47,6 +47,7 @@ _CASE_OPTIONS = (
     "enable_pmu",
     "dump_args",
     "l3_mode",
+    "run_timeout",
 )
 
 
@@ -355,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     files = [str(f) for f in expand(args.paths)]
     options = {k: getattr(args, k) for k in _CASE_OPTIONS}
+    if options["run_timeout"] is None:  # the case's own limit governs, as the reference has none
+        options["run_timeout"] = args.timeout
     ctx = _context()
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pto-scene-") as tmp:

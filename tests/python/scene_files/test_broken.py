@@ -1,5 +1,6 @@
 """tests/python/scene_files/test_broken.py — cases that fail each way the runner must survive:
-a wrong golden, a crash, a hang, a missing feature. Only for tests/python/test_scene.py."""
+a wrong golden, a crash, a hang, a missing feature, a run over its time limit. Only for
+tests/python/test_scene.py."""
 
 import os
 import signal
@@ -40,6 +41,33 @@ class TestBroken(SceneTestCase):
     def compute_golden(self, args, params):
         args.x[:] = 1
         args.y[:] = 2 if params["how"] != "golden" else 3
+
+
+@scene_test(level=2, runtime="tensormap_and_ringbuffer")
+class TestSlowRun(SceneTestCase):
+    """A chip run of 2 s: passes under the default run limit, not under --run-timeout 0.5."""
+
+    CALLABLE = {
+        "orchestration": {"source": "kernels/orch.cpp", "signature": [D.INOUT, D.OUTPUT]},
+        "incores": [
+            {"func_id": 0, "source": "kernels/slow_bump.cpp", "core_type": "aiv"},
+            KERNELS[1],
+        ],
+    }
+    CASES = [{"name": "slow_run", "platforms": ["a2a3sim"], "params": {}}]
+
+    def generate_args(self, params):
+        from pto_runtime.scene import Scalar
+
+        return TaskArgsBuilder(
+            TensorArg("x", np.zeros(16, dtype=np.float32)),
+            TensorArg("y", np.zeros(16, dtype=np.float32)),
+            Scalar("n", 16),
+        )
+
+    def compute_golden(self, args, params):
+        args.x[:] = 1
+        args.y[:] = 2
 
 
 if __name__ == "__main__":
