@@ -138,4 +138,24 @@ extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
 }
 )";
 // 3: sleeps args[1] ms, then writes args[2] into every int32 element of its tensor (a slow producer).
+const char *const kDescBlockLane = R"(
+#include "tensor.h"
+#include "intrinsic.h"
+#include "pto/kernel.h"
+extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
+  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
+  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
+  const int32_t lane = AIV_LANE ? 1 + get_sub_block_id(args) : 0;
+  z[(get_block_idx(args) * 3 + lane) * 16] = static_cast<float>(get_block_idx(args) + 1);
+}
+)";
+
+const char *const kFillI32 = R"(
+#include "pto/kernel.h"
+PTO_KERNEL(args) {
+  int32_t *dst = pto::tensor<int32_t>(args, 0);
+  for (int64_t i = 0; i < args[1]; ++i) dst[i] = static_cast<int32_t>(args[2]);
+}
+)";
+
 }  // namespace pto_test

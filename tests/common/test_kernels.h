@@ -19,6 +19,10 @@ extern const char *const kRandomDagOrch;  // builds the graph described by an in
 extern const char *const kDescAdd;        // out = a + b (args: a, b, out)
 extern const char *const kDescAddScalar;  // out = in + s (args: in, out, float bits s, n)
 extern const char *const kDescMul;        // out = a * b (args: a, b, out)
+// Descriptor ABI, compiled with -DAIV_LANE=0 (AIC) or 1 (AIV): x[(block_idx * 3 + lane) * 16] =
+// block_idx + 1, lane 0 on AIC, 1 + the sub-block on AIV (args: x).
+extern const char *const kDescBlockLane;
+extern const char *const kFillI32;  // dst[0..n) = value (args: dst, n, value; int32)
 
 // The basic example's callable (kernels 0, 1, 2 from examples/basic), compiled once per process.
 pto::ChipCallable basic_callable(const std::string &platform = "a2a3sim");

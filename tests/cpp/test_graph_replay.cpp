@@ -176,17 +176,6 @@ TEST_P(GraphReplay, EveryRunRecordsAfresh) {
 // (every cluster of block_dim 2) and an ordinary SPMD one of 5. Each block writes its index + 1
 // into the lane of each part: z[(block * 3 + lane) * 16], lane 0 the AIC part, 1 and 2 the AIV
 // parts. The entry calls the graph on three tensors and writes how often the function ran.
-const char *const kMixBlock = R"(
-#include "tensor.h"
-#include "intrinsic.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  const int32_t lane = AIV_LANE ? 1 + get_sub_block_id(args) : 0;
-  z[(get_block_idx(args) * 3 + lane) * 16] = static_cast<float>(get_block_idx(args) + 1);
-}
-)";
 const char *const kMixGraphOrch = R"(
 #include "pto_orchestration_api.h"
 namespace {
@@ -230,11 +219,11 @@ TEST_P(GraphReplay, AGraphOfMixTasksReplaysTheirPartsAndBlocks) {
   pto::KernelCompiler kc("a2a3sim");
   pto::ChipCallable c(kc.compile_orchestration_source(GetParam(), kMixGraphOrch, "graph_replay_mix"));
   c.add_kernel(0, PTO_CORE_AIC,
-               kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kMixBlock, "graph_mix_aic",
-                                        PTO_CORE_AIC));
+               kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + pto_test::kDescBlockLane,
+                                        "graph_mix_aic", PTO_CORE_AIC));
   c.add_kernel(1, PTO_CORE_AIV,
-               kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kMixBlock, "graph_mix_aiv",
-                                        PTO_CORE_AIV));
+               kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + pto_test::kDescBlockLane,
+                                        "graph_mix_aiv", PTO_CORE_AIV));
   const int n = 7 * 48;
   std::vector<float> want(n, 0.0f);
   for (int b = 0; b < 7; ++b) {

@@ -16,19 +16,8 @@
 
 namespace {
 
-// 0 (AIV) and 1 (AIC): x[(block_idx * 3 + lane) * 16] = block_idx + 1, lane 0 on AIC, 1 + the
-// sub-block on AIV. 2 (AIV): x[1] = -5 (the predicated clobber). 3 (AIV): y[0] = sum of x.
-const char *const kBlock = R"(
-#include "tensor.h"
-#include "intrinsic.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[0]);
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  const int32_t lane = AIV_LANE ? 1 + get_sub_block_id(args) : 0;
-  z[(get_block_idx(args) * 3 + lane) * 16] = static_cast<float>(get_block_idx(args) + 1);
-}
-)";
+// 0 (AIV) and 1 (AIC): pto_test::kDescBlockLane. 2 (AIV): x[1] = -5 (the predicated clobber). 3 (AIV): y[0] =
+// sum of x.
 const char *const kClobber = R"(
 #include "tensor.h"
 #include "pto/kernel.h"
@@ -100,12 +89,12 @@ class LaunchModel : public ::testing::TestWithParam<const char *> {
     pto::KernelCompiler kc("a2a3sim");
     c = std::make_unique<pto::ChipCallable>(
         kc.compile_orchestration_source(GetParam(), kOrch, "launch_model_cpp"));
-    c->add_kernel(
-        0, PTO_CORE_AIV,
-        kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
-    c->add_kernel(
-        1, PTO_CORE_AIC,
-        kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+    c->add_kernel(0, PTO_CORE_AIV,
+                  kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + pto_test::kDescBlockLane,
+                                           "lm_block_aiv", PTO_CORE_AIV));
+    c->add_kernel(1, PTO_CORE_AIC,
+                  kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + pto_test::kDescBlockLane,
+                                           "lm_block_aic", PTO_CORE_AIC));
     c->add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(kClobber, "lm_clobber", PTO_CORE_AIV));
     c->add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
   }
@@ -199,12 +188,12 @@ extern "C" __attribute__((visibility("default"))) void aicpu_orchestration_entry
 TEST_P(LaunchModel, SyncStartGangsAmongOrdinaryTasksEachRunEveryBlockOnce) {
   pto::KernelCompiler kc("a2a3sim");
   pto::ChipCallable gangs(kc.compile_orchestration_source(GetParam(), kGangOrch, "launch_model_gangs_cpp"));
-  gangs.add_kernel(
-      0, PTO_CORE_AIV,
-      kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + kBlock, "lm_block_aiv", PTO_CORE_AIV));
-  gangs.add_kernel(
-      1, PTO_CORE_AIC,
-      kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + kBlock, "lm_block_aic", PTO_CORE_AIC));
+  gangs.add_kernel(0, PTO_CORE_AIV,
+                   kc.compile_incore_source(std::string("#define AIV_LANE 1\n") + pto_test::kDescBlockLane,
+                                            "lm_block_aiv", PTO_CORE_AIV));
+  gangs.add_kernel(1, PTO_CORE_AIC,
+                   kc.compile_incore_source(std::string("#define AIV_LANE 0\n") + pto_test::kDescBlockLane,
+                                            "lm_block_aic", PTO_CORE_AIC));
   gangs.add_kernel(3, PTO_CORE_AIV, kc.compile_incore_source(kSum, "lm_sum", PTO_CORE_AIV));
   // (shape, blocks) of each round's tasks, in kGangOrch's order; lanes: AIV 1 and 2 are written
   // by sub-block 0 and 1 of an AIV core pair only in a MIX task.

@@ -28,14 +28,7 @@ PTO_KERNEL(args) {
   for (int64_t i = 0; i < args[2]; ++i) dst[i] = src[i];
 }
 )";
-// Kernel 1 (AIV): fill. args: dst, n, value.
-const char *const kFill = R"(
-#include "pto/kernel.h"
-PTO_KERNEL(args) {
-  int32_t *dst = pto::tensor<int32_t>(args, 0);
-  for (int64_t i = 0; i < args[1]; ++i) dst[i] = static_cast<int32_t>(args[2]);
-}
-)";
+// Kernel 1 (AIV): fill, pto_test::kFillI32 (args: dst, n, value).
 // Kernel 3 (MIX): all three parts meet at a barrier (so they must run at the same time), then
 // part p sleeps p ms (a consumer that does not wait for the last part reads its old third) and
 // writes p + 1 + round into its third of the tensor. args: out, n, arrivals counter.
@@ -75,7 +68,8 @@ class MixTasks : public ::testing::TestWithParam<const char *> {
         "#include \"pto/orchestration.h\"\nusing pto::Arg;\nPTO_DEVICE_ORCHESTRATION(o) {\n" + body + "\n}\n",
         name));
     c.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kCopy, "mix_tasks_copy", PTO_CORE_AIV));
-    c.add_kernel(1, PTO_CORE_AIV, kc.compile_incore_source(kFill, "mix_tasks_fill", PTO_CORE_AIV));
+    c.add_kernel(1, PTO_CORE_AIV,
+                 kc.compile_incore_source(pto_test::kFillI32, "mix_tasks_fill", PTO_CORE_AIV));
     c.add_kernel(3, PTO_CORE_MIX, kc.compile_incore_source(kMixBarrier, "mix_tasks_barrier", PTO_CORE_MIX));
     return c;
   }

@@ -109,8 +109,19 @@ class TileKernelTest : public ::testing::Test {
     o.include_dirs = {root_ + "/inc"};
     return pto::KernelCompiler("a2a3sim", o);
   }
+  // For the precompiled-header tests: PTO_ISA_ROOT and a kernel cache of the test's own, for
+  // the test's length. The tile compiler, or "" when it is not clang (then skip, saying why).
+  std::string clang_with_own_cache(std::string *why_not) {
+    envs_.push_back(std::make_unique<ScopedEnv>("PTO_ISA_ROOT", isa_root().c_str()));
+    envs_.push_back(std::make_unique<ScopedEnv>("PTO_CACHE_DIR", (root_ + "/cache").c_str()));
+    const std::string real = pto::KernelCompiler("a2a3sim").tile_compiler();
+    if (contains(real, "clang")) return real;
+    *why_not = "precompiled headers are clang's; the tile compiler is " + real;
+    return "";
+  }
   pto_test::ScratchDir scratch_{"pto_tile_test"};
   const std::string root_ = scratch_.path();
+  std::vector<std::unique_ptr<ScopedEnv>> envs_;
 };
 
 // --- detection (no toolchain needed) ---------------------------------------------------------
@@ -347,12 +358,10 @@ TEST(TilePch, OnlyPrefixesThatReadTheSameTwiceQualify) {
 
 TEST_F(TileKernelTest, KernelsThatBeginAlikeShareOnePrecompiledHeaderAndRunTheSame) {
   REQUIRE_TILE_TOOLCHAIN();
-  ScopedEnv isa("PTO_ISA_ROOT", isa_root().c_str());
+  std::string why_not;
+  const std::string real = clang_with_own_cache(&why_not);
+  if (real.empty()) GTEST_SKIP() << why_not;
   const std::string cache = root_ + "/cache";
-  ScopedEnv dir("PTO_CACHE_DIR", cache.c_str());
-  const std::string real = pto::KernelCompiler("a2a3sim").tile_compiler();
-  if (!contains(real, "clang"))
-    GTEST_SKIP() << "precompiled headers are clang's; the tile compiler is " << real;
   const std::string log = root_ + "/tile.log";
   ScopedEnv tile_cxx("PTO_TILE_CXX", logging_compiler("tile-cxx", real, log).c_str());
   const pto::KernelCompiler kc = compiler();
@@ -390,12 +399,10 @@ TEST_F(TileKernelTest, KernelsThatBeginAlikeShareOnePrecompiledHeaderAndRunTheSa
 
 TEST_F(TileKernelTest, APrecompiledHeaderClangRefusesIsRebuiltAndTheKernelStillCompiles) {
   REQUIRE_TILE_TOOLCHAIN();
-  ScopedEnv isa("PTO_ISA_ROOT", isa_root().c_str());
+  std::string why_not;
+  const std::string real = clang_with_own_cache(&why_not);
+  if (real.empty()) GTEST_SKIP() << why_not;
   const std::string cache = root_ + "/cache";
-  ScopedEnv dir("PTO_CACHE_DIR", cache.c_str());
-  const std::string real = pto::KernelCompiler("a2a3sim").tile_compiler();
-  if (!contains(real, "clang"))
-    GTEST_SKIP() << "precompiled headers are clang's; the tile compiler is " << real;
   const pto::KernelCompiler kc = compiler();
   EXPECT_EQ(call_kernel(kc.compile_incore_source(kTinyTileKernel, "first", PTO_CORE_AIV), 1), 2);
   std::string pch;

@@ -22,14 +22,7 @@ PTO_KERNEL(args) {
   for (int64_t i = 0; i < args[2]; ++i) dst[i] = src[i];
 }
 )";
-// Kernel 1 (AIV): fill. args: dst, n, value.
-const char *const kFill = R"(
-#include "pto/kernel.h"
-PTO_KERNEL(args) {
-  int32_t *dst = pto::tensor<int32_t>(args, 0);
-  for (int64_t i = 0; i < args[1]; ++i) dst[i] = static_cast<int32_t>(args[2]);
-}
-)";
+// Kernel 1 (AIV): fill, pto_test::kFillI32 (args: dst, n, value).
 
 class Tmr : public ::testing::Test {
  protected:
@@ -48,7 +41,7 @@ class Tmr : public ::testing::Test {
             body + "\n}\n",
         name));
     c.add_kernel(0, PTO_CORE_AIV, kc.compile_incore_source(kSlowCopy, "slow_copy", PTO_CORE_AIV));
-    c.add_kernel(1, PTO_CORE_AIV, kc.compile_incore_source(kFill, "fill", PTO_CORE_AIV));
+    c.add_kernel(1, PTO_CORE_AIV, kc.compile_incore_source(pto_test::kFillI32, "fill", PTO_CORE_AIV));
     c.add_kernel(2, PTO_CORE_AIV, kc.compile_incore_source(pto_test::kFailKernel, "fail", PTO_CORE_AIV));
     return c;
   }

@@ -12,6 +12,17 @@ from pto_runtime.scene import SceneTestCase, TaskArgsBuilder, TensorArg, scene_t
 from test_pipeline import KERNELS  # a sibling file (its folder is on sys.path)
 
 
+def _args() -> TaskArgsBuilder:
+    """x and y of 16 zeros, n = 16: what kernels/orch.cpp takes."""
+    from pto_runtime.scene import Scalar
+
+    return TaskArgsBuilder(
+        TensorArg("x", np.zeros(16, dtype=np.float32)),
+        TensorArg("y", np.zeros(16, dtype=np.float32)),
+        Scalar("n", 16),
+    )
+
+
 @scene_test(level=2, runtime="tensormap_and_ringbuffer")
 class TestBroken(SceneTestCase):
     CALLABLE = {
@@ -30,13 +41,7 @@ class TestBroken(SceneTestCase):
             os.kill(os.getpid(), signal.SIGSEGV)
         if params["how"] == "hang":
             time.sleep(3600)
-        from pto_runtime.scene import Scalar
-
-        return TaskArgsBuilder(
-            TensorArg("x", np.zeros(16, dtype=np.float32)),
-            TensorArg("y", np.zeros(16, dtype=np.float32)),
-            Scalar("n", 16),
-        )
+        return _args()
 
     def compute_golden(self, args, params):
         args.x[:] = 1
@@ -57,13 +62,7 @@ class TestSlowRun(SceneTestCase):
     CASES = [{"name": "slow_run", "platforms": ["a2a3sim"], "params": {}}]
 
     def generate_args(self, params):
-        from pto_runtime.scene import Scalar
-
-        return TaskArgsBuilder(
-            TensorArg("x", np.zeros(16, dtype=np.float32)),
-            TensorArg("y", np.zeros(16, dtype=np.float32)),
-            Scalar("n", 16),
-        )
+        return _args()
 
     def compute_golden(self, args, params):
         args.x[:] = 1
