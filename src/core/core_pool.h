@@ -6,6 +6,11 @@
 // (one task on every core of a cluster) a cluster of its own. During a run only the owner writes the
 // scheduler half of its slots (protocol and orders in core/handshake.h); the slots outlive
 // the run, so the next run's owner picks up their sequence numbers where this one left them.
+//
+// Over 600 lines because a thread's cores, its MIX clusters and its sync-start gangs share one
+// set of masks and counters that every dispatch and completion updates together. The gang
+// reservation (hold, drain, launch) is the separable part: it is the piece to move into a header
+// of its own, with the masks passed in, when it next changes.
 #ifndef PTO_CORE_CORE_POOL_H
 #define PTO_CORE_CORE_POOL_H
 

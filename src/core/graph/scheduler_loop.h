@@ -63,6 +63,11 @@
 // claims it before feeding anything else; and one gang at a time means two gangs never hold
 // parts of the places each other needs.
 // Nothing here allocates or throws: it is built into the AICPU program.
+//
+// Over 600 lines because it is the one loop both runtimes run: dispatch, completion, release
+// and abort read and write the same per-thread state, and splitting them across files would
+// spread one protocol. Its helpers that touch no loop state (predicates, dump, trace records)
+// are what would move out first.
 #ifndef PTO_CORE_GRAPH_SCHEDULER_LOOP_H
 #define PTO_CORE_GRAPH_SCHEDULER_LOOP_H
 
