@@ -1,13 +1,14 @@
 /* include/pto/kernel_stop.h — how a sim hook stops a kernel: pto::KernelStop and the statuses it carries.
  *
- * Some PTO-ISA instructions compile for the sim but cannot work there yet: their CPU
- * implementation waits for a peer this runtime never connects, so the kernel would block its
- * core for good (a hung run, then a worker that cannot run anything). For those, tile kernels
- * carry a hook (include/pto_tile_shim/pto_tile_sim_hooks.h) that PTO-ISA calls before it would
- * wait: the hook throws pto::KernelStop with one of the statuses below, the core's
- * platform_call_kernel catches it, and the task fails with that status. The host reports the
- * run as NOT_SUPPORTED naming the feature, the task and its kernel
- * (include/pto/unsupported_feature.h), and the worker stays usable.
+ * Some PTO-ISA instructions compile for the sim but cannot work in every place a kernel may
+ * run: their CPU implementation would wait for a peer nothing connects, so the kernel would
+ * block its core for good (a hung run, then a worker that cannot run anything). For those, tile
+ * kernels carry hooks (include/pto_tile_shim/pto_tile_sim_hooks.h) that PTO-ISA calls before it
+ * would wait: a hook throws pto::KernelStop with a task status, the core's platform_call_kernel
+ * catches it, and the task fails with that status. With one of the statuses below the host
+ * reports the run as NOT_SUPPORTED naming the feature, the task and its kernel
+ * (include/pto/unsupported_feature.h); with a MIX status (pto/mix_sync.h: a pipe wait no part
+ * can end) as a failed task. Either way the worker stays usable.
  *
  * Statuses: -(0x4E53 << 16 | feature). Kernels must not pass codes of that form to pto::fail.
  * This header includes nothing (builtin types only): it is force-included into every tile
@@ -16,7 +17,8 @@
 #define PTO_KERNEL_STOP_H
 
 enum pto_unsupported_feature {
-  /* PTO-ISA's cross-core pipes: TPUSH / TPOP / TFREE on a TPipe (pto/cpu/TPush.hpp). */
+  /* PTO-ISA's cross-core pipes (TPUSH / TPOP / TFREE on a TPipe, pto/cpu/TPush.hpp) in a
+   * binary the sim did not bind to a core (pto_tile_sim_hooks.h). */
   PTO_UNSUPPORTED_TPIPE = 1,
 };
 #define PTO_UNSUPPORTED_STATUS_TAG 0x4E53

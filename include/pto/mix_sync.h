@@ -82,6 +82,11 @@ enum pto_mix_error {
   PTO_MIX_TILE_MISMATCH = 9, /* pop of a size other than the pushed tile's */
   PTO_MIX_PIPE_PUSHER = 10,  /* a second part pushes to a pipe */
   PTO_MIX_PIPE_POPPER = 11,  /* a second part pops from a pipe */
+  /* PTO-ISA's TPUSH/TPOP/TFREE on a TPipe (index: its FlagID) waiting where no part can end it: */
+  PTO_MIX_DEADLOCK_TPUSH = 12, /* room in a full pipe */
+  PTO_MIX_DEADLOCK_TPOP = 13,  /* a tile in an empty pipe */
+  PTO_MIX_DEADLOCK_TPIPE = 14, /* either (a pipe of both directions) */
+  PTO_MIX_TPIPE_NOT_MIX = 15,  /* such a wait in a task that is not a MIX task */
 };
 #define PTO_MIX_STATUS_TAG 0x4D58
 
@@ -154,6 +159,28 @@ static inline int pto_mix_status_describe(int32_t status, char *buf, size_t n) {
                "part %u (%s) popped from MIX pipe %u, which another part pops from (a pipe has one pushing "
                "and one popping part)",
                part, core, index);
+      return 1;
+    case PTO_MIX_DEADLOCK_TPUSH:
+    case PTO_MIX_DEADLOCK_TPOP:
+    case PTO_MIX_DEADLOCK_TPIPE:
+      snprintf(buf, n,
+               "TPUSH/TPOP deadlock: part %u (%s) waits in %s on PTO-ISA pipe FlagID %u, %s, and no part "
+               "can change that pipe any more (the other parts returned or wait too)",
+               part, core,
+               kind == PTO_MIX_DEADLOCK_TPUSH  ? "a TPUSH"
+               : kind == PTO_MIX_DEADLOCK_TPOP ? "a TPOP"
+                                               : "a TPUSH, TPOP or TFREE",
+               index,
+               kind == PTO_MIX_DEADLOCK_TPUSH  ? "which is full"
+               : kind == PTO_MIX_DEADLOCK_TPOP ? "which holds no tile for it"
+                                               : "which cannot serve it now");
+      return 1;
+    case PTO_MIX_TPIPE_NOT_MIX:
+      snprintf(buf, n,
+               "a TPUSH, TPOP or TFREE on PTO-ISA pipe FlagID %u waits in a task that is not a MIX task: a "
+               "pipe joins the AIC and AIV parts of one MIX task, and no other part could ever end the wait "
+               "(submit the kernels as one MIX task)",
+               index);
       return 1;
     default:
       return 0;

@@ -27,10 +27,10 @@ static inline int pto_unsupported_status_describe(int32_t status, char *buf, siz
   switch (pto_unsupported_status_feature(status)) {
     case PTO_UNSUPPORTED_TPIPE:
       snprintf(buf, n,
-               "uses PTO-ISA's TPUSH/TPOP cross-core pipes (TPUSH, TPOP, TFREE on a TPipe), which the "
-               "simulator does not implement yet: the kernel was stopped at its first pipe call instead "
-               "of waiting for a peer that never comes (pass the tile through global memory, or use "
-               "pto::pipe_push/pipe_pop in a MIX task, docs/design/mix_sync.md)");
+               "uses PTO-ISA's TPUSH/TPOP cross-core pipes (TPUSH, TPOP, TFREE on a TPipe) in a kernel "
+               "binary the simulator did not load for a core, so there is no cluster to connect the pipe "
+               "to: the kernel was stopped at its first pipe call instead of waiting for a peer that "
+               "never comes");
       return 1;
     default:
       return 0;

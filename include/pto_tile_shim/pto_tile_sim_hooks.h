@@ -1,45 +1,142 @@
 // include/pto_tile_shim/pto_tile_sim_hooks.h — PTO-ISA CPU-sim hooks compiled into every tile kernel.
 //
 // KernelCompiler force-includes this header (-include) in every sim tile kernel; cost-model
-// twins do not get it. It defines functions only and includes nothing but pto/kernel_stop.h and
-// pto/sim_kernel_yield.h (builtin types only), so a kernel sees no header it did not include
-// itself.
+// twins do not get it. It defines functions only and includes nothing but pto/kernel_stop.h,
+// pto/sim_kernel_yield.h and pto/sim_tile_pipes.h (builtin types only), so a kernel sees no
+// header it did not include itself.
 //
-// TPUSH/TPOP cross-core pipes (pto/cpu/TPush.hpp). Before a TPUSH, TPOP or TFREE touches a
-// pipe, PTO-ISA looks up the pipe's state shared by the producing and consuming cores: through
-// hooks a runtime may provide (cpu_sim::injected_pipe_shared_state_hook, then
-// dlsym(RTLD_DEFAULT, "pto_sim_get_pipe_shared_state")), else in a static of the kernel's binary.
-// This runtime provides no shared state, and an AIC kernel and its AIV kernels are separate
-// binaries, so each side would get a private static: the consumer's TPOP waits on a
-// std::condition_variable for a push it can never see, the producer's third TPUSH for room that
-// never comes. Either blocks the simulator's OS thread, and every core fiber it runs, for good.
+// TPUSH/TPOP/TFREE, PTO-ISA's cross-core pipes (pto/cpu/TPush.hpp). Before an instruction
+// touches a pipe, PTO-ISA looks up the pipe's state shared by the producing and consuming cores
+// (through cpu_sim::injected_pipe_shared_state_hook, then dlsym(RTLD_DEFAULT,
+// "pto_sim_get_pipe_shared_state"), else a static of the kernel's binary), and it waits on a
+// std::condition_variable in that state. An AIC kernel and its AIV kernels are separate
+// binaries, and the sim runs every core as a fiber on a few OS threads: a private static and a
+// condition variable that blocks the OS thread would both hang the run.
 //
-// So the lookup is where we stop the kernel. dlsym(RTLD_DEFAULT, ...) called from a kernel that
-// was dlopen'd RTLD_LOCAL searches the global scope and then the kernel's own binary (glibc looks
-// in the caller's scope), so the definition below is found. Why there and not at compile time:
-// from the source we could only guess whether a pipe call is ever executed (one MIX source
-// compiled for both sides has both under `if constexpr`); a check in the running kernel sees
-// exactly the call that would hang, before it has taken a lock or touched any state. The hook
-// throws pto::KernelStop; the core that called the kernel catches it (platform_call_kernel),
-// which unwinds the kernel (running its destructors) and leaves the core ready for its next
-// task, and fails the task with the status naming TPUSH/TPOP (pto/unsupported_feature.h). An
-// implementation of the pipes would register injected_pipe_shared_state_hook, which PTO-ISA asks
-// first, and this hook would no longer be reached. Weak, so a kernel may define its own.
+// So the lookup and the waits come here. dlsym(RTLD_DEFAULT, ...) called from a kernel that was
+// dlopen'd RTLD_LOCAL searches the global scope and then the kernel's own binary (glibc looks in
+// the caller's scope), so the definitions below are found. They forward to the sim's table
+// (pto/sim_tile_pipes.h), bound right after the kernel is loaded: the state is the cluster's,
+// and the kernel is linked with -Wl,--wrap for condition_variable's wait, notify_one and
+// notify_all, so a wait suspends the core's fiber and fails the task (pto::KernelStop, caught by
+// the core's platform_call_kernel) when no other part of its MIX task can end it.
+//
+// A binary the sim has not bound (used on its own) keeps the C++ library's condition variable,
+// and its first pipe call stops the kernel: there is no peer to connect it to. Weak, so a
+// kernel may define its own.
 #ifndef PTO_TILE_SIM_HOOKS_H
 #define PTO_TILE_SIM_HOOKS_H
 
 #include "pto/kernel_stop.h"
 #include "pto/sim_kernel_yield.h"  // a kernel's sched_yield lets the other cores run
+#include "pto/sim_tile_pipes.h"
 
 #ifdef __cplusplus
+// PTO-ISA's per-thread tile memory (pto/cpu/NPUMemoryModel.hpp), which a waiting kernel takes
+// with it (pto/sim_tile_pipes.h). Named before PTO-ISA declares it: the swap below is a template,
+// instantiated at the end of the kernel's translation unit, where the class is complete if the
+// kernel included it; a kernel without it has no tile memory to carry.
+namespace pto {
+class NPUMemoryModel;
+}  // namespace pto
+
+namespace pto_sim_hooks_detail {
+template <class T, unsigned long = sizeof(T)>
+constexpr bool complete(int) {
+  return true;
+}
+template <class T>
+constexpr bool complete(long) {
+  return false;
+}
+template <class M>
+void destroy(void *object) {
+  static_cast<M *>(object)->~M();
+}
+// Exchanges this OS thread's tile memory with the calling core's place for it. The object moves
+// byte by byte: its members are std::vectors and sizes, whose heap blocks stay where they are;
+// a zeroed object is a default-constructed one (empty vectors, not yet initialised). The kernel
+// goes on on the OS thread it stopped on (the sim pins it for the wait), so both swaps meet the
+// same thread's object.
+template <class M = pto::NPUMemoryModel>
+void swap_tile_memory(const pto_sim_tile_pipe_hooks *hooks) {
+  if constexpr (complete<M>(0)) {
+    auto *saved = static_cast<unsigned char *>(hooks->core_memory(sizeof(M), alignof(M), &destroy<M>));
+    if (saved == nullptr) return;
+    auto *live = reinterpret_cast<unsigned char *>(&M::Instance());
+    for (unsigned long i = 0; i < sizeof(M); ++i) {
+      const unsigned char b = live[i];
+      live[i] = saved[i];
+      saved[i] = b;
+    }
+  }
+}
+// For the length of a pipe wait: out on entry, back on exit (after a resume, or when the wait
+// stops the kernel before suspending).
+struct TileMemoryAway {
+  const pto_sim_tile_pipe_hooks *hooks;
+  explicit TileMemoryAway(const pto_sim_tile_pipe_hooks *h) : hooks(h) { swap_tile_memory(hooks); }
+  ~TileMemoryAway() { swap_tile_memory(hooks); }
+  TileMemoryAway(const TileMemoryAway &) = delete;
+  TileMemoryAway &operator=(const TileMemoryAway &) = delete;
+};
+}  // namespace pto_sim_hooks_detail
+
 // Needs C++ exceptions, as PTO-ISA's CPU simulation itself does (it throws; a tile kernel built
 // with -fno-exceptions does not compile).
-extern "C" __attribute__((weak, visibility("default"), noreturn)) void *pto_sim_get_pipe_shared_state(
-    __UINT64_TYPE__ pipe_key, __SIZE_TYPE__ size) {
-  (void)pipe_key;
-  (void)size;
-  throw pto::KernelStop{pto_unsupported_status(PTO_UNSUPPORTED_TPIPE)};
+extern "C" {
+
+// The sim's table, or null before the sim bound this binary. Hidden: each binary its own.
+__attribute__((weak, visibility("hidden"))) const pto_sim_tile_pipe_hooks *pto_sim_tile_pipes = 0;
+
+__attribute__((weak, visibility("default"))) void pto_sim_bind_tile_pipes(
+    const pto_sim_tile_pipe_hooks *hooks) {
+  __atomic_store_n(&pto_sim_tile_pipes, hooks, __ATOMIC_RELEASE);
 }
+
+__attribute__((weak, visibility("default"))) void *pto_sim_get_pipe_shared_state(__UINT64_TYPE__ pipe_key,
+                                                                                 __SIZE_TYPE__ size) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  void *state = hooks != 0 ? hooks->state(pipe_key, size) : 0;
+  if (state == 0) throw pto::KernelStop{pto_unsupported_status(PTO_UNSUPPORTED_TPIPE)};
+  return state;
+}
+
+__attribute__((weak, visibility("default"))) unsigned pto_sim_get_subblock_id(void) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  return hooks != 0 ? hooks->subblock() : 0u;
+}
+
+// std::condition_variable::wait(std::unique_lock<std::mutex>&), notify_one() and notify_all(),
+// by their mangled names: --wrap sends the binary's calls here and names the library's __real_.
+void __real__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void *cv, void *lock);
+void __real__ZNSt18condition_variable10notify_oneEv(void *cv);
+void __real__ZNSt18condition_variable10notify_allEv(void *cv);
+
+__attribute__((weak, visibility("hidden"))) void
+__wrap__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void *cv, void *lock) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  if (hooks != 0) {
+    const pto_sim_hooks_detail::TileMemoryAway away(hooks);
+    hooks->wait(cv, lock);
+  } else {
+    __real__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(cv, lock);
+  }
+}
+
+__attribute__((weak, visibility("hidden"))) void __wrap__ZNSt18condition_variable10notify_oneEv(void *cv) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  if (hooks != 0) hooks->notify(cv);
+  __real__ZNSt18condition_variable10notify_oneEv(cv);
+}
+
+__attribute__((weak, visibility("hidden"))) void __wrap__ZNSt18condition_variable10notify_allEv(void *cv) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  if (hooks != 0) hooks->notify(cv);
+  __real__ZNSt18condition_variable10notify_allEv(cv);
+}
+
+}  // extern "C"
 #endif  // __cplusplus
 
 #endif  // PTO_TILE_SIM_HOOKS_H

@@ -23,12 +23,12 @@ using KernelFn = void (*)(int64_t *args);
 
 // enable_pmu: the kernel between two counter reads, the differences into the report. Returns
 // what platform_call_kernel returned.
-inline int32_t run_with_pmu(CoreReport &r, KernelFn kernel, int64_t *args) {
+inline int32_t run_with_pmu(CoreReport &r, KernelFn kernel, int64_t *args, const KernelWaits *waits) {
   PmuSample a, b;
   int32_t error = 0;
   const uint32_t valid = platform_pmu_read(&a, &error);
   r.kernel_start = platform_ticks();
-  const int32_t stopped = platform_call_kernel(kernel, args);
+  const int32_t stopped = platform_call_kernel(kernel, args, waits);
   platform_kernel_end();
   r.kernel_end = platform_ticks();
   platform_pmu_read(&b, &error);
@@ -62,7 +62,7 @@ inline int32_t run_block(pto_kernel_call *call, const BlockDispatch &block, Run 
   head->mix_sync = block.mix_sync;
   const bool mix = head->is_mix != 0 && block.mix_sync != 0;
   if (mix) head->mix_ops = reinterpret_cast<uint64_t>(&kMixOps);
-  const int32_t stopped = run(args);
+  const int32_t stopped = run(args, mix ? head : nullptr);
   // Blocks on other cores may set it too (relaxed atomic: any non-zero fails the task).
   const int32_t status = stopped != 0 ? stopped : head->status;
   if (status != 0) __atomic_store_n(&call->status, status, __ATOMIC_RELAXED);
@@ -91,21 +91,25 @@ inline void aicore_loop(Handshake &hs) {
       hs.task_status.store(1, std::memory_order_relaxed);
       const bool mix = block == nullptr && call->is_mix != 0 && call->mix_sync != 0;
       if (mix) call->mix_ops = reinterpret_cast<uint64_t>(&kMixOps);  // this program's waits (mix_sync.h)
-      auto run = [&](int64_t *args) {
+      // mix_call: the MIX part's call block (its copy, for a block of an SPMD task); null otherwise.
+      auto run = [&](int64_t *args, pto_kernel_call *mix_call) {
+        KernelWaits waits{};  // a MIX part's PTO-ISA pipe waits (mix_sync.h, external_wait)
+        if (mix_call != nullptr) waits = mix_kernel_waits(mix_call);
+        const KernelWaits *w = mix_call != nullptr ? &waits : nullptr;
         // Sim timing mode: its virtual time, and what priced it (read only in timed runs, which write it).
         platform_kernel_begin(p->kernel_addr, args, call->num_args, &hs.price[s % Handshake::kDepth]);
         int32_t stopped;  // non-zero: the platform stopped the kernel (pto_platform/kernel_call.h)
         if (kProfilingBuilt && hs.pmu.load(std::memory_order_relaxed)) {
-          stopped = run_with_pmu(r, kernel, args);
+          stopped = run_with_pmu(r, kernel, args, w);
         } else {
           r.kernel_start = platform_ticks();  // always: the run's busy counters (core/run_counters.h)
-          stopped = platform_call_kernel(kernel, args);
+          stopped = platform_call_kernel(kernel, args, w);
           platform_kernel_end();  // sim timing mode: the clock moves to the kernel's end
           r.kernel_end = platform_ticks();
         }
         return stopped;
       };
-      const int32_t stopped = block ? run_block(call, *block, run) : run(call->args);
+      const int32_t stopped = block ? run_block(call, *block, run) : run(call->args, mix ? call : nullptr);
       if (stopped != 0) call->status = stopped;  // the scheduler reads it after done_seq
       if (mix) mix_part_returned(call);          // before the report: the block is reused after it
       hs.task_status.store(0, std::memory_order_relaxed);

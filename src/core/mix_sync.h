@@ -28,10 +28,12 @@
 #include "core/handshake.h"
 #include "pto/kernel.h"
 #include "pto_platform/doorbell.h"
+#include "pto_platform/kernel_call.h"
 
 namespace pto {
 
-enum MixWaitKind : uint8_t { kMixNone = 0, kMixFlag = 1, kMixPush = 2, kMixPop = 3 };
+// kMixExternal: a wait inside PTO-ISA's TPUSH/TPOP/TFREE (external_wait below).
+enum MixWaitKind : uint8_t { kMixNone = 0, kMixFlag = 1, kMixPush = 2, kMixPop = 3, kMixExternal = 4 };
 
 struct MixPipe {
   uint32_t head;                       // tiles pushed (committed) so far
@@ -49,6 +51,8 @@ struct alignas(kCacheLine) MixSync {
   uint8_t wait_kind[PTO_MIX_PARTS];   // what each waiting part waits for (MixWaitKind)
   uint8_t wait_index[PTO_MIX_PARTS];  // its flag or pipe
   int64_t task;                       // the MIX task using the block (for a debugger)
+  uint32_t ext_epoch;                 // PTO-ISA pipe changes so far (external_changed)
+  uint32_t ext_seen[PTO_MIX_PARTS];   // the epoch each part last found its PTO-ISA pipe wait blocked at
   uint32_t flags[PTO_MIX_FLAGS];
   MixPipe pipes[PTO_MIX_PIPES];
   alignas(kCacheLine) unsigned char tiles[PTO_MIX_PIPES][PTO_MIX_PIPE_DEPTH][PTO_MIX_TILE_BYTES];
@@ -70,6 +74,8 @@ inline void mix_sync_reset(MixSync &m, int64_t task) {
   m.waiting = 0;
   for (uint32_t p = 0; p < PTO_MIX_PARTS; ++p) m.wait_kind[p] = m.wait_index[p] = 0;
   m.task = task;
+  m.ext_epoch = 0;
+  for (uint32_t &e : m.ext_seen) e = 0;
   for (uint32_t &f : m.flags) f = 0;
   for (MixPipe &p : m.pipes) {
     p.head = p.tail = 0;
@@ -112,6 +118,13 @@ inline bool can_proceed(const MixSync &m, uint8_t kind, uint32_t index) {
   }
 }
 
+// Whether waiting part p may proceed. PTO-ISA's conditions are its own: such a waiter may
+// proceed when a part changed a pipe since it last found its condition false. Lock held.
+inline bool waiter_can_proceed(const MixSync &m, uint32_t p) {
+  if (m.wait_kind[p] == kMixExternal) return m.ext_seen[p] != m.ext_epoch;
+  return can_proceed(m, m.wait_kind[p], m.wait_index[p]);
+}
+
 // Whether part `part`'s wait, which cannot proceed now, never will (the rule at the top).
 // Lock held; `part` is registered as waiting.
 inline bool hopeless(const MixSync &m, uint32_t part, uint8_t kind, uint32_t index) {
@@ -123,7 +136,7 @@ inline bool hopeless(const MixSync &m, uint32_t part, uint8_t kind, uint32_t ind
     return true;
   if ((m.live & ~m.waiting) != 0) return false;  // a running part may still act
   for (uint32_t p = 0; p < PTO_MIX_PARTS; ++p) {
-    if ((m.waiting >> p & 1) && can_proceed(m, m.wait_kind[p], m.wait_index[p])) return false;
+    if ((m.waiting >> p & 1) && waiter_can_proceed(m, p)) return false;
   }
   return true;
 }
@@ -233,7 +246,58 @@ inline int32_t pop(pto_kernel_call *call, uint32_t pipe, void *tile, uint32_t by
   return 0;
 }
 
+// PTO-ISA's pipes (TPUSH/TPOP/TFREE), whose waits the platform hands the runtime
+// (pto_platform/kernel_call.h, KernelWaits; on the sim, src/platform/sim/tile_pipes_sim.h). The
+// condition is PTO-ISA's, under its pipe's lock, and this block cannot read it; what it sees is
+// whether any part changed a pipe since (ext_epoch: every change is followed by a notify,
+// external_changed). A waiter registers while it still holds the pipe's lock, after finding its
+// condition false, so a change it has not seen bumps the epoch after it registered: it is then
+// one that may proceed, and the deadlock rule (hopeless) holds as for the block's own waits.
+inline int32_t external_wait(void *self, KernelWaitRole role, uint32_t pipe, void (*release)(void *),
+                             void (*reacquire)(void *), void *pipe_lock) {
+  auto *call = static_cast<pto_kernel_call *>(self);
+  MixSync &m = block_of(call);
+  const uint32_t part = call->mix_part, bit = 1u << part;
+  const uint32_t seen = doorbell_prepare(m.bell);
+  lock(m);
+  m.waiting |= bit;
+  m.wait_kind[part] = kMixExternal;
+  m.wait_index[part] = static_cast<uint8_t>(pipe);
+  m.ext_seen[part] = m.ext_epoch;
+  const bool doomed = hopeless(m, part, kMixExternal, pipe);
+  if (doomed) m.waiting &= ~bit;
+  unlock(m);
+  if (doomed) {
+    doorbell_ring(m.bell);  // the other waiters re-check: this part no longer waits
+    return fail(call,
+                role == kWaitPush  ? PTO_MIX_DEADLOCK_TPUSH
+                : role == kWaitPop ? PTO_MIX_DEADLOCK_TPOP
+                                   : PTO_MIX_DEADLOCK_TPIPE,
+                pipe);
+  }
+  release(pipe_lock);
+  doorbell_wait(m.bell, seen);
+  reacquire(pipe_lock);
+  lock(m);
+  m.waiting &= ~bit;
+  unlock(m);
+  return 0;
+}
+
+inline void external_changed(void *self) {
+  MixSync &m = block_of(static_cast<pto_kernel_call *>(self));
+  lock(m);
+  ++m.ext_epoch;
+  unlock(m);
+  doorbell_ring(m.bell);
+}
+
 }  // namespace mix_impl
+
+// What a core hands platform_call_kernel for MIX part `call`: its PTO-ISA pipe waits.
+inline KernelWaits mix_kernel_waits(pto_kernel_call *call) {
+  return KernelWaits{call, mix_impl::external_wait, mix_impl::external_changed};
+}
 
 // The table a core hands the MIX parts it runs (pto_kernel_call.mix_ops).
 inline const pto_mix_ops kMixOps = {PTO_MIX_OPS_ABI, 0, mix_impl::set, mix_impl::wait, mix_impl::push,

@@ -42,6 +42,12 @@ std::string compiler_version(const std::vector<std::string> &cxx, const std::str
 
 // Every call of sched_yield in a binary for the sim goes to the sim (pto/sim_kernel_yield.h).
 constexpr const char *kWrapSchedYield = "-Wl,--wrap=sched_yield";
+// A tile kernel's condition-variable waits and notifies go to the sim's TPUSH/TPOP pipes
+// (pto_tile_sim_hooks.h): std::condition_variable's wait(unique_lock<mutex>&), notify_one and
+// notify_all, by their mangled names.
+constexpr const char *kWrapConditionVariable =
+    "-Wl,--wrap=_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE,"
+    "--wrap=_ZNSt18condition_variable10notify_oneEv,--wrap=_ZNSt18condition_variable10notify_allEv";
 
 bool has_kernel_header(const std::string &include_dir) {
   return is_regular_file(join_path(include_dir, "pto/kernel.h"));
@@ -117,8 +123,9 @@ Command tile_command(const CompileOptions &o, const std::string &origin, pto_cor
   const std::vector<std::string> tile = tile_flags(tc, shim, core_type, cost_model);
   c.flags.insert(c.flags.end(), tile.begin(), tile.end());
   if (!tc.builtins_library.empty()) c.link.push_back(tc.builtins_library);
-  // pto_tile_sim_hooks.h includes pto/sim_kernel_yield.h; a twin runs off the pool.
-  if (!cost_model) c.link.push_back(kWrapSchedYield);
+  // pto_tile_sim_hooks.h includes pto/sim_kernel_yield.h and wraps the pipes' waits; a twin
+  // runs off the pool and has neither.
+  if (!cost_model) c.link.insert(c.link.end(), {kWrapSchedYield, kWrapConditionVariable});
   c.cflags_env = "PTO_TILE_KERNEL_CFLAGS";
   return c;
 }

@@ -5,6 +5,7 @@
 // The pool is created once per process with PTO_SIM_WORKERS=1 (set below, before any test):
 // one worker is where a lost wake-up or a fiber that never yields would hang. ctest runs each
 // test in a process of its own.
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -174,6 +175,52 @@ TEST(FiberPool, AFiberBlockedInTheOsGetsItsWorkerReplacedSoOthersRun) {
   group.wait_empty();
   EXPECT_TRUE(second_ran.load()) << "the blocked worker was not replaced within 30 s";
   EXPECT_GT(pool.workers(), pool.base_workers());
+}
+
+TEST(FiberPool, APinnedFiberGoesOnOnlyOnItsOwnWorkerEvenWhenAnotherIsIdle) {
+  // One worker at first. `pinned` pins itself and parks; `blocker` then holds that worker in the
+  // OS for 300 ms. Meanwhile this thread rings `pinned` and starts `other`: the monitor adds a
+  // second worker for them, which runs `other` and must leave `pinned` alone, so `pinned` goes
+  // on only after `blocker`, on its first thread.
+  PoolUser user;
+  pto::FiberGroup group;
+  pto::Doorbell bell;
+  std::atomic<bool> parked{false}, blocking{false}, rung{false}, resumed{false}, other_ran{false};
+  std::atomic<bool> resumed_while_blocked{false};
+  std::atomic<pthread_t> first{}, after{}, other_thread{};
+  pto::FiberPool &pool = pto::FiberPool::instance();
+  ASSERT_EQ(pool.base_workers(), 1u) << "PTO_SIM_WORKERS was overridden from outside";
+  pool.spawn(group, "pinned", [&] {
+    first = pthread_self();
+    pto::FiberPool::pin_current_fiber(true);
+    parked.store(true, std::memory_order_release);  // about to: a ring before the park is not lost
+    wait_for(bell, [&] { return rung.load(std::memory_order_acquire); });
+    after = pthread_self();
+    resumed.store(true, std::memory_order_release);
+    pto::FiberPool::pin_current_fiber(false);
+  });
+  pool.spawn(group, "blocker", [&] {
+    while (!parked.load(std::memory_order_acquire)) sched_yield();
+    blocking.store(true, std::memory_order_release);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (std::chrono::steady_clock::now() < until) {
+      timespec ts{0, 1000000};
+      nanosleep(&ts, nullptr);
+    }
+    resumed_while_blocked.store(resumed.load(std::memory_order_acquire));
+  });
+  while (!blocking.load(std::memory_order_acquire)) std::this_thread::yield();
+  rung.store(true, std::memory_order_release);
+  pto::doorbell_ring(bell);
+  pool.spawn(group, "other", [&] {
+    other_thread = pthread_self();
+    other_ran.store(true, std::memory_order_release);
+  });
+  group.wait_empty();
+  ASSERT_TRUE(other_ran.load());
+  EXPECT_FALSE(pthread_equal(other_thread.load(), first.load())) << "`other` ran on a second worker";
+  EXPECT_FALSE(resumed_while_blocked.load()) << "the pinned fiber went on on the second worker";
+  EXPECT_TRUE(pthread_equal(after.load(), first.load())) << "the pinned fiber moved to another worker";
 }
 
 TEST(FiberPool, TheLastReleaseStopsTheWorkersAndTheNextAcquireRestartsThem) {

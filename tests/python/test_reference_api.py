@@ -4,9 +4,10 @@ the same orchestrations on host_build_graph.
 Orchestrations written against the reference implementation's orchestration API
 (include/pto_abi/pto_orchestration_api.h) name their entry and config functions as the reference's
 scene tests do (``function_name``, ``config_name``: here -DPTO_ORCHESTRATION_ENTRY / _CONFIG when
-compiling); a run is refused only when it has fewer arguments than the config expects; and a
-kernel using PTO-ISA's TPUSH/TPOP cross-core pipes fails its run at once with NOT_SUPPORTED
-instead of hanging the worker. host_build_graph runs the same orchestrations through its host
+compiling); a run is refused only when it has fewer arguments than the config expects; the
+reference's a5 bgemm, whose MIX parts trade tiles through PTO-ISA's TPUSH/TPOP pipes, gives
+NumPy's result, and a TPOP in a task that is not MIX fails its run at once instead of hanging
+the worker. host_build_graph runs the same orchestrations through its host
 orchestrator (section 5; tests/cpp/test_hbg_orchestrator.cpp has the dependency cases).
 
 The reference's scene-test suite (../shared/third_party/simpler, or PTO_REFERENCE_SUITE) is used
@@ -470,10 +471,10 @@ def test_reference_paged_attention_matches_its_golden(tile, workers, case):
     np.testing.assert_allclose(arrays["out"], expected["out"].numpy(), rtol=1e-3, atol=1e-3)
 
 
-# ----- 3. TPUSH/TPOP: a run using them fails at once, and the worker goes on -----
+# ----- 3. TPUSH/TPOP: pipes between MIX parts; a pop outside a MIX task fails at once -----
 
-# A PTO_KERNEL tile kernel that pops a tile from a cube-to-vector pipe nobody pushes to: PTO-ISA's
-# CPU implementation would wait for ever.
+# A PTO_KERNEL tile kernel that pops a tile from a cube-to-vector pipe, in an AIV task: nothing
+# could ever push to it (PTO-ISA's CPU implementation would wait for ever).
 TPOP_KERNEL = r"""
 #include <cstdint>
 #include <pto/pto-inst.hpp>
@@ -511,11 +512,12 @@ BGEMM_CONFIG = pto.ChipCallConfig(block_dim=18, aicpu_thread_num=5, timeout_ms=6
 PROMPT_S = 15  # far below the run's time limit: the run did not wait for it
 
 
-def assert_stopped_at_the_pipes(error: pto.NotSupportedError, started: float) -> None:
+def assert_stopped_at_the_pipe(error: pto.TaskFailedError, started: float) -> None:
     elapsed = time.monotonic() - started
     assert elapsed < PROMPT_S, f"the run took {elapsed:.1f} s to fail"
     message = str(error)
-    assert "TPUSH/TPOP cross-core pipes" in message, message
+    assert "TPOP or TFREE on PTO-ISA pipe FlagID 0" in message, message
+    assert "not a MIX task" in message, message
     assert "task " in message and "(kernel 0" in message, message
 
 
@@ -537,9 +539,9 @@ def test_a_tpop_nobody_pushes_to_fails_the_run_not_the_worker(tile, workers, run
             )
         for _ in range(2):  # the stopped cores take the next run's tasks as usual
             started = time.monotonic()
-            with pytest.raises(pto.NotSupportedError) as e:
+            with pytest.raises(pto.TaskFailedError) as e:
                 w.run(callable_, pto.ChipStorageTaskArgs(), config)
-            assert_stopped_at_the_pipes(e.value, started)
+            assert_stopped_at_the_pipe(e.value, started)
         names = tuple(NAMES) if runtime == TMR else ()
         assert_vector_ok(run_vector(w, vector_callable("a2a3sim", names, runtime)))
 
@@ -558,8 +560,9 @@ def bgemm_callable(tile) -> pto.ChipCallable:
     return callable_
 
 
-def test_reference_bgemm_with_tpush_tpop_is_not_supported_and_the_worker_goes_on(
-    workers, bgemm_callable
+@pytest.mark.parametrize("runtime", [TMR, "host_build_graph"])
+def test_reference_bgemm_trades_tiles_through_tpush_tpop_and_gives_numpys_result(
+    workers, bgemm_callable, runtime
 ):
     rng = np.random.default_rng(0)
     a = (rng.standard_normal(BATCH * GRID * GRID * TILE * TILE) * 0.01).astype(np.float32)
@@ -569,12 +572,27 @@ def test_reference_bgemm_with_tpush_tpop_is_not_supported_and_the_worker_goes_on
     args.add_tensor(a)
     args.add_tensor(b)
     args.add_tensor(c, "inout")
-    w = workers("a5sim")
-    started = time.monotonic()
-    with pytest.raises(pto.NotSupportedError) as e:
-        w.run(bgemm_callable, args, BGEMM_CONFIG)
-    assert_stopped_at_the_pipes(e.value, started)
-    assert_vector_ok(run_vector(w, vector_callable("a5sim")))
+    kc = pto.KernelCompiler("a5sim")
+    folder = suite_dir("examples", "a5", TMR, "bgemm", "kernels")
+    callable_ = bgemm_callable
+    if runtime != TMR:  # the same orchestration source, compiled for host_build_graph
+        callable_ = pto.ChipCallable(
+            kc.compile_orchestration(runtime, str(folder / "orchestration" / "bgemm_orch.cpp"))
+        )
+        kernel = str(folder / "mix" / "kernel_bgemm.cpp")
+        for func_id, core_type in ((0, pto.CoreType.AIC), (1, pto.CoreType.AIV)):
+            callable_.add_kernel(func_id, core_type, kc.compile_incore(kernel, core_type))
+    with contextlib.ExitStack() as stack:
+        if runtime == TMR:
+            w = workers("a5sim")
+        else:
+            w = stack.enter_context(
+                pto.Worker(level=2, platform="a5sim", runtime=runtime, device_id=1)
+            )
+        w.run(callable_, args, BGEMM_CONFIG)
+    shape = (BATCH, GRID, GRID, TILE, TILE)
+    want = np.einsum("bmkij,bknjl->bmnil", a.reshape(shape), b.reshape(shape))
+    np.testing.assert_allclose(c, want.ravel(), rtol=1e-4, atol=1e-6)
 
 
 # ----- 5. The reference API on host_build_graph -----

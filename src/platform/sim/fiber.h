@@ -18,7 +18,9 @@
 #include <boost/context/stack_context.hpp>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -79,6 +81,9 @@ struct Fiber {
   FiberResumeHook on_resume = nullptr;
   void *arg = nullptr;
   Worker *worker = nullptr;  // the worker running it; set before each resume
+  // Non-null: only this worker may resume it (FiberPool::pin_current_fiber); it then never sits
+  // in a hand-off slot, which idle workers steal from, but in home->pinned.
+  Worker *home = nullptr;
 
   enum Request : uint8_t { kNone, kPark, kYield, kDone };
   Request request = kNone;
@@ -109,6 +114,10 @@ struct Worker {
   unsigned index = 0;
   std::atomic<Fiber *> handoff{nullptr};  // runs next; idle workers may take it
   Fiber *current = nullptr;               // the worker thread only
+  // Fibers pinned to this worker, runnable (Fiber::home); served before anything else.
+  std::mutex pinned_mu;
+  std::deque<Fiber *> pinned;             // pinned_mu
+  std::atomic<uint32_t> npinned{0};       // pinned.size(), readable without pinned_mu
   std::atomic<uint64_t> busy_since{0};    // monitor epoch at the current resume; 0 = not running one
   std::atomic<bool> has_clock{false};     // cpu_clock and schedstat_fd are set (by the worker, at its start)
   clockid_t cpu_clock{};                  // this thread's CPU-time clock

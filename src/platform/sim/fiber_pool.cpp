@@ -293,6 +293,10 @@ void FiberPool::Impl::worker_main(Worker *w) {
     w->has_clock.store(true, std::memory_order_release);
   unsigned streak = 0;  // fibers run in a row from the hand-off slot
   for (;;) {
+    if (Fiber *pinned = pop_pinned(w)) {
+      run(w, pinned);
+      continue;
+    }
     Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acquire);
     if (f != nullptr && ++streak > kHandoffStreak && queued.load(std::memory_order_relaxed) != 0) {
       // Fibers that keep ringing each other (schedulers passing work around) would otherwise
@@ -326,6 +330,7 @@ Fiber *FiberPool::Impl::find_work(Worker *w) {
   for (;;) {
     for (int spin = 0; spin < 256; ++spin) {
       if (stopping.load(std::memory_order_relaxed)) return nullptr;
+      if (Fiber *f = pop_pinned(w)) return f;
       if (queued.load(std::memory_order_relaxed) != 0) {
         std::lock_guard<std::mutex> lock(mu);
         if (!queue.empty()) {
@@ -344,8 +349,16 @@ Fiber *FiberPool::Impl::find_work(Worker *w) {
     }
     std::unique_lock<std::mutex> lock(mu);
     ++idle;
-    cv.wait(lock, [&] { return !queue.empty() || stopping.load(std::memory_order_relaxed); });
+    cv.wait(lock, [&] {
+      return !queue.empty() || stopping.load(std::memory_order_relaxed) ||
+             w->npinned.load(std::memory_order_acquire) != 0;
+    });
     --idle;
+    if (w->npinned.load(std::memory_order_relaxed) != 0) {
+      lock.unlock();
+      if (Fiber *f = pop_pinned(w)) return f;
+      continue;
+    }
     if (queue.empty()) return nullptr;
     Fiber *f = queue.front();
     queue.pop_front();
@@ -385,6 +398,10 @@ bool FiberPool::Impl::try_park(Fiber *f) {
 
 void FiberPool::Impl::finish_park(Worker *w, Fiber *f) {
   if (try_park(f)) return;
+  if (f->home != nullptr) {  // never in a hand-off slot: another worker could take it
+    push_pinned(f);
+    return;
+  }
   // Rung in the meantime: it goes on at once, before anything this worker was handed.
   if (Fiber *old = w->handoff.exchange(f, std::memory_order_acq_rel)) push_shared(old);
 }
@@ -410,6 +427,10 @@ void FiberPool::Impl::finish(Fiber *f) {
 }
 
 void FiberPool::Impl::push_shared(Fiber *f) {
+  if (f->home != nullptr) {
+    push_pinned(f);
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu);
   queue.push_back(f);
   queued.store(queue.size(), std::memory_order_relaxed);
@@ -426,11 +447,40 @@ void FiberPool::Impl::make_runnable(Fiber *f) {
     return;
   }
   Worker *w = this_worker();
-  if (w == nullptr) {
+  if (w == nullptr || f->home != nullptr) {
     push_shared(f);
     return;
   }
   if (Fiber *old = w->handoff.exchange(f, std::memory_order_acq_rel)) push_shared(old);
+}
+
+void FiberPool::Impl::push_pinned(Fiber *f) {
+  Worker *home = f->home;
+  {
+    std::lock_guard<std::mutex> lock(home->pinned_mu);
+    home->pinned.push_back(f);
+    home->npinned.fetch_add(1, std::memory_order_release);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (idle != 0) cv.notify_all();  // the home worker may be among the sleepers
+}
+
+Fiber *FiberPool::Impl::pop_pinned(Worker *w) {
+  if (w->npinned.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(w->pinned_mu);
+  if (w->pinned.empty()) return nullptr;
+  Fiber *f = w->pinned.front();
+  w->pinned.pop_front();
+  w->npinned.fetch_sub(1, std::memory_order_relaxed);
+  return f;
+}
+
+void FiberPool::pin_current_fiber(bool pinned) {
+  Worker *w = this_worker();
+  Fiber *f = w != nullptr ? w->current : nullptr;
+  if (f == nullptr) return;  // an OS thread of its own (PTO_SIM_EXEC=threads): nothing moves it
+  // A seeded run resumes every fiber on its one thread: nothing to pin there either.
+  f->home = pinned && f->group->det_.load(std::memory_order_acquire) == nullptr ? w : nullptr;
 }
 
 void FiberPool::Impl::unpark_all(Doorbell &b) {

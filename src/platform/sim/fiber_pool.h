@@ -123,6 +123,13 @@ class FiberPool {
   // program does not export it.
   static bool bind_program(void *lib);
 
+  // Called on a fiber: from now on (pinned) only the OS thread running it may resume it, until
+  // it calls again with false. For a kernel suspended where code compiled into it may keep
+  // addresses of its thread's thread_local variables across the suspension (PTO-ISA's pipe
+  // waits, tile_pipes_sim.h): the compiler takes a thread's identity as fixed within a function.
+  // Does nothing off the pool (an OS thread per core) or in a seeded run (one thread runs all).
+  static void pin_current_fiber(bool pinned);
+
   unsigned workers() const;  // OS threads running fibers now (the base count plus any added)
   unsigned base_workers() const;
 

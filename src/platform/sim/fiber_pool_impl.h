@@ -12,6 +12,9 @@
 //    exchange it), plus a shared FIFO under `mu`. After kHandoffStreak hand-offs in a row a
 //    worker serves the FIFO first, so fibers that ring each other cannot starve it. `idle` (under
 //    `mu`) counts sleeping workers; a push to the FIFO notifies one when there is any.
+//  - Pinned fibers (Fiber::home, FiberPool::pin_current_fiber): runnable ones wait in their home
+//    worker's own queue (Worker::pinned), which it serves first; a push wakes every sleeping
+//    worker (under `mu`, so a worker checking its queue before it sleeps sees it or is woken).
 #ifndef PTO_PLATFORM_SIM_FIBER_POOL_IMPL_H
 #define PTO_PLATFORM_SIM_FIBER_POOL_IMPL_H
 
@@ -126,6 +129,8 @@ struct FiberPool::Impl {
     push_shared(f);
   }
   void push_shared(Fiber *f);
+  void push_pinned(Fiber *f);           // to f->home's queue, waking it if it sleeps
+  inline Fiber *pop_pinned(Worker *w);  // w's next pinned fiber, or null
   void unpark_all(Doorbell &b);
   void monitor_main();
 };

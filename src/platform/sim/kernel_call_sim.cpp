@@ -2,12 +2,30 @@
 #include "pto_platform/kernel_call.h"
 
 #include "pto/kernel_stop.h"
+#include "sim_exec.h"
 
 namespace pto {
 
+std::atomic<const SimCoreHooks *> g_sim_core{nullptr};
+
+namespace {
+// While a MIX part runs, the host program's slot of this core holds its waits (tile_pipes_sim.h).
+struct WaitsFor {
+  const SimCoreHooks *hooks;
+  explicit WaitsFor(const KernelWaits *waits)
+      : hooks(waits != nullptr ? g_sim_core.load(std::memory_order_acquire) : nullptr) {
+    if (hooks != nullptr) hooks->set_kernel_waits(waits);
+  }
+  ~WaitsFor() {
+    if (hooks != nullptr) hooks->set_kernel_waits(nullptr);
+  }
+};
+}  // namespace
+
 // Only KernelStop is caught: any other exception out of a kernel is a bug in it and stays fatal
 // (it ends the process, as before), rather than becoming a quiet task status.
-int32_t platform_call_kernel(void (*kernel)(int64_t *args), int64_t *args) {
+int32_t platform_call_kernel(void (*kernel)(int64_t *args), int64_t *args, const KernelWaits *waits) {
+  const WaitsFor during(waits);
   try {
     kernel(args);
   } catch (const KernelStop &stop) {

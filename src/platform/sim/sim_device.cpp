@@ -30,6 +30,7 @@
 #include "pto_platform/device.h"
 #include "pto_platform/doorbell.h"
 #include "sim_exec.h"
+#include "tile_pipes_sim.h"
 
 namespace pto {
 namespace {
@@ -82,12 +83,17 @@ bool use_fibers() {
 struct FiberIdentity {
   char log_name[24];
   const CrashReportCore *core = nullptr;  // null for an AICPU thread
+  SimCoreSlot *slot = nullptr;            // likewise
   static void on_resume(void *arg) {
     const auto *id = static_cast<const FiberIdentity *>(arg);
     sim_log_set_fiber_name(id->log_name);
     crash_report_set_current(id->core);
+    sim_core_set_current(id->slot);
   }
 };
+
+// The core state the AICore program's kernel calls reach (sim_exec.h, SimCoreHooks).
+const SimCoreHooks kCoreHooks = {sim_core_set_kernel_waits};
 
 std::string dl_error() {
   const char *e = dlerror();
@@ -174,6 +180,8 @@ class SimDevice final : public Device {
   std::unique_ptr<FiberIdentity[]> identities_;  // one per fiber: AICPU threads, then cores
   CoreProgram cores_;                            // the host's, from load_programs
   std::unique_ptr<CrashReportCore[]> crash_;     // one per core: what the fault report reads
+  std::unique_ptr<SimCoreSlot[]> core_slots_;    // one per core: what its kernels' pipe hooks read
+  TilePipes pipes_;                              // PTO-ISA's TPUSH/TPOP pipes, per cluster
 
   std::unique_ptr<ThreadSlot[]> slots_;  // one per AICPU thread
   uint32_t generation_ = 0;              // host only
@@ -230,6 +238,16 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
   crash_.reset(new CrashReportCore[ncores]);
   for (uint32_t c = 0; c < ncores; ++c)
     crash_[c] = CrashReportCore{cores_.activity, cores_.block, c, sh.cores[c].kind};
+  core_slots_.reset(new SimCoreSlot[ncores]);
+  for (uint32_t c = 0; c < ncores; ++c) {
+    const CoreDesc &d = sh.cores[c];
+    const bool aic = strcmp(d.kind, "AIC") == 0;
+    core_slots_[c] = SimCoreSlot{&pipes_, d.cluster, aic ? 0u : d.lane, aic, nullptr};
+  }
+  // A MIX part's kernel call hands its waits to its core's slot (kernel_call_sim.cpp).
+  if (auto bind =
+          reinterpret_cast<void (*)(const SimCoreHooks *)>(dlsym(aicore_lib_, PTO_SIM_BIND_CORE_SYMBOL)))
+    bind(&kCoreHooks);
   slots_.reset(new ThreadSlot[aicpu]);
   crash_report_install();
   started_ = true;
@@ -256,6 +274,7 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
       FiberIdentity &id = identities_[aicpu + c];
       snprintf(id.log_name, sizeof id.log_name, "core %u", c);
       id.core = &crash_[c];
+      id.slot = &core_slots_[c];
       pool.spawn(
           fibers_, id.log_name + dev, [this, c] { aicore_entry_(cores_.block, c); },
           &FiberIdentity::on_resume, &id, FiberRole::kCore);
@@ -273,6 +292,7 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
     threads_.emplace_back([this, c] {
       sim_log_set_thread("core", c);
       const CrashReportThread report(&crash_[c]);  // a kernel that faults says which it was
+      sim_core_set_current(&core_slots_[c]);
       aicore_entry_(cores_.block, c);
     });
   }
@@ -295,6 +315,7 @@ void *SimDevice::library(const std::string &path, std::string *error) {
   // KernelCompiler did not build may lack the hook and keep the C library's.
   using BindYield = void (*)(int (*)());
   if (auto bind = reinterpret_cast<BindYield>(dlsym(lib, "pto_sim_bind_kernel_yield"))) bind(&kernel_yield);
+  bind_tile_pipes(lib);  // a tile kernel's TPUSH/TPOP pipes (tile_pipes_sim.h)
   return lib;
 }
 
@@ -366,6 +387,7 @@ void SimDevice::assign(uint32_t slot, const LaunchSpec &spec) {
 
 void SimDevice::launch(const LaunchSpec &spec) {
   place_threads(spec.scheduler_threads);
+  pipes_.clear();  // every run starts with empty pipes; no kernel runs now
   status_.store(0, std::memory_order_relaxed);
   remaining_.store(spec.aicpu_threads, std::memory_order_relaxed);
   ++generation_;
@@ -545,6 +567,9 @@ void SimDevice::shutdown() {
       FiberPool::instance().release();
     }
   }
+  // Tile memory a waiting kernel left with its core: ended by the kernels' own code, so before
+  // they are unloaded below.
+  for (uint32_t c = 0; core_slots_ && c < shape().cores.size(); ++c) release_core_memory(core_slots_[c]);
   for (auto &kv : libs_) {
     for (const char *symbol : {PTO_KERNEL_ENTRY_SYMBOL, PTO_ABI_KERNEL_ENTRY_SYMBOL}) {
       if (void *entry = dlsym(kv.second, symbol))

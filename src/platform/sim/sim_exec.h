@@ -15,6 +15,7 @@
 
 #include "pto_platform/clock.h"
 #include "pto_platform/doorbell.h"
+#include "pto_platform/kernel_call.h"
 
 namespace pto {
 
@@ -41,10 +42,23 @@ constexpr uint32_t kFiberSleeper = 1u << 16;
 // store the same pointer (hence atomic: fibers of one device read it while another binds).
 extern std::atomic<const SimExecHooks *> g_sim_exec;
 
+// How a device program's platform_call_kernel reaches the host program's state of the calling
+// core (tile_pipes_sim.h), under either executor: the device binds the AICore program with
+// these right after loading it, fibers or threads.
+struct SimCoreHooks {
+  void (*set_kernel_waits)(const KernelWaits *waits);  // the calling core's call starts (non-null) / ends
+};
+
+// This program's copy (null until bound; a program used on its own has none).
+extern std::atomic<const SimCoreHooks *> g_sim_core;
+
 }  // namespace pto
 
 // Exported by each program; the pool calls it through dlsym.
 extern "C" void pto_sim_bind_exec(const pto::SimExecHooks *hooks);
 #define PTO_SIM_BIND_EXEC_SYMBOL "pto_sim_bind_exec"
+// Exported by each program; the device calls it on the AICore program through dlsym.
+extern "C" void pto_sim_bind_core(const pto::SimCoreHooks *hooks);
+#define PTO_SIM_BIND_CORE_SYMBOL "pto_sim_bind_core"
 
 #endif  // PTO_PLATFORM_SIM_SIM_EXEC_H

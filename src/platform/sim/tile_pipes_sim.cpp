@@ -1,0 +1,144 @@
+// src/platform/sim/tile_pipes_sim.cpp — PTO-ISA's TPUSH/TPOP pipes on the sim's cores (tile_pipes_sim.h).
+#include "tile_pipes_sim.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "fiber_pool.h"
+#include "pto/kernel_stop.h"
+#include "pto/mix_sync.h"
+#include "pto/sim_tile_pipes.h"
+
+namespace pto {
+namespace {
+
+__attribute__((tls_model("initial-exec"))) thread_local SimCoreSlot *t_slot = nullptr;
+
+void *hook_state(uint64_t key, size_t size) {
+  SimCoreSlot *s = t_slot;
+  return s != nullptr ? s->pipes->state(s->cluster, key, size) : nullptr;
+}
+
+unsigned hook_subblock() {
+  const SimCoreSlot *s = t_slot;
+  return s != nullptr ? s->subblock : 0u;
+}
+
+// PTO-ISA holds the pipe's mutex through a std::unique_lock, which must still own it when the
+// wait returns: only the mutex itself is released and taken again.
+void release(void *lock) {
+  static_cast<std::unique_lock<std::mutex> *>(lock)->mutex()->unlock();
+}
+void reacquire(void *lock) {
+  static_cast<std::unique_lock<std::mutex> *>(lock)->mutex()->lock();
+}
+
+void hook_wait(void *cv, void *lock) {
+  SimCoreSlot *s = t_slot;
+  if (s == nullptr) throw KernelStop{pto_unsupported_status(PTO_UNSUPPORTED_TPIPE)};  // not a core
+  // The pipe, for the status: PTO-ISA's key is FlagID:8 | direction:8 | slots:8 | local slots:8 |
+  // slot bytes:32. Its direction tells a pusher from a popper (DIR_C2V = 1: the cube pushes;
+  // DIR_V2C = 2: the vector cores do).
+  uint64_t key = 0;
+  const bool known = s->pipes->key_of(s->cluster, cv, &key);
+  const uint32_t flag = known ? static_cast<uint32_t>(key >> 56) : 255u;
+  const uint32_t dir = known ? static_cast<uint32_t>(key >> 48) & 3u : 3u;
+  const KernelWaitRole role = dir == 1   ? (s->aic ? kWaitPush : kWaitPop)
+                              : dir == 2 ? (s->aic ? kWaitPop : kWaitPush)
+                                         : kWaitPipe;
+  const KernelWaits *w = s->waits;
+  // Not a MIX part: no other part could ever end the wait.
+  if (w == nullptr)
+    throw KernelStop{pto_mix_status(PTO_MIX_TPIPE_NOT_MIX, s->aic ? 0 : 1 + s->subblock, flag)};
+  // PTO-ISA's code around this wait may keep the addresses of this OS thread's thread_locals (its
+  // tile memory among them): the fiber must go on where it stopped.
+  FiberPool::pin_current_fiber(true);
+  const int32_t status = w->wait(w->self, role, flag, release, reacquire, lock);
+  FiberPool::pin_current_fiber(false);
+  if (status != 0) throw KernelStop{status};  // the unique_lock, still owning, unlocks as it unwinds
+}
+
+void hook_notify(void *cv) {
+  (void)cv;
+  const SimCoreSlot *s = t_slot;
+  if (s != nullptr && s->waits != nullptr) s->waits->changed(s->waits->self);
+}
+
+void *hook_core_memory(size_t size, size_t align, void (*destroy)(void *)) {
+  SimCoreSlot *s = t_slot;
+  if (s == nullptr || align > 64) return nullptr;
+  if (s->memory == nullptr) {
+    s->memory = std::aligned_alloc(64, (size + 63) / 64 * 64);
+    if (s->memory == nullptr) return nullptr;
+    std::memset(s->memory, 0, size);
+    s->memory_size = size;
+  }
+  if (s->memory_size != size) return nullptr;
+  s->destroy_memory = destroy;
+  return s->memory;
+}
+
+const pto_sim_tile_pipe_hooks kHooks = {hook_state, hook_subblock, hook_wait, hook_notify, hook_core_memory};
+
+}  // namespace
+
+void *TilePipes::state(uint32_t cluster, uint64_t key, size_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = states_.find({cluster, key});
+  if (it != states_.end()) return it->second.size >= size ? it->second.mem : nullptr;
+  // PTO-ISA places its SharedState (a mutex, a condition variable, the ring) in it with
+  // placement new after an atomic flag: aligned for any of them, and zeroed (the flag says
+  // "not built yet").
+  void *mem = std::aligned_alloc(64, (size + 63) / 64 * 64);
+  if (mem == nullptr) return nullptr;
+  std::memset(mem, 0, size);
+  states_.emplace(std::make_pair(cluster, key), State{mem, size});
+  return mem;
+}
+
+bool TilePipes::key_of(uint32_t cluster, const void *addr, uint64_t *key) {
+  const auto *a = static_cast<const char *>(addr);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = states_.lower_bound({cluster, 0}); it != states_.end() && it->first.first == cluster; ++it) {
+    const auto *mem = static_cast<const char *>(it->second.mem);
+    if (a >= mem && a < mem + it->second.size) {
+      *key = it->first.second;
+      return true;
+    }
+  }
+  return false;
+}
+
+void TilePipes::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  // PTO-ISA never destroys a SharedState (its mutex and condition variable hold no resources
+  // on Linux); neither do we.
+  for (auto &kv : states_) std::free(kv.second.mem);
+  states_.clear();
+}
+
+void release_core_memory(SimCoreSlot &slot) {
+  if (slot.memory == nullptr) return;
+  if (slot.destroy_memory != nullptr) slot.destroy_memory(slot.memory);
+  std::free(slot.memory);
+  slot.memory = nullptr;
+  slot.destroy_memory = nullptr;
+}
+
+void sim_core_set_current(SimCoreSlot *slot) {
+  t_slot = slot;
+}
+
+void sim_core_set_kernel_waits(const KernelWaits *waits) {
+  if (SimCoreSlot *s = t_slot) s->waits = waits;
+}
+
+void bind_tile_pipes(void *lib) {
+  using Bind = void (*)(const pto_sim_tile_pipe_hooks *);
+  if (auto bind = reinterpret_cast<Bind>(dlsym(lib, PTO_SIM_BIND_TILE_PIPES_SYMBOL))) bind(&kHooks);
+}
+
+}  // namespace pto
