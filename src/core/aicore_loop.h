@@ -28,7 +28,8 @@ inline int32_t run_with_pmu(CoreReport &r, KernelFn kernel, int64_t *args, const
   int32_t error = 0;
   const uint32_t valid = platform_pmu_read(&a, &error);
   r.kernel_start = platform_ticks();
-  const int32_t stopped = platform_call_kernel(kernel, args, waits);
+  const int32_t stopped = waits != nullptr ? platform_call_kernel_waiting(kernel, args, waits)
+                                           : platform_call_kernel(kernel, args);
   platform_kernel_end();
   r.kernel_end = platform_ticks();
   platform_pmu_read(&b, &error);
@@ -92,10 +93,14 @@ inline void aicore_loop(Handshake &hs) {
       const bool mix = block == nullptr && call->is_mix != 0 && call->mix_sync != 0;
       if (mix) call->mix_ops = reinterpret_cast<uint64_t>(&kMixOps);  // this program's waits (mix_sync.h)
       // mix_call: the MIX part's call block (its copy, for a block of an SPMD task); null otherwise.
-      auto run = [&](int64_t *args, pto_kernel_call *mix_call) {
-        KernelWaits waits{};  // a MIX part's PTO-ISA pipe waits (mix_sync.h, external_wait)
-        if (mix_call != nullptr) waits = mix_kernel_waits(mix_call);
-        const KernelWaits *w = mix_call != nullptr ? &waits : nullptr;
+      // Inlined at both uses, as it was with one: this is every task's path.
+      auto run = [&](int64_t * args, pto_kernel_call * mix_call) __attribute__((always_inline)) {
+        KernelWaits waits;  // a MIX part's PTO-ISA pipe waits (mix_sync.h, external_wait)
+        const KernelWaits *w = nullptr;
+        if (mix_call != nullptr) {
+          waits = mix_kernel_waits(mix_call);
+          w = &waits;
+        }
         // Sim timing mode: its virtual time, and what priced it (read only in timed runs, which write it).
         platform_kernel_begin(p->kernel_addr, args, call->num_args, &hs.price[s % Handshake::kDepth]);
         int32_t stopped;  // non-zero: the platform stopped the kernel (pto_platform/kernel_call.h)
@@ -103,7 +108,8 @@ inline void aicore_loop(Handshake &hs) {
           stopped = run_with_pmu(r, kernel, args, w);
         } else {
           r.kernel_start = platform_ticks();  // always: the run's busy counters (core/run_counters.h)
-          stopped = platform_call_kernel(kernel, args, w);
+          stopped = w != nullptr ? platform_call_kernel_waiting(kernel, args, w)
+                                 : platform_call_kernel(kernel, args);
           platform_kernel_end();  // sim timing mode: the clock moves to the kernel's end
           r.kernel_end = platform_ticks();
         }

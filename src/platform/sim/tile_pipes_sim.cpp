@@ -13,17 +13,18 @@
 #include "pto/sim_tile_pipes.h"
 
 namespace pto {
+
+__attribute__((tls_model("initial-exec"))) thread_local SimCoreSlot *t_sim_core_slot = nullptr;
+
 namespace {
 
-__attribute__((tls_model("initial-exec"))) thread_local SimCoreSlot *t_slot = nullptr;
-
 void *hook_state(uint64_t key, size_t size) {
-  SimCoreSlot *s = t_slot;
+  SimCoreSlot *s = t_sim_core_slot;
   return s != nullptr ? s->pipes->state(s->cluster, key, size) : nullptr;
 }
 
 unsigned hook_subblock() {
-  const SimCoreSlot *s = t_slot;
+  const SimCoreSlot *s = t_sim_core_slot;
   return s != nullptr ? s->subblock : 0u;
 }
 
@@ -37,7 +38,7 @@ void reacquire(void *lock) {
 }
 
 void hook_wait(void *cv, void *lock) {
-  SimCoreSlot *s = t_slot;
+  SimCoreSlot *s = t_sim_core_slot;
   if (s == nullptr) throw KernelStop{pto_unsupported_status(PTO_UNSUPPORTED_TPIPE)};  // not a core
   // The pipe, for the status: PTO-ISA's key is FlagID:8 | direction:8 | slots:8 | local slots:8 |
   // slot bytes:32. Its direction tells a pusher from a popper (DIR_C2V = 1: the cube pushes;
@@ -63,12 +64,12 @@ void hook_wait(void *cv, void *lock) {
 
 void hook_notify(void *cv) {
   (void)cv;
-  const SimCoreSlot *s = t_slot;
+  const SimCoreSlot *s = t_sim_core_slot;
   if (s != nullptr && s->waits != nullptr) s->waits->changed(s->waits->self);
 }
 
 void *hook_core_memory(size_t size, size_t align, void (*destroy)(void *)) {
-  SimCoreSlot *s = t_slot;
+  SimCoreSlot *s = t_sim_core_slot;
   if (s == nullptr || align > 64) return nullptr;
   if (s->memory == nullptr) {
     s->memory = std::aligned_alloc(64, (size + 63) / 64 * 64);
@@ -128,12 +129,8 @@ void release_core_memory(SimCoreSlot &slot) {
   slot.destroy_memory = nullptr;
 }
 
-void sim_core_set_current(SimCoreSlot *slot) {
-  t_slot = slot;
-}
-
 void sim_core_set_kernel_waits(const KernelWaits *waits) {
-  if (SimCoreSlot *s = t_slot) s->waits = waits;
+  if (SimCoreSlot *s = t_sim_core_slot) s->waits = waits;
 }
 
 void bind_tile_pipes(void *lib) {

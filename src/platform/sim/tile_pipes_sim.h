@@ -68,8 +68,11 @@ struct SimCoreSlot {
 void release_core_memory(SimCoreSlot &slot);
 
 // The core whose code runs on this OS thread from now on (null: none): set by the fiber pool's
-// resume hook and by a core's own thread (PTO_SIM_EXEC=threads).
-void sim_core_set_current(SimCoreSlot *slot);
+// resume hook, on every resume, and by a core's own thread (PTO_SIM_EXEC=threads).
+extern __attribute__((tls_model("initial-exec"))) thread_local SimCoreSlot *t_sim_core_slot;
+inline void sim_core_set_current(SimCoreSlot *slot) {
+  t_sim_core_slot = slot;
+}
 
 // The calling core's kernel call starts (waits non-null) or ends (null): how platform_call_kernel
 // in a device program reaches the slot (sim_exec.h, SimCoreHooks).

@@ -31,11 +31,13 @@ struct KernelWaits {
 // before the kernel returned. The sim stops a tile kernel at a PTO-ISA feature it cannot run
 // there and whose wait would block the core for good (a TPUSH/TPOP outside a MIX task, a pipe
 // wait no other part can end: hooks compiled into the kernel throw pto::KernelStop,
-// include/pto/kernel_stop.h); the caller fails the task with the status. `waits` (null: none)
-// serves the kernel's pipe waits during this call. Costs nothing on the normal path (a zero-cost
-// exception region around one indirect call). A hardware backend has nothing to stop: 0.
-int32_t platform_call_kernel(void (*kernel)(int64_t *args), int64_t *args,
-                             const KernelWaits *waits = nullptr);
+// include/pto/kernel_stop.h); the caller fails the task with the status. Costs nothing on the
+// normal path (a zero-cost exception region around one indirect call). A hardware backend has
+// nothing to stop: 0.
+int32_t platform_call_kernel(void (*kernel)(int64_t *args), int64_t *args);
+// The same for a MIX part: `waits` serves the kernel's pipe waits during this call. A function
+// of its own, so that the other calls, every task's, carry nothing for it.
+int32_t platform_call_kernel_waiting(void (*kernel)(int64_t *args), int64_t *args, const KernelWaits *waits);
 
 }  // namespace pto
 #endif  // PTO_PLATFORM_KERNEL_CALL_H
