@@ -52,7 +52,12 @@ if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
 fi
 on_demand=ON
 [ "${PTO_SKIP_SANITIZERS:-0}" = 1 ] && on_demand=OFF
-cmake --preset dev -DPTO_BUILD_BENCH=$bench_flag -DPTO_TESTS_ON_DEMAND=$on_demand >/dev/null
+# -g1, not the preset's -g: what this build runs needs no debug information beyond the line
+# tables a backtrace uses, and full -g was a quarter of its compile time (416 -> 321 CPU s).
+# `cmake --preset dev` sets -g again (the preset names its flags).
+g1="-O2 -g1 -DNDEBUG"
+cmake --preset dev -DPTO_BUILD_BENCH=$bench_flag -DPTO_TESTS_ON_DEMAND=$on_demand \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="$g1" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$g1" >/dev/null
 cmake --build --preset dev -j "$jobs"
 if [ "${PTO_SKIP_SANITIZERS:-0}" = 1 ]; then
   echo "== C++: test (dev preset)"
