@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -90,12 +91,19 @@ void *TilePipes::state(uint32_t cluster, uint64_t key, size_t size) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = states_.find({cluster, key});
   if (it != states_.end()) return it->second.size >= size ? it->second.mem : nullptr;
-  // PTO-ISA places its SharedState (a mutex, a condition variable, the ring) in it with
-  // placement new after an atomic flag: aligned for any of them, and zeroed (the flag says
-  // "not built yet").
+  // PTO-ISA's SharedStateStorage (pto/cpu/TPush.hpp): an atomic flag, then the SharedState (a
+  // mutex, a condition variable, the ring's cursors and slots), which the first caller builds
+  // with placement new unless the flag says it is built (PSTATE_INITIALIZED, 2). Every member of
+  // a new SharedState is zero (glibc's mutex and condition variable initialisers are all zero
+  // bytes), so the state is built here, zeroed and flagged, before any kernel can see it: this
+  // function's lock orders that for every core, where a kernel's own placement new would be
+  // ordered only by the flag's atomics inside uninstrumented kernel code, which ThreadSanitizer
+  // cannot see (it then reports the kernels' first pipe lock as a race on the new mutex).
   void *mem = std::aligned_alloc(64, (size + 63) / 64 * 64);
   if (mem == nullptr) return nullptr;
   std::memset(mem, 0, size);
+  constexpr uint32_t kPipeStateBuilt = 2;  // cpu_pipe::PSTATE_INITIALIZED
+  static_cast<std::atomic<uint32_t> *>(mem)->store(kPipeStateBuilt, std::memory_order_relaxed);
   states_.emplace(std::make_pair(cluster, key), State{mem, size});
   return mem;
 }
