@@ -265,6 +265,8 @@ class Worker {
   ChipMode mode() const;
   const WorkerOptions &options() const;
   // Process mode: the pid of chip `chip`'s current process (tests kill it); -1 in thread mode.
+  // While the chip's process is being (re)started, waits for it (at most spawn_timeout_ms, then
+  // RUN_TIMEOUT): the result is never 0, which a caller passing it to kill() would regret.
   int chip_pid(int chip) const;
   // Keeps the heap mapping alive after the worker is gone (bindings hand out views of it).
   std::shared_ptr<void> heap_keepalive() const;

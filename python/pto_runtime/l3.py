@@ -425,7 +425,9 @@ class Worker(_WorkerBase):
         return _array_view(raw, shape, dtype)
 
     def chip_pid(self, chip: int) -> int:
-        """Process mode: the pid of chip ``chip``'s current process; -1 in thread mode."""
+        """Process mode: the pid of chip ``chip``'s current process; -1 in thread mode. While the
+        process is being (re)started, waits for it (at most ``spawn_timeout``), so the result is
+        never 0 (``os.kill(0, ...)`` would signal the caller's own process group)."""
         return self._native.chip_pid(chip)
 
     @property

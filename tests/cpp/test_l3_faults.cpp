@@ -116,8 +116,14 @@ TEST(L3Faults, ChipRunThatTimesOutFailsItsTaskAndTheChipIsReplaced) {
         << e.what();
     EXPECT_TRUE(contains(e.what(), "is being replaced by a new process")) << e.what();
   }
+  // Asked while the replacement is being forked, chip_pid waits for it: never 0, which kill()
+  // would take for the caller's own process group (a CI run was SIGKILLed that way).
+  const int next = w.chip_pid(0);
+  EXPECT_GT(next, 0);
+  EXPECT_NE(next, before);
+  EXPECT_EQ(kill(next, 0), 0) << "chip_pid names a live process";
   expect_next_run_works(w, 0);
-  EXPECT_NE(w.chip_pid(0), before);
+  EXPECT_EQ(w.chip_pid(0), next);
 }
 
 // A host process that dies without closing its worker (SIGKILL) must not leave chip processes

@@ -277,7 +277,6 @@ def test_killed_chip_process_fails_its_task_and_the_chip_is_replaced(slow_add):
         a, b, c, d = (w.alloc(32, np.int64) for _ in range(4))
         a[:] = 0
         c[:] = 5
-        victim = w.chip_pid(1)
 
         def orch(o):
             o.submit_chip(slow_add, io_args(a, b, sleep_ms=20000), chip=1, name="victim")
@@ -289,6 +288,8 @@ def test_killed_chip_process_fails_its_task_and_the_chip_is_replaced(slow_add):
         while "'victim' (chip): running" not in handle.pending_report():
             assert time.monotonic() < deadline, handle.pending_report()
             time.sleep(0.01)
+        victim = w.chip_pid(1)
+        assert victim > 1, victim  # os.kill(0 or -1, ...) would kill the test run itself
         os.kill(victim, signal.SIGKILL)
         with pytest.raises(pto.TaskFailedError) as info:
             handle.wait(10)
