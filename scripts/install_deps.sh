@@ -26,7 +26,7 @@ done
 
 pkgs=(g++ cmake ninja-build python3-dev libboost-context-dev)  # Boost.Context: the sim's fibers
 pkgs+=(clang-19 libclang-rt-19-dev)  # tile kernels: C++23, and __truncsfbf2 for bfloat16 (src/worker/tile_toolchain.h)
-[ $want_tests = 1 ] && pkgs+=(libgtest-dev strace)  # strace: tests/package proves where files come from
+[ $want_tests = 1 ] && pkgs+=(libgtest-dev strace ccache)  # strace: tests/package proves where files come from; ccache: test_all.sh
 [ $want_mpi = 1 ] && pkgs+=(libopenmpi-dev openmpi-bin)  # L4: mpirun, libmpi and mpi.h
 [ $want_mpi = 1 ] && pkgs+=(libstarpu-dev libstarpumpi-1.3-3 pkg-config)  # bench/l4: the StarPU-MPI peer
 missing=()
