@@ -68,7 +68,8 @@ g1="-O2 -g1 -DNDEBUG"
 # absolute paths; NOHASHDIR leaves the build directory out of the hash.
 # ccache also hashes the locale, and Python (pip) sets LC_CTYPE=C.UTF-8 where it finds the C
 # locale (PEP 538): set it for both.
-export CCACHE_DIR="$PWD/build/ccache" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=5G
+# Depend mode: a miss costs no extra preprocessor run (ccache reads the compiler's -MD output).
+export CCACHE_DIR="$PWD/build/ccache" CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1 CCACHE_MAXSIZE=5G
 [ -z "${LC_ALL:-}${LC_CTYPE:-}${LANG:-}" ] && export LC_CTYPE=C.UTF-8
 launch="CMAKE_C_COMPILER=/usr/bin/cc;CMAKE_CXX_COMPILER=/usr/bin/c++"
 launch+=";CMAKE_C_COMPILER_LAUNCHER=ccache;CMAKE_CXX_COMPILER_LAUNCHER=ccache"
@@ -95,6 +96,26 @@ if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
   python3 bench/run.py build/dev --smoke --no-plot
 fi
 
+# The Python package (its C++ parts mostly from ccache, above) and its test dependencies (torch
+# is large: most of the install's time is unpacking it) install in the background while the
+# sanitizer builds compile; the fuzz step and the Python steps wait for it (wait_package).
+mkdir -p build
+# A step that fails ends the run: what still runs in the background ends with it.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+package_log=build/install_package.log
+scripts/install_package.sh "[test]" >"$package_log" 2>&1 &
+package_pid=$!
+wait_package() {
+  [ -z "$package_pid" ] && return 0
+  echo "== Python: the package install started after the dev build (its output follows)"
+  local rc=0
+  wait "$package_pid" || rc=$?
+  package_pid=""
+  cat "$package_log"
+  ccache --show-stats 2>/dev/null | grep -iE "hits|misses" || true
+  return $rc
+}
+
 if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
   # TSan first: the tile kernels and cost-model twins it compiles into the shared kernel cache
   # (build/kernel_cache) are the same binaries ASan's run would compile again.
@@ -116,31 +137,44 @@ if [ "${PTO_SKIP_SANITIZERS:-0}" != 1 ]; then
   threads_run asan
 fi
 
+wait_package
+
 if [ "${PTO_SKIP_FUZZ:-0}" != 1 ]; then
   echo "== Fuzz: every libFuzzer target, ${PTO_FUZZ_SECONDS:-10} s each (docs/fuzzing.md)"
   scripts/fuzz.sh all "${PTO_FUZZ_SECONDS:-10}"
 fi
 
-echo "== Python: lint"
-python3 -m ruff check python tests/python tests/docs tests/fuzz examples bench scripts
-python3 -m ruff format --check python tests/python tests/docs tests/fuzz examples bench scripts
+# Lint, type check and the documentation run one CPU's worth of work, mostly waiting on one
+# process at a time: in the background while pytest and the scene tests use the CPUs; their
+# output comes last. The documentation check is last among them so its closing line
+# ("docs: N passed, N failed, N skipped") closes the run.
+checks_log=build/python_checks.log
+# The doc tools install first, so nothing changes the venv while pytest imports from it.
+python3 -m pip install -q -r docs/requirements.txt
+(
+  set -e
+  echo "== Python: lint"
+  python3 -m ruff check python tests/python tests/docs tests/fuzz examples bench scripts
+  python3 -m ruff format --check python tests/python tests/docs tests/fuzz examples bench scripts
+  echo "== Python: type check (mypy, the installed package with its stubs, and every example)"
+  # From the repository root so pyproject.toml's [tool.mypy] applies; -p checks the installed
+  # package, the examples are checked one by one (each is a module called main).
+  python3 -m mypy -p pto_runtime
+  for example in examples/*/main.py; do python3 -m mypy "$example"; done
+  echo "== Docs: mkdocs build --strict and every code block of README.md and docs/ (scripts/docs.sh)"
+  scripts/docs.sh check
+) >"$checks_log" 2>&1 &
+checks_pid=$!
 
-echo "== Python: install the package"
-scripts/install_package.sh "[test]"
-ccache --show-stats 2>/dev/null | grep -iE "hits|misses" || true
-
-echo "== Python: type check (mypy, the installed package with its stubs, and every example)"
-# From the repository root so pyproject.toml's [tool.mypy] applies; -p checks the installed
-# package, the examples are checked one by one (each is a module called main).
-python3 -m mypy -p pto_runtime
-for example in examples/*/main.py; do python3 -m mypy "$example"; done
-
-echo "== Python: pytest"
+echo "== Python: pytest (lint, type check and docs run beside it)"
 # --durations: the slowest tests, so a CI run that grows says where its time went.
 python3 -m pytest -q -n "$jobs" -rs --durations=15 tests/python
 
 echo "== Scene tests: the reference implementation's non-manual sim cases, each result as docs/conformance.md has it"
 scripts/reference_suite.sh --ci -j "$jobs"  # as many cases at once as CPUs
 
-echo "== Docs: mkdocs build --strict and every code block of README.md and docs/ (scripts/docs.sh)"
-scripts/docs.sh check
+echo "== Python: lint, type check and docs (run beside pytest; their output follows)"
+checks_rc=0
+wait "$checks_pid" || checks_rc=$?
+cat "$checks_log"
+exit $checks_rc
