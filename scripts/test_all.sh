@@ -99,7 +99,6 @@ fi
 # The Python package (its C++ parts mostly from ccache, above) and its test dependencies (torch
 # is large: most of the install's time is unpacking it) install in the background while the
 # sanitizer builds compile; the fuzz step and the Python steps wait for it (wait_package).
-mkdir -p build
 # A step that fails ends the run: what still runs in the background ends with it.
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 package_log=build/install_package.log

@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <new>
+#include <thread>
 
 namespace pto {
 namespace l3 {
@@ -293,6 +295,20 @@ ProcessChip::ProcessChip(ProcessChipSet *set, int index, int device_id, uint32_t
 
 int ProcessChip::pid() const {
   return mb_.pid.load(std::memory_order_acquire);
+}
+
+int ProcessChip::wait_pid() const {
+  const uint64_t deadline = platform_now_ns() + uint64_t{spawn_timeout_ms_} * 1000000ull;
+  for (;;) {
+    if (const int p = pid(); p > 0) return p;
+    if (platform_now_ns() >= deadline) {
+      throw Error(PTO_RUN_TIMEOUT, "chip " + std::to_string(index_) +
+                                       " has no process: none was forked within the spawn time limit "
+                                       "(spawn_timeout, " +
+                                       fmt_seconds_ms(spawn_timeout_ms_) + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 std::string ProcessChip::describe() const {

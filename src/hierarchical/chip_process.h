@@ -59,7 +59,10 @@ class ProcessChip : public ChipEndpoint {
   bool needs_polling() const override { return false; }
   void abort() override;
   void shutdown() override {}  // the set stops every process at once
-  int pid() const;
+  int pid() const;             // 0 between a (re)spawn request and the zygote's fork
+  // The current process's pid once it exists, waiting at most the spawn time limit for it
+  // (RUN_TIMEOUT otherwise): never 0, which kill() would take for the caller's process group.
+  int wait_pid() const;
 
  private:
   enum class State { kStarting, kIdle, kRunning, kBroken };

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdio>
 
 #include "hierarchical/thread_chip.h"
@@ -472,21 +471,7 @@ int Worker::chip_pid(int chip) const {
     throw Error(PTO_INVALID_ARGUMENT, "chip_pid: chip " + std::to_string(chip) + " is out of range");
   }
   if (core_->opt.mode != ChipMode::kProcess) return -1;
-  const auto *pc = static_cast<const l3::ProcessChip *>(core_->chips[static_cast<size_t>(chip)].get());
-  // Between a (re)spawn request and the zygote's fork the pid is 0, and a caller that signals it
-  // (os.kill(0, ...)) would signal its own process group: wait for the process, within the spawn
-  // time limit.
-  const uint64_t deadline = platform_now_ns() + uint64_t{core_->opt.spawn_timeout_ms} * 1000000ull;
-  for (;;) {
-    const int pid = pc->pid();
-    if (pid > 0) return pid;
-    if (platform_now_ns() >= deadline) {
-      throw Error(PTO_RUN_TIMEOUT, "chip_pid: chip " + std::to_string(chip) +
-                                       " has no process: none was forked within the spawn time limit (spawn_timeout, " +
-                                       std::to_string(core_->opt.spawn_timeout_ms) + " ms)");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  return static_cast<const l3::ProcessChip *>(core_->chips[static_cast<size_t>(chip)].get())->wait_pid();
 }
 
 std::shared_ptr<void> Worker::heap_keepalive() const {
