@@ -4,6 +4,9 @@
 // The fiber records and the switch are fiber.h; the pool's state and who touches which part of
 // it, fiber_pool_impl.h. Seeded runs take a group's fibers off the pool
 // (deterministic_executor.cpp); their timing mode is virtual_time.cpp.
+// Over 600 lines because the workers, the parking lot and the monitor share Impl's private
+// state (fiber_pool_impl.h) and its invariants; the monitor (monitor_main, wanted_cpu: when to
+// add a worker) reads that state only, and is what would move to a file of its own first.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>

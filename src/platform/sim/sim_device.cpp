@@ -9,6 +9,9 @@
 // the chip. The device knows the chip only as its DeviceShape (pto_platform/device.h).
 // PTO_SIM_EXEC=threads runs each of them on an OS thread of its own instead (the model before
 // the pool; kept for comparison, docs/design/sim_execution.md).
+// Over 600 lines: one device's life, from loading to shutdown, with its CPU placement. What
+// would move out first is the loading of a program (SimDevice::library: dlopen and binding the
+// sim's hooks into it), which touches only its own cache of loaded programs (libs_).
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
