@@ -251,7 +251,9 @@ void bind_worker(nb::module_ &m) {
           [](PyChipWorker &w, int device_id) {
             locked(w, [&](pto::ChipWorker &cw) { cw.set_device(device_id); });
           },
-          "device_id"_a = 0, Release(), "Creates the device context (on sim: starts the threads).")
+          "device_id"_a = 0, Release(),
+          "Creates the device context (on sim: starts the threads) and warms it with one empty run, "
+          "so that the first run() costs about what later ones do.")
       .def(
           "run",
           [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {

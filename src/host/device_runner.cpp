@@ -155,7 +155,38 @@ pto_status DeviceRunner::set_device(int device_id) {
   device_ = std::move(dev);
   memory_.reset(new MemoryAllocator(device_.get()));
   device_id_ = device_id;
+  rc = warm_up();
+  if (rc != PTO_OK) {
+    const std::string why = last_error_;
+    finalize();
+    return fail(rc, "the device started but its warm-up run failed: " + why);
+  }
   return PTO_OK;
+}
+
+// One run of nothing, with the default configuration on every cluster and AICPU thread, before
+// the caller's first run: everything a run allocates and touches for the first time (the run's
+// device memory, the schedulers' and the orchestrator's structures, the host images, the code
+// of both) is faulted in here. A fresh page costs ~4 us on a VM and a first run touched 150-250
+// of them, so without this the first run cost 5-25x a warm one
+// (docs/design/tensormap_runtime.md, "A fresh worker's first run").
+pto_status DeviceRunner::warm_up() {
+  pto_call_config cfg;
+  pto_default_call_config(&cfg);
+  cfg.block_dim = geometry_->num_clusters;
+  cfg.aicpu_thread_num = geometry_->max_aicpu_threads;
+  pto_callable_desc nothing{};
+  nothing.orchestration_path = "";
+  warming_ = true;
+  pto_status rc = start(&nothing, nullptr, 0, &cfg);
+  warming_ = false;
+  if (rc != PTO_OK) return rc;
+  int done = 0;
+  pto_run_stats stats{};
+  rc = poll(true, &done, &stats);
+  last_trace_.clear();
+  render_trace_ = nullptr;
+  return rc;
 }
 
 // Lays out the handshake block and the scheduler doorbells in `device`'s memory and starts
@@ -387,7 +418,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   }
   pto_status rc = check_config(*cfg);
   if (rc != PTO_OK) return rc;
-  if (!callable->orchestration_path || !*callable->orchestration_path) {
+  if (!warming_ && (!callable->orchestration_path || !*callable->orchestration_path)) {
     return fail(PTO_INVALID_ARGUMENT,
                 "the callable has no orchestration (compile one with KernelCompiler.compile_orchestration)");
   }
@@ -415,6 +446,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   RunInputs &in = run->in;
   in.cfg = *cfg;
   in.orchestration_path = callable->orchestration_path;
+  in.warm_up = warming_;
   in.allocations = &run->allocations;
   in.handshakes = reinterpret_cast<uint64_t>(handshakes_);
   in.scheduler_bells = reinterpret_cast<uint64_t>(scheduler_bells_);

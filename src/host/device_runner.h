@@ -41,6 +41,9 @@ struct RunInputs {
   uint64_t ready_hold_ticks = 0;             // tensormap: longest hold of a ready batch (0 = none)
   ClusterLayout layout;                      // of the chip (the handshake block's)
   bool timed = false;                        // sim timing mode (kernels report KernelPrice)
+  // set_device's warm-up run (DeviceRunner::warm_up): no orchestration and no kernels; the
+  // runtime submits nothing and the device programs finish at once.
+  bool warm_up = false;
 };
 
 class DeviceRunner;
@@ -118,6 +121,7 @@ class DeviceRunner {
   void copy_outputs(const pto_arg_desc *args, uint32_t num_args, const RunInputs &in);
 
   pto_status start_device(Device &device, std::string *error);
+  pto_status warm_up();
   void free_device_blocks(Device &device);
 
   const ChipGeometry *geometry_;
@@ -137,6 +141,7 @@ class DeviceRunner {
   uint64_t host_opened_ns_ = 0;  // time spent opening host_libs_ (load_host_symbol)
   std::map<std::string, KeptBlock> kept_;  // kept_block()
   std::string broken_;
+  bool warming_ = false;  // inside warm_up(): start() takes a callable without an orchestration
   struct InFlight;  // a started run (device_runner.cpp)
   std::unique_ptr<InFlight> in_flight_;
   std::string last_error_;

@@ -370,8 +370,11 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   }
   // The entry: PTO_ORCHESTRATION's, else a device orchestration's (PTO_DEVICE_ORCHESTRATION, or
   // the reference API's), run through the host orchestrator (host/host_orchestrator.h).
+  // None for set_device's warm-up run, which builds the empty graph.
   void *sym = nullptr, *device_sym = nullptr;
-  pto_status rc = runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL, &sym, error);
+  pto_status rc = in.warm_up ? PTO_OK
+                             : runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL,
+                                                       &sym, error);
   if (rc != PTO_OK) {
     std::string device_error;
     if (runner.load_host_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &device_sym,
@@ -400,7 +403,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const uint64_t t_orch = platform_now_ns();
   if (device_sym) {
     hbg::HostOrchestrator(*builder, in).run(device_sym);
-  } else {
+  } else if (sym) {
     reinterpret_cast<OrchFn>(sym)(*builder, orch_args);
   }
   rc = builder->finish();

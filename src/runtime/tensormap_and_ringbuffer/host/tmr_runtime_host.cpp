@@ -339,12 +339,14 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   (void)stats;  // everything is known only once the device has finished
   // The rings' sizes are in range: DeviceRunner::check_config checked every field.
   Device &device = runner.device();
-  uint64_t orch_entry = 0;
-  pto_status rc =
-      device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
-  if (rc != PTO_OK) {
-    *error += orchestration_entry_hint(in.orchestration_path, "tensormap_and_ringbuffer");
-    return rc;
+  uint64_t orch_entry = 0;  // none: set_device's warm-up, which submits nothing
+  if (!in.warm_up) {
+    const pto_status rc =
+        device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
+    if (rc != PTO_OK) {
+      *error += orchestration_entry_hint(in.orchestration_path, "tensormap_and_ringbuffer");
+      return rc;
+    }
   }
   const uint32_t max_func = in.kernels.empty() ? 0 : in.kernels.rbegin()->first;
   if (max_func >= 65536) {
