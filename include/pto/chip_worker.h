@@ -189,10 +189,11 @@ class ChipWorker {
   void init(const std::string &platform, const std::string &runtime);
   // Loads explicit binaries.
   void init(const RuntimeBinaries &binaries);
-  // Starts the device context, then warms it with one run of nothing (every cluster and AICPU
-  // thread, the default ring sizes): the memory and code a run touches for the first time are
-  // touched there, so the first run() costs about what later ones do. Throws what Device start-up
-  // or that run reports (the worker then has no device).
+  // Starts the device context, then warms it with one internal run (every cluster and AICPU
+  // thread, the default ring sizes; a few dependency-only tasks and an idle kernel on each
+  // core): the memory and code a run touches for the first time are touched there, so the
+  // first run() costs less. Throws what Device start-up or that run reports (the worker then
+  // has no device).
   void set_device(int device_id);
   RunStats run(const ChipCallable &callable, const ChipStorageTaskArgs &args,
                const ChipCallConfig &config = ChipCallConfig{});

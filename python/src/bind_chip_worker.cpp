@@ -252,8 +252,8 @@ void bind_worker(nb::module_ &m) {
             locked(w, [&](pto::ChipWorker &cw) { cw.set_device(device_id); });
           },
           "device_id"_a = 0, Release(),
-          "Creates the device context (on sim: starts the threads) and warms it with one empty run, "
-          "so that the first run() costs about what later ones do.")
+          "Creates the device context (on sim: starts the threads) and warms it with one internal run, "
+          "so that the first run() costs less.")
       .def(
           "run",
           [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {

@@ -16,6 +16,7 @@
 #include "core/handshake.h"
 #include "core/profiling.h"
 #include "core/scheduler_bell.h"
+#include "core/warm_up_program.h"
 #include "host/kernel_pricing.h"
 #include "host/run_wait.h"
 #include "host/sim_timing_profile.h"
@@ -164,21 +165,31 @@ pto_status DeviceRunner::set_device(int device_id) {
   return PTO_OK;
 }
 
-// One run of nothing, with the default configuration on every cluster and AICPU thread, before
-// the caller's first run: everything a run allocates and touches for the first time (the run's
-// device memory, the schedulers' and the orchestrator's structures, the host images, the code
-// of both) is faulted in here. A fresh page costs ~4 us on a VM and a first run touched 150-250
-// of them, so without this the first run cost 5-25x a warm one
-// (docs/design/tensormap_runtime.md, "A fresh worker's first run").
+// One warm-up run before the caller's first: core/warm_up_program.h (dependency-only tasks, then
+// the device's idle kernel once per core), with the default configuration on every cluster and
+// AICPU thread. Everything a run allocates and touches for the first time (the run's device
+// memory, the schedulers' and the orchestrator's structures, the host images, the code of
+// submit, dispatch and completion) is faulted in here. A fresh page costs ~4 us on a VM and a
+// first run touched 150-250 of them, so without this the first run cost 12-26x a warm one
+// (docs/benchmarks.md, session 23).
 pto_status DeviceRunner::warm_up() {
   pto_call_config cfg;
   pto_default_call_config(&cfg);
   cfg.block_dim = geometry_->num_clusters;
   cfg.aicpu_thread_num = geometry_->max_aicpu_threads;
   pto_callable_desc nothing{};
-  nothing.orchestration_path = "";
+  nothing.orchestration_path = "";  // the runtimes run core/warm_up_program.h instead
+  LoadedKernel idle;
+  const ClusterLayout layout = geometry_->layout();
+  pto_arg_desc args[3] = {};
+  const int64_t scalars[3] = {device_->idle_kernel(&idle) ? 1 : 0, layout.clusters * layout.aic_per_cluster,
+                              layout.clusters * layout.aiv_per_cluster};
+  for (int i = 0; i < 3; ++i) {
+    args[i].kind = PTO_ARG_SCALAR;
+    args[i].scalar = scalars[i];
+  }
   warming_ = true;
-  pto_status rc = start(&nothing, nullptr, 0, &cfg);
+  pto_status rc = start(&nothing, args, 3, &cfg);
   warming_ = false;
   if (rc != PTO_OK) return rc;
   int done = 0;
@@ -462,6 +473,15 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
   in.layout = geometry_->layout();
   in.timed = timed;
   if ((rc = load_kernels(*callable, &in)) != PTO_OK) return rc;
+  if (warming_) {  // the warm-up program's kernels (core/warm_up_program.h), if the device has one
+    for (const auto &[func, core] :
+         {std::pair{kWarmUpAicFunc, PTO_CORE_AIC}, std::pair{kWarmUpAivFunc, PTO_CORE_AIV}}) {
+      KernelEntry e;
+      e.func_id = func;
+      e.core_type = core;
+      if (device_->idle_kernel(&e.loaded)) in.kernels.emplace(e.func_id, e);
+    }
+  }
   if (timed) {
     SimTiming &t = run->timing;
     t.kernel_factor = cfg->sim_kernel_time_pct / 100.0;

@@ -105,6 +105,11 @@ std::string dl_error() {
 
 ClockPair calibration_origin();
 
+// Device::idle_kernel's kernel: the sim's cores run in this process, so it is a function of it.
+void idle_kernel_entry(int64_t *args) {
+  (void)args;
+}
+
 class SimDevice final : public Device {
  public:
   SimDevice(const DeviceShape &shape, int device_id) : Device(shape, device_id), log_(device_id) {
@@ -137,6 +142,11 @@ class SimDevice final : public Device {
   // With fewer CPUs than device threads: kernels shorter than PTO_SIM_SHORT_TASK_NS (default
   // kShortTaskNs; 0 turns the policy off) stay on one warm core per scheduler.
   uint64_t opened_ns() const override { return opened_ns_.load(std::memory_order_relaxed); }
+  bool idle_kernel(LoadedKernel *out) const override {
+    out->entry_addr = reinterpret_cast<uint64_t>(&idle_kernel_entry);
+    out->name = "idle";
+    return true;
+  }
   uint32_t short_task_ns() const override {
     static const uint32_t ns = [] {
       const char *s = getenv("PTO_SIM_SHORT_TASK_NS");

@@ -151,6 +151,12 @@ class Device {
   // (pto/kernel_list.h; INVALID_ARGUMENT when the table has no such kernel).
   virtual pto_status load_kernel(const std::string &path, uint32_t func_id, LoadedKernel *out,
                                  std::string *error) = 0;
+  // A kernel that does nothing, built into the device (PTO_KERNEL's ABI), for the runtime's
+  // warm-up run (DeviceRunner::warm_up); false when the device has none.
+  virtual bool idle_kernel(LoadedKernel *out) const {
+    (void)out;
+    return false;
+  }
   // Loads (once per path) a device-side binary and returns the address of `symbol` in it
   // (the tensormap runtime's orchestration, run by the AICPU program).
   virtual pto_status load_symbol(const std::string &path, const char *symbol, uint64_t *addr,

@@ -10,6 +10,7 @@
 #include "core/descriptor_call.h"
 #include "core/mix_parts.h"
 #include "core/mix_sync.h"
+#include "core/warm_up_program.h"
 #include "hbg_layout.h"
 #include "host/device_runner.h"
 #include "host/graph_builder.h"
@@ -370,8 +371,9 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   }
   // The entry: PTO_ORCHESTRATION's, else a device orchestration's (PTO_DEVICE_ORCHESTRATION, or
   // the reference API's), run through the host orchestrator (host/host_orchestrator.h).
-  // None for set_device's warm-up run, which builds the empty graph.
+  // set_device's warm-up run: core/warm_up_program.h, as a device orchestration.
   void *sym = nullptr, *device_sym = nullptr;
+  if (in.warm_up) device_sym = reinterpret_cast<void *>(&warm_up_entry);
   pto_status rc = in.warm_up ? PTO_OK
                              : runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL,
                                                        &sym, error);
@@ -403,7 +405,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   const uint64_t t_orch = platform_now_ns();
   if (device_sym) {
     hbg::HostOrchestrator(*builder, in).run(device_sym);
-  } else if (sym) {
+  } else {
     reinterpret_cast<OrchFn>(sym)(*builder, orch_args);
   }
   rc = builder->finish();

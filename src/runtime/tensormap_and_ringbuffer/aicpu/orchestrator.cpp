@@ -10,6 +10,7 @@
 #include "core/mix_parts.h"
 #include "core/profiling.h"
 #include "core/schedule_messages.h"
+#include "core/warm_up_program.h"
 #include "orchestrator.h"
 #include "pto_platform/doorbell.h"
 
@@ -345,7 +346,11 @@ void DeviceOrchestrator::run() {
   scopes_.push_back(ScopeRec{0, false});  // the root scope: the whole orchestration
   using Entry = void (*)(Orchestrator &);
   const uint64_t t0 = platform_now_ns();
-  if (h_->orch_entry != 0) reinterpret_cast<Entry>(h_->orch_entry)(*this);  // 0: the warm-up run
+  if (h_->orch_entry != 0) {
+    reinterpret_cast<Entry>(h_->orch_entry)(*this);
+  } else {
+    warm_up_program(*this);  // set_device's warm-up run (DeviceRunner::warm_up)
+  }
   flush_ready();
   h_->orch_ns.store(platform_now_ns() - t0, std::memory_order_relaxed);
   if (err_.ok() && scopes_.size() != 1) {
