@@ -2,13 +2,13 @@
 //
 // DeviceRunner::warm_up runs it once on a fresh device, on every cluster: tensormap_and_ringbuffer's
 // device orchestrator calls it when the run has no orchestration entry, host_build_graph's host
-// orchestrator runs it as a device orchestration. Dependency-only tasks over one small tensor of
-// the run's heap (a writer, two readers after it, a writer after them), then, when the device
-// has an idle kernel (Device::idle_kernel, registered as kWarmUpAicFunc and kWarmUpAivFunc), one
-// task of it per core. That
-// is enough for the alloc, submit, dependency, ready-queue, dispatch, completion and retire
-// paths to have run once, and for the memory they use to be touched, before the caller's first
-// run. The run's scalars: 0 or 1 (the idle kernel), then the AIC and the AIV cores.
+// orchestrator runs it as a device orchestration (it has that entry's signature). Dependency-only
+// tasks over one small tensor of the run's heap (a writer, two readers after it, a writer after
+// them), then one task of the device's idle kernel (Device::idle_kernel, registered as
+// kWarmUpAicFunc and kWarmUpAivFunc) per core: as many AIC and AIV tasks as the run's two
+// scalars say (0 and 0 when the device has no idle kernel). That is enough for the alloc,
+// submit, dependency, ready-queue, dispatch, completion and retire paths to have run once, and
+// for the memory they use to be touched, before the caller's first run.
 #ifndef PTO_CORE_WARM_UP_PROGRAM_H
 #define PTO_CORE_WARM_UP_PROGRAM_H
 
@@ -27,14 +27,9 @@ inline void warm_up_program(Orchestrator &o) {
   o.submit_dummy(&read, 1);
   o.submit_dummy(&read, 1);
   o.submit_dummy(&update, 1);
-  if (o.num_scalars() < 3 || o.scalar(0) == 0) return;
-  for (int64_t i = 0; i < o.scalar(1); ++i) o.submit_task(kWarmUpAicFunc, PTO_CORE_AIC, nullptr, 0);
-  for (int64_t i = 0; i < o.scalar(2); ++i) o.submit_task(kWarmUpAivFunc, PTO_CORE_AIV, nullptr, 0);
-}
-
-// The same as a device orchestration entry (PTO_DEVICE_ORCHESTRATION's signature).
-inline void warm_up_entry(Orchestrator &o) {
-  warm_up_program(o);
+  if (o.num_scalars() < 2) return;
+  for (int64_t i = 0; i < o.scalar(0); ++i) o.submit_task(kWarmUpAicFunc, PTO_CORE_AIC, nullptr, 0);
+  for (int64_t i = 0; i < o.scalar(1); ++i) o.submit_task(kWarmUpAivFunc, PTO_CORE_AIV, nullptr, 0);
 }
 
 }  // namespace pto

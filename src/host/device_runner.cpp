@@ -1,4 +1,8 @@
 // src/host/device_runner.cpp — the generic part of a run: checks, kernels, argument staging, copies.
+// Over 600 lines because every step of a run's life (device start and warm-up, checks, kernel
+// loading, staging, start, poll, wait, abort, finalize) shares the context's private state and
+// the in-flight run; what would move out first is check_config (a pure function of the config and
+// the geometry) and the argument staging and copy-back, into a file of their own.
 #include "host/device_runner.h"
 
 #include <dlfcn.h>
@@ -170,7 +174,7 @@ pto_status DeviceRunner::set_device(int device_id) {
 // AICPU thread. Everything a run allocates and touches for the first time (the run's device
 // memory, the schedulers' and the orchestrator's structures, the host images, the code of
 // submit, dispatch and completion) is faulted in here. A fresh page costs ~4 us on a VM and a
-// first run touched 150-250 of them, so without this the first run cost 12-26x a warm one
+// first run touched 150-250 of them, so without this the first run cost 10-25x a warm one
 // (docs/benchmarks.md, session 23).
 pto_status DeviceRunner::warm_up() {
   pto_call_config cfg;
@@ -179,22 +183,20 @@ pto_status DeviceRunner::warm_up() {
   cfg.aicpu_thread_num = geometry_->max_aicpu_threads;
   pto_callable_desc nothing{};
   nothing.orchestration_path = "";  // the runtimes run core/warm_up_program.h instead
+  // The program's scalars: how many idle-kernel tasks of each core type (none without one).
   LoadedKernel idle;
+  const bool has_idle = device_->idle_kernel(&idle);
   const ClusterLayout layout = geometry_->layout();
-  pto_arg_desc args[3] = {};
-  const int64_t scalars[3] = {device_->idle_kernel(&idle) ? 1 : 0, layout.clusters * layout.aic_per_cluster,
-                              layout.clusters * layout.aiv_per_cluster};
-  for (int i = 0; i < 3; ++i) {
-    args[i].kind = PTO_ARG_SCALAR;
-    args[i].scalar = scalars[i];
-  }
+  pto_arg_desc args[2] = {};
+  args[0].scalar = has_idle ? layout.clusters * layout.aic_per_cluster : 0;
+  args[1].scalar = has_idle ? layout.clusters * layout.aiv_per_cluster : 0;
+  for (pto_arg_desc &a : args) a.kind = PTO_ARG_SCALAR;
   warming_ = true;
-  pto_status rc = start(&nothing, args, 3, &cfg);
+  pto_status rc = start(&nothing, args, 2, &cfg);
   warming_ = false;
   if (rc != PTO_OK) return rc;
   int done = 0;
-  pto_run_stats stats{};
-  rc = poll(true, &done, &stats);
+  rc = poll(true, &done, nullptr);
   last_trace_.clear();
   render_trace_ = nullptr;
   return rc;

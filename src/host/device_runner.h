@@ -41,8 +41,8 @@ struct RunInputs {
   uint64_t ready_hold_ticks = 0;             // tensormap: longest hold of a ready batch (0 = none)
   ClusterLayout layout;                      // of the chip (the handshake block's)
   bool timed = false;                        // sim timing mode (kernels report KernelPrice)
-  // set_device's warm-up run (DeviceRunner::warm_up): no orchestration and no kernels; the
-  // runtime submits nothing and the device programs finish at once.
+  // set_device's warm-up run (DeviceRunner::warm_up): no orchestration path; the runtime runs
+  // core/warm_up_program.h instead.
   bool warm_up = false;
 };
 

@@ -373,10 +373,12 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   // the reference API's), run through the host orchestrator (host/host_orchestrator.h).
   // set_device's warm-up run: core/warm_up_program.h, as a device orchestration.
   void *sym = nullptr, *device_sym = nullptr;
-  if (in.warm_up) device_sym = reinterpret_cast<void *>(&warm_up_entry);
-  pto_status rc = in.warm_up ? PTO_OK
-                             : runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL,
-                                                       &sym, error);
+  pto_status rc = PTO_OK;
+  if (in.warm_up) {
+    device_sym = reinterpret_cast<void *>(&warm_up_program);
+  } else {
+    rc = runner.load_host_symbol(in.orchestration_path, PTO_ORCHESTRATION_ENTRY_SYMBOL, &sym, error);
+  }
   if (rc != PTO_OK) {
     std::string device_error;
     if (runner.load_host_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &device_sym,

@@ -339,7 +339,7 @@ pto_status runtime_prepare(DeviceRunner &runner, RunInputs &in, pto_run_stats *s
   (void)stats;  // everything is known only once the device has finished
   // The rings' sizes are in range: DeviceRunner::check_config checked every field.
   Device &device = runner.device();
-  uint64_t orch_entry = 0;  // none: set_device's warm-up, which submits nothing
+  uint64_t orch_entry = 0;  // 0: set_device's warm-up run (the orchestrator runs warm_up_program)
   if (!in.warm_up) {
     const pto_status rc =
         device.load_symbol(in.orchestration_path, PTO_DEVICE_ORCHESTRATION_ENTRY_SYMBOL, &orch_entry, error);
