@@ -6,6 +6,7 @@
 #   <p>/<includedir>/pto/*.h|def                          public API and the kernel headers
 #   <p>/<includedir>/pto_abi/*.h                          the descriptor ABI's kernel headers
 #   <p>/<includedir>/pto_tile_shim/                       tile kernels' <stdfloat> shim
+#   <p>/<includedir>/pto_sim_isa/                         PTO-ISA headers the sim replaces (TWAIT)
 #   <p>/<includedir>/pto_costmodel_shim/                  cost-model twins' shims and probe
 #   <p>/<libdir>/libpto_runtime.so                        pto::ChipWorker, KernelCompiler, L3 Worker
 #   <p>/<libdir>/pto_runtime/runtimes/sim/<runtime>/      lib{host,aicpu,aicore}.so (src/runtime)
@@ -97,6 +98,8 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_abi/"
   FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_tile_shim/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto_tile_shim")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_sim_isa/"
+  DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto_sim_isa")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/pto_costmodel_shim/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/pto_costmodel_shim")
 

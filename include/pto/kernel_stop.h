@@ -27,6 +27,14 @@ static inline __INT32_TYPE__ pto_unsupported_status(unsigned feature) {
   return -(__INT32_TYPE__)(((unsigned)PTO_UNSUPPORTED_STATUS_TAG << 16) | (feature & 0xFFFFu));
 }
 
+/* A TWAIT (PTO-ISA's comm instructions, include/pto_sim_isa/pto/cpu/comm/TWait.hpp) stopped
+ * because its device stopped the run (time-out, cancel, a failed peer): the run's own error
+ * says why, and the report names the signal. */
+#define PTO_COMM_WAIT_STATUS_TAG 0x4357
+static inline __INT32_TYPE__ pto_comm_wait_stopped_status(void) {
+  return -(__INT32_TYPE__)((unsigned)PTO_COMM_WAIT_STATUS_TAG << 16);
+}
+
 #ifdef __cplusplus
 namespace pto {
 /* Thrown by a sim hook compiled into a kernel to stop it; caught by the core that called the

@@ -43,6 +43,12 @@ typedef struct pto_sim_tile_pipe_hooks {
    * the object it then holds when the device shuts down. Null when the caller is not a core (or
    * asks for another size than before). */
   void *(*core_memory)(__SIZE_TYPE__ size, __SIZE_TYPE__ align, void (*destroy)(void *object));
+  /* A TWAIT (include/pto_sim_isa/pto/cpu/comm/TWait.hpp) found `signal` = `value`, not yet
+   * `cmp` (PTO-ISA's WaitCmp: EQ NE GT GE LT LE = 0..5) `want`, on its look number `polls`:
+   * suspends the calling core a while (every other runnable core goes first) and returns for it
+   * to look again, or stops the kernel (pto::KernelStop) once the device stops its run. Called
+   * with the kernel's tile memory moved out (core_memory). */
+  void (*signal_wait)(const void *signal, int value, int cmp, int want, unsigned long long polls);
 } pto_sim_tile_pipe_hooks;
 
 #define PTO_SIM_BIND_TILE_PIPES_SYMBOL "pto_sim_bind_tile_pipes"

@@ -107,6 +107,19 @@ __attribute__((weak, visibility("default"))) unsigned pto_sim_get_subblock_id(vo
   return hooks != 0 ? hooks->subblock() : 0u;
 }
 
+// Between two looks of a TWAIT at its signals (include/pto_sim_isa/pto/cpu/comm/TWait.hpp).
+// Unbound (a binary used on its own), an OS-thread yield: nothing can stop the wait there.
+__attribute__((weak, visibility("hidden"))) void pto_sim_signal_pause(const void *signal, int value, int cmp,
+                                                                      int want, unsigned long long polls) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  if (hooks != 0 && hooks->signal_wait != 0) {
+    const pto_sim_hooks_detail::TileMemoryAway away(hooks);
+    hooks->signal_wait(signal, value, cmp, want, polls);
+  } else {
+    __real_sched_yield();
+  }
+}
+
 // std::condition_variable::wait(std::unique_lock<std::mutex>&), notify_one() and notify_all(),
 // by their mangled names: --wrap sends the binary's calls here and names the library's __real_.
 void __real__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void *cv, void *lock);

@@ -75,6 +75,7 @@ namespace {
 // may still write to it.
 bool abort_and_drain(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, const char *when) {
   run.hooks.abort();
+  runner.device().stop_waits();
   if (runner.device().wait(platform_now_ns() + kDrainGraceNs)) return true;
   runner.mark_broken(std::string("a kernel of an earlier run did not return after ") + when +
                      "; this context cannot run again");
@@ -91,7 +92,10 @@ std::string drain_grace_text() {
 pto_status time_out_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error) {
   // Snapshot first: after the drain the running tasks have finished and the report would no
   // longer say what the run was stuck on.
-  const std::string report = run.hooks.report();
+  std::string report = run.hooks.report();
+  const std::string waits = runner.device().waits_report();
+  if (!waits.empty() && !report.empty() && report.back() != '\n') report += '\n';
+  report += waits;
   const std::string head =
       "the run exceeded its time limit of " + std::to_string(in.cfg.timeout_ms) + " ms; ";
   if (!abort_and_drain(runner, in, run, "its time-out")) {
@@ -103,11 +107,13 @@ pto_status time_out_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &
 }
 
 pto_status abort_run(DeviceRunner &runner, RunInputs &in, const LaunchedRun &run, std::string *error) {
+  const std::string waits = runner.device().waits_report();
+  const std::string tail = waits.empty() ? std::string() : "; kernels were waiting:\n" + waits;
   if (!abort_and_drain(runner, in, run, "it was aborted")) {
-    *error = "the run was aborted; " + drain_grace_text();
+    *error = "the run was aborted; " + drain_grace_text() + tail;
     return PTO_DEVICE_BROKEN;
   }
-  *error = "the run was aborted before it finished; its outputs were not copied back";
+  *error = "the run was aborted before it finished; its outputs were not copied back" + tail;
   return PTO_ABORTED;
 }
 

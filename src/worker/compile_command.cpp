@@ -116,7 +116,11 @@ Command tile_command(const CompileOptions &o, const std::string &origin, pto_cor
   c.version = tc.version;
   c.flags.push_back("-std=c++23");
   std::vector<std::string> isa;
-  if (cost_model) isa = {costmodel_shim_dir(include_dir), formula_tables(root, cache_dir)};
+  if (cost_model) {
+    isa = {costmodel_shim_dir(include_dir), formula_tables(root, cache_dir)};
+  } else {
+    isa = {sim_isa_dir(include_dir)};  // the sim's TWAIT (include/pto_sim_isa/pto/cpu/comm/TWait.hpp)
+  }
   isa.push_back(join_path(root, "include"));
   isa.push_back(join_path(root, "include/pto"));
   common_flags(o, include_dir, isa, &c.flags);

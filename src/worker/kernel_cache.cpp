@@ -294,9 +294,9 @@ std::string pto_headers_digest(const std::string &include_dir) {
   auto it = digests.find(include_dir);
   if (it != digests.end()) return it->second;
   Fnv1a64 h;
-  for (const std::string &dir :
-       {worker::join_path(include_dir, "pto"), worker::abi_include_dir(include_dir),
-        worker::tile_shim_dir(include_dir), worker::costmodel_shim_dir(include_dir)}) {
+  for (const std::string &dir : {worker::join_path(include_dir, "pto"), worker::abi_include_dir(include_dir),
+                                 worker::tile_shim_dir(include_dir), worker::costmodel_shim_dir(include_dir),
+                                 worker::sim_isa_dir(include_dir)}) {
     h.add(dir);
     hash_tree(dir, "", &h);
   }

@@ -105,5 +105,9 @@ std::string costmodel_shim_dir(const std::string &include_dir) {
   return join_path(include_dir, "pto_costmodel_shim");
 }
 
+std::string sim_isa_dir(const std::string &include_dir) {
+  return join_path(include_dir, "pto_sim_isa");
+}
+
 }  // namespace worker
 }  // namespace pto

@@ -46,6 +46,9 @@ bool read_file(const std::string &path, std::string *text);
 std::string abi_include_dir(const std::string &include_dir);
 std::string tile_shim_dir(const std::string &include_dir);
 std::string costmodel_shim_dir(const std::string &include_dir);
+// PTO-ISA headers the sim replaces (include/pto_sim_isa/: TWAIT), before PTO-ISA's own include
+// directory on the path of sim tile kernels only.
+std::string sim_isa_dir(const std::string &include_dir);
 
 }  // namespace worker
 }  // namespace pto

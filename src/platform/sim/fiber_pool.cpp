@@ -297,7 +297,13 @@ void FiberPool::Impl::worker_main(Worker *w) {
   unsigned streak = 0;  // fibers run in a row from the hand-off slot
   for (;;) {
     if (Fiber *pinned = pop_pinned(w)) {
-      run(w, pinned);
+      // A pinned fiber that yields (a kernel polling a signal in a TWAIT, which pins itself,
+      // tile_pipes_sim.cpp) is queued on this worker again, and pinned fibers go first: without
+      // a turn for the others here, two such waiters on a 2-worker pool would run only each
+      // other and never the kernel that would end their wait.
+      if (run(w, pinned)) {
+        if (Fiber *other = take_other(w)) run(w, other);
+      }
       continue;
     }
     Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acquire);
@@ -334,15 +340,7 @@ Fiber *FiberPool::Impl::find_work(Worker *w) {
     for (int spin = 0; spin < 256; ++spin) {
       if (stopping.load(std::memory_order_relaxed)) return nullptr;
       if (Fiber *f = pop_pinned(w)) return f;
-      if (queued.load(std::memory_order_relaxed) != 0) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!queue.empty()) {
-          Fiber *f = queue.front();
-          queue.pop_front();
-          queued.store(queue.size(), std::memory_order_relaxed);
-          return f;
-        }
-      }
+      if (Fiber *f = pop_queue()) return f;
       if (Fiber *f = steal_handoff(w)) return f;
       if ((spin & 15) == 15) {
         sched_yield();  // the thread with the work may be queued on this CPU
@@ -362,26 +360,42 @@ Fiber *FiberPool::Impl::find_work(Worker *w) {
       if (Fiber *f = pop_pinned(w)) return f;
       continue;
     }
-    if (queue.empty()) return nullptr;
-    Fiber *f = queue.front();
-    queue.pop_front();
-    queued.store(queue.size(), std::memory_order_relaxed);
-    return f;
+    return pop_queue_locked();
   }
 }
 
-void FiberPool::Impl::run(Worker *w, Fiber *f) {
+bool FiberPool::Impl::run(Worker *w, Fiber *f) {
   switch (resume(w, f)) {
     case Fiber::kPark:
       finish_park(w, f);
-      break;
+      return false;
     case Fiber::kYield:
       push_shared(f);
-      break;
+      return true;
     default:
       finish(f);
-      break;
+      return false;
   }
+}
+
+Fiber *FiberPool::Impl::take_other(Worker *w) {
+  if (Fiber *f = w->handoff.exchange(nullptr, std::memory_order_acquire)) return f;
+  if (Fiber *f = pop_queue()) return f;
+  return steal_handoff(w);
+}
+
+Fiber *FiberPool::Impl::pop_queue() {
+  if (queued.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  return pop_queue_locked();
+}
+
+Fiber *FiberPool::Impl::pop_queue_locked() {
+  if (queue.empty()) return nullptr;
+  Fiber *f = queue.front();
+  queue.pop_front();
+  queued.store(queue.size(), std::memory_order_relaxed);
+  return f;
 }
 
 bool FiberPool::Impl::try_park(Fiber *f) {

@@ -118,7 +118,13 @@ struct FiberPool::Impl {
   inline void worker_main(Worker *w);
   inline Fiber *find_work(Worker *w);
   inline Fiber *steal_handoff(Worker *w);
-  inline void run(Worker *w, Fiber *f);
+  // Runs f until it switches back; true if it yielded (it is queued again).
+  inline bool run(Worker *w, Fiber *f);
+  // A fiber another worker could run, without waiting: the hand-off slots, the shared queue.
+  inline Fiber *take_other(Worker *w);
+  // The shared queue's first fiber, or null (pop_queue_locked: mu held).
+  inline Fiber *pop_queue();
+  inline Fiber *pop_queue_locked();
   inline void finish_park(Worker *w, Fiber *f);
   inline void make_runnable(Fiber *f);
   void make_runnable_from_outside(Fiber *f) {  // not from a worker's fiber: no hand-off

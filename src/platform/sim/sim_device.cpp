@@ -163,6 +163,12 @@ class SimDevice final : public Device {
     for (uint64_t &c : counts) c = 0;
   }
   void shutdown() override;
+  void stop_waits() override { stop_waits_.store(true, std::memory_order_release); }
+  std::string waits_report() const override {
+    return core_slots_ ? signal_waits_report(core_slots_.get(), static_cast<uint32_t>(shape().cores.size()),
+                                             platform_now_ns())
+                       : std::string();
+  }
 
  private:
   // One slot per device thread. A launch writes the spec into the slots of the threads that
@@ -195,6 +201,7 @@ class SimDevice final : public Device {
   std::unique_ptr<CrashReportCore[]> crash_;     // one per core: what the fault report reads
   std::unique_ptr<SimCoreSlot[]> core_slots_;    // one per core: what its kernels' pipe hooks read
   TilePipes pipes_;                              // PTO-ISA's TPUSH/TPOP pipes, per cluster
+  std::atomic<bool> stop_waits_{false};          // stop_waits() until the next launch
 
   std::unique_ptr<ThreadSlot[]> slots_;  // one per AICPU thread
   uint32_t generation_ = 0;              // host only
@@ -255,7 +262,12 @@ pto_status SimDevice::load_programs(const std::string &aicpu_path, const std::st
   for (uint32_t c = 0; c < ncores; ++c) {
     const CoreDesc &d = sh.cores[c];
     const bool aic = strcmp(d.kind, "AIC") == 0;
-    core_slots_[c] = SimCoreSlot{&pipes_, d.cluster, aic ? 0u : d.lane, aic, nullptr};
+    SimCoreSlot &slot = core_slots_[c];
+    slot.pipes = &pipes_;
+    slot.cluster = d.cluster;
+    slot.subblock = aic ? 0u : d.lane;
+    slot.aic = aic;
+    slot.stop_waits = &stop_waits_;
   }
   // A MIX part's kernel call hands its waits to its core's slot (kernel_call_sim.cpp).
   if (auto bind =
@@ -401,6 +413,7 @@ void SimDevice::assign(uint32_t slot, const LaunchSpec &spec) {
 void SimDevice::launch(const LaunchSpec &spec) {
   place_threads(spec.scheduler_threads);
   pipes_.clear();  // every run starts with empty pipes; no kernel runs now
+  stop_waits_.store(false, std::memory_order_release);
   status_.store(0, std::memory_order_relaxed);
   remaining_.store(spec.aicpu_threads, std::memory_order_relaxed);
   ++generation_;

@@ -2,8 +2,11 @@
 #include "tile_pipes_sim.h"
 
 #include <dlfcn.h>
+#include <sched.h>
+#include <time.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -12,6 +15,8 @@
 #include "pto/kernel_stop.h"
 #include "pto/mix_sync.h"
 #include "pto/sim_tile_pipes.h"
+#include "pto_platform/clock.h"
+#include "pto_platform/doorbell.h"
 
 namespace pto {
 
@@ -83,7 +88,47 @@ void *hook_core_memory(size_t size, size_t align, void (*destroy)(void *)) {
   return s->memory;
 }
 
-const pto_sim_tile_pipe_hooks kHooks = {hook_state, hook_subblock, hook_wait, hook_notify, hook_core_memory};
+// How long a TWAIT only yields between two looks; after that it also sleeps its OS thread a
+// little each time: a wait this long is on something slower than the other cores (another chip
+// process, the host), and a pool of yielding waiters would take every CPU from it.
+constexpr unsigned long long kSignalSpinPolls = 4096;
+constexpr long kSignalSleepNs = 20000;
+
+void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned long long polls) {
+  SimCoreSlot *s = t_sim_core_slot;
+  if (signal == nullptr) {  // the wait is over (TWAIT's last call after it had paused)
+    if (s != nullptr) s->wait_signal.store(nullptr, std::memory_order_relaxed);
+    return;
+  }
+  if (s == nullptr) {  // not on a core of a device: nothing can stop this wait
+    sched_yield();
+    return;
+  }
+  if (polls == 0 || s->wait_signal.load(std::memory_order_relaxed) != signal) {
+    s->wait_cmp.store(cmp, std::memory_order_relaxed);
+    s->wait_want.store(want, std::memory_order_relaxed);
+    s->wait_since_ns.store(platform_now_ns(), std::memory_order_relaxed);
+    s->wait_signal.store(signal, std::memory_order_relaxed);
+  }
+  s->wait_value.store(value, std::memory_order_relaxed);
+  if (s->stop_waits != nullptr && s->stop_waits->load(std::memory_order_acquire)) {
+    s->wait_signal.store(nullptr, std::memory_order_relaxed);
+    throw KernelStop{pto_comm_wait_stopped_status()};
+  }
+  // PTO-ISA's code around the wait may keep addresses of this OS thread's thread_locals.
+  FiberPool::pin_current_fiber(true);
+  if (!platform_fiber_yield()) sched_yield();
+  if (polls >= kSignalSpinPolls) {
+    const timespec pause{0, kSignalSleepNs};
+    nanosleep(&pause, nullptr);
+  }
+  FiberPool::pin_current_fiber(false);
+}
+
+const pto_sim_tile_pipe_hooks kHooks = {hook_state,  hook_subblock,    hook_wait,
+                                        hook_notify, hook_core_memory, hook_signal_wait};
+
+const char *const kCmpNames[] = {"==", "!=", ">", ">=", "<", "<="};
 
 }  // namespace
 
@@ -135,6 +180,25 @@ void release_core_memory(SimCoreSlot &slot) {
   std::free(slot.memory);
   slot.memory = nullptr;
   slot.destroy_memory = nullptr;
+}
+
+std::string signal_waits_report(const SimCoreSlot *slots, uint32_t n, uint64_t now_ns) {
+  std::string out;
+  for (uint32_t c = 0; c < n; ++c) {
+    const SimCoreSlot &s = slots[c];
+    const void *signal = s.wait_signal.load(std::memory_order_relaxed);
+    if (signal == nullptr) continue;
+    const int32_t cmp = s.wait_cmp.load(std::memory_order_relaxed);
+    const uint64_t since = s.wait_since_ns.load(std::memory_order_relaxed);
+    char line[256];
+    snprintf(line, sizeof line,
+             "core %u (%s, cluster %u): TWAIT on the signal at %p, which holds %d, for %s %d since %.3f s\n",
+             c, s.aic ? "AIC" : "AIV", s.cluster, signal, s.wait_value.load(std::memory_order_relaxed),
+             cmp >= 0 && cmp < 6 ? kCmpNames[cmp] : "?", s.wait_want.load(std::memory_order_relaxed),
+             now_ns > since ? static_cast<double>(now_ns - since) / 1e9 : 0.0);
+    out += line;
+  }
+  return out;
 }
 
 void sim_core_set_kernel_waits(const KernelWaits *waits) {

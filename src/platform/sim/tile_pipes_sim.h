@@ -16,10 +16,12 @@
 #ifndef PTO_PLATFORM_SIM_TILE_PIPES_SIM_H
 #define PTO_PLATFORM_SIM_TILE_PIPES_SIM_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "pto_platform/kernel_call.h"
@@ -61,7 +63,19 @@ struct SimCoreSlot {
   void *memory = nullptr;
   size_t memory_size = 0;
   void (*destroy_memory)(void *) = nullptr;
+  // Its device's: true from the moment the device stops a run (time-out, cancel) until the next
+  // launch; a TWAIT seeing it stops its kernel (pto/sim_tile_pipes.h, signal_wait).
+  const std::atomic<bool> *stop_waits = nullptr;
+  // The signal its kernel's TWAIT waits for now (null: none), what it read, the condition and
+  // since when: read by the device's report from another thread, hence atomics.
+  std::atomic<const void *> wait_signal{nullptr};
+  std::atomic<int32_t> wait_value{0}, wait_cmp{0}, wait_want{0};
+  std::atomic<uint64_t> wait_since_ns{0};
 };
+
+// "core AIV 5 (cluster 2): TWAIT on signal 0x... = 0, waiting for >= 1 for 1.20 s" for each of
+// `n` slots whose kernel waits on a signal now, a line each; empty if none does.
+std::string signal_waits_report(const SimCoreSlot *slots, uint32_t n, uint64_t now_ns);
 
 // Ends and frees slot.memory: when no kernel of the device runs any more and before the kernel
 // binaries (whose code `destroy_memory` is) are unloaded.

@@ -164,6 +164,12 @@ class Device {
 
   // Starts the AICPU program of one run; at most one is in flight.
   virtual void launch(const LaunchSpec &spec) = 0;
+  // The run is being stopped (time-out, cancel): kernels waiting on a signal of a communication
+  // domain (PTO-ISA's TWAIT) stop instead of waiting on, until the next launch.
+  virtual void stop_waits() {}
+  // What the device's kernels wait for now that no task of the runtime tracks (a TWAIT's
+  // signal), a line each; empty if nothing.
+  virtual std::string waits_report() const { return std::string(); }
   // Waits until every AICPU thread returned; false if the monotonic deadline passed first.
   virtual bool wait(uint64_t deadline_ns) = 0;
   // True once every AICPU thread of the last launch returned; never blocks.
