@@ -22,8 +22,9 @@ extern "C" {
  * dispatch_tasks[3], dispatch_switches.
  * 6: pto_kernel_desc ends with cost_model_path, cost_model_note; pto_run_stats ends with
  * priced[4] .. price_note.
- * 7: pto_run_stats ends with load_ns. */
-#define PTO_C_API_VERSION 7
+ * 7: pto_run_stats ends with load_ns.
+ * 8: pto_arg_desc.kind may be PTO_ARG_DEVICE_TENSOR (host_ptr is a device address, used in place). */
+#define PTO_C_API_VERSION 8
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -50,7 +51,7 @@ typedef struct pto_arg_desc {
   uint32_t dtype;     /* pto_dtype, tensors only */
   uint32_t direction; /* pto_direction, tensors only: INPUT copies in, OUTPUT copies out */
   uint32_t ndim;
-  void *host_ptr; /* tensors: C-contiguous host buffer of nbytes */
+  void *host_ptr; /* tensors: C-contiguous host buffer of nbytes (PTO_ARG_DEVICE_TENSOR: device memory) */
   uint64_t nbytes;
   int64_t shape[PTO_MAX_DIMS];
   int64_t scalar; /* scalars: the 64-bit value (floats bit-cast) */

@@ -90,12 +90,18 @@ class ChipStorageTaskArgs {
  public:
   void add_tensor(void *host_ptr, uint64_t nbytes, pto_dtype dtype, const std::vector<int64_t> &shape,
                   pto_direction direction);
+  // A tensor already in the chip's device memory (a communication domain's buffer,
+  // CommBuffer::add_to): the run uses it in place, nothing is copied in or out.
+  void add_device_tensor(void *device_ptr, uint64_t nbytes, pto_dtype dtype,
+                         const std::vector<int64_t> &shape, pto_direction direction);
   void add_scalar(int64_t value);
   void add_scalar_f32(float value);
   const std::vector<pto_arg_desc> &descs() const { return args_; }
   void clear() { args_.clear(); }
 
  private:
+  void add(pto_arg_kind kind, const char *call, void *ptr, uint64_t nbytes, pto_dtype dtype,
+           const std::vector<int64_t> &shape, pto_direction direction);
   std::vector<pto_arg_desc> args_;
 };
 

@@ -104,11 +104,12 @@ void bind_callable(nb::module_ &m) {
 }
 
 std::string arg_repr(const pto_arg_desc &a) {
-  if (a.kind != PTO_ARG_TENSOR) return "scalar(" + std::to_string(a.scalar) + ")";
+  if (a.kind == PTO_ARG_SCALAR) return "scalar(" + std::to_string(a.scalar) + ")";
   static const char *const kDir[] = {"in", "out", "inout"};
   std::string r = std::string(pto_dtype_name(static_cast<pto_dtype>(a.dtype))) + "[";
   for (uint32_t i = 0; i < a.ndim && i < PTO_MAX_DIMS; ++i) r += (i ? ", " : "") + std::to_string(a.shape[i]);
-  return r + "] " + (a.direction < 3 ? kDir[a.direction] : "?");
+  return r + "] " + (a.direction < 3 ? kDir[a.direction] : "?") +
+         (a.kind == PTO_ARG_DEVICE_TENSOR ? " device" : "");
 }
 
 void bind_task_args(nb::module_ &m) {
@@ -127,6 +128,15 @@ void bind_task_args(nb::module_ &m) {
           "host_ptr"_a, "nbytes"_a, "dtype"_a, "shape"_a, "direction"_a,
           "Adds a C-contiguous host buffer of nbytes at address host_ptr. Unchecked: prefer "
           "pto_runtime.ChipStorageTaskArgs.add_tensor(array).")
+      .def(
+          "add_device_tensor",
+          [](ChipStorageTaskArgs &a, uintptr_t device_ptr, uint64_t nbytes, pto_dtype dtype,
+             const std::vector<int64_t> &shape, pto_direction direction) {
+            a.add_device_tensor(reinterpret_cast<void *>(device_ptr), nbytes, dtype, shape, direction);
+          },
+          "device_ptr"_a, "nbytes"_a, "dtype"_a, "shape"_a, "direction"_a,
+          "Adds a tensor already in the chip's device memory (a communication domain's buffer): "
+          "the run uses it in place and copies nothing. Prefer CommBuffer.tensor().")
       .def(
           "add_scalar_i64", [](ChipStorageTaskArgs &a, int64_t v) { a.add_scalar(v); }, "value"_a,
           "Adds a 64-bit integer scalar.")

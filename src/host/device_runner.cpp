@@ -340,7 +340,8 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
     }
     const std::string where =
         "argument " + std::to_string(i) + " (tensor " + std::to_string(in->tensors.size()) + ")";
-    if (a.kind != PTO_ARG_TENSOR) return fail(PTO_INVALID_ARGUMENT, where + " has an unknown kind");
+    if (a.kind != PTO_ARG_TENSOR && a.kind != PTO_ARG_DEVICE_TENSOR)
+      return fail(PTO_INVALID_ARGUMENT, where + " has an unknown kind " + std::to_string(a.kind));
     // Range-checked before the cast: an out-of-range enum value is undefined behaviour.
     const uint32_t esize = a.dtype < PTO_DTYPE_COUNT ? pto_dtype_size(static_cast<pto_dtype>(a.dtype)) : 0;
     if (esize == 0)
@@ -362,20 +363,27 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
                                       (wraps ? std::string("more than 2^64") : std::to_string(bytes)) +
                                       "); pass a C-contiguous array");
     }
-    if (a.nbytes > 0 && a.host_ptr == nullptr) return fail(PTO_BAD_TENSOR, where + " has no host buffer");
-    void *dev = in->allocations->allocate(a.nbytes);
-    if (!dev)
-      return fail(PTO_OUT_OF_MEMORY,
-                  where + ": cannot allocate " + std::to_string(a.nbytes) + " device bytes");
-    if (a.direction == PTO_DIR_OUTPUT) {
-      std::vector<char> zeros(a.nbytes, 0);  // outputs start zeroed, never with stale device data
-      device_->copy_to_device(dev, zeros.data(), a.nbytes);
-    } else {
-      device_->copy_to_device(dev, a.host_ptr, a.nbytes);
+    if (a.nbytes > 0 && a.host_ptr == nullptr)
+      return fail(PTO_BAD_TENSOR,
+                  where + (a.kind == PTO_ARG_TENSOR ? " has no host buffer" : " has no device address"));
+    // A device tensor (a communication window) is used where it is; nothing is staged.
+    void *dev = a.host_ptr;
+    if (a.kind == PTO_ARG_TENSOR) {
+      dev = in->allocations->allocate(a.nbytes);
+      if (!dev)
+        return fail(PTO_OUT_OF_MEMORY,
+                    where + ": cannot allocate " + std::to_string(a.nbytes) + " device bytes");
+      if (a.direction == PTO_DIR_OUTPUT) {
+        std::vector<char> zeros(a.nbytes, 0);  // outputs start zeroed, never with stale device data
+        device_->copy_to_device(dev, zeros.data(), a.nbytes);
+      } else {
+        device_->copy_to_device(dev, a.host_ptr, a.nbytes);
+      }
     }
     Tensor t;
     t.addr = reinterpret_cast<uint64_t>(dev);
     t.nbytes = a.nbytes;
+    if (a.kind == PTO_ARG_DEVICE_TENSOR) in->in_place.emplace_back(t.addr, t.addr + t.nbytes);
     t.nelems = nelems;
     t.dtype = static_cast<pto_dtype>(a.dtype);
     t.ndim = a.ndim;
@@ -389,9 +397,9 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
 void DeviceRunner::copy_outputs(const pto_arg_desc *args, uint32_t num_args, const RunInputs &in) {
   size_t ti = 0;
   for (uint32_t i = 0; i < num_args; ++i) {
-    if (args[i].kind != PTO_ARG_TENSOR) continue;
+    if (args[i].kind == PTO_ARG_SCALAR) continue;
     const Tensor &t = in.tensors[ti++];
-    if (args[i].direction != PTO_DIR_INPUT && t.nbytes > 0) {
+    if (args[i].kind == PTO_ARG_TENSOR && args[i].direction != PTO_DIR_INPUT && t.nbytes > 0) {
       device_->copy_from_device(args[i].host_ptr, reinterpret_cast<void *>(t.addr), t.nbytes);
     }
   }
@@ -616,6 +624,7 @@ pto_status DeviceRunner::finalize() {
   if (in_flight_) {
     // A started run nobody finished: stop it before its memory and the device go away.
     in_flight_->launched.hooks.abort();
+    device_->stop_waits();
     if (!device_->wait(platform_now_ns() + 5ull * 1000 * 1000 * 1000)) {
       mark_broken("a run was abandoned while a kernel was still running");
       in_flight_->allocations.leak();

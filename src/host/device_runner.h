@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/geometry.h"
@@ -31,6 +32,9 @@ struct RunInputs {
   std::vector<Tensor> tensors;               // the run's tensor arguments, in order
   std::vector<const void *> host_data;       // their host buffers (the caller's)
   std::vector<int64_t> scalars;              // the run's scalar arguments, in order
+  // The run's PTO_ARG_DEVICE_TENSOR arguments (communication windows), [addr, addr + nbytes):
+  // device memory the run did not allocate but its tasks may use, in place.
+  std::vector<std::pair<uint64_t, uint64_t>> in_place;
   ScopedAllocations *allocations = nullptr;  // run-lifetime device memory
   uint64_t handshakes = 0;                   // the context's handshake block (device address)
   uint64_t scheduler_bells = 0;              // the context's scheduler doorbells (device address)

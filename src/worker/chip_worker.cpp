@@ -175,7 +175,18 @@ std::string RunStats::table() const {
 
 void ChipStorageTaskArgs::add_tensor(void *host_ptr, uint64_t nbytes, pto_dtype dtype,
                                      const std::vector<int64_t> &shape, pto_direction direction) {
-  const std::string where = "ChipStorageTaskArgs.add_tensor (argument " + std::to_string(args_.size()) + ")";
+  add(PTO_ARG_TENSOR, "add_tensor", host_ptr, nbytes, dtype, shape, direction);
+}
+
+void ChipStorageTaskArgs::add_device_tensor(void *device_ptr, uint64_t nbytes, pto_dtype dtype,
+                                            const std::vector<int64_t> &shape, pto_direction direction) {
+  add(PTO_ARG_DEVICE_TENSOR, "add_device_tensor", device_ptr, nbytes, dtype, shape, direction);
+}
+
+void ChipStorageTaskArgs::add(pto_arg_kind kind, const char *call, void *ptr, uint64_t nbytes,
+                              pto_dtype dtype, const std::vector<int64_t> &shape, pto_direction direction) {
+  const std::string where =
+      std::string("ChipStorageTaskArgs.") + call + " (argument " + std::to_string(args_.size()) + ")";
   if (shape.size() > PTO_MAX_DIMS) {
     throw Error(PTO_BAD_TENSOR,
                 where + ": " + std::to_string(shape.size()) + " dimensions; at most 8 are supported");
@@ -185,11 +196,11 @@ void ChipStorageTaskArgs::add_tensor(void *host_ptr, uint64_t nbytes, pto_dtype 
     throw Error(PTO_INVALID_ARGUMENT, where + ": direction must be INPUT, OUTPUT or INOUT");
   }
   pto_arg_desc d{};
-  d.kind = PTO_ARG_TENSOR;
+  d.kind = kind;
   d.dtype = dtype;
   d.direction = direction;
   d.ndim = static_cast<uint32_t>(shape.size());
-  d.host_ptr = host_ptr;
+  d.host_ptr = ptr;
   d.nbytes = nbytes;
   for (size_t i = 0; i < shape.size(); ++i) d.shape[i] = shape[i];
   args_.push_back(d);

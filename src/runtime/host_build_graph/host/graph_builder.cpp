@@ -25,7 +25,11 @@ void HostGraphBuilder::fail(const char *message) {
 
 bool HostGraphBuilder::live_tensor(uint64_t addr, uint64_t bytes) {
   if (addr >= live_lo_ && addr < live_hi_ && bytes <= live_hi_ - addr) return true;
-  return runner_.memory().contains(addr, bytes, &live_lo_, &live_hi_);
+  if (runner_.memory().contains(addr, bytes, &live_lo_, &live_hi_)) return true;
+  for (const auto &r : in_.in_place) {  // a run argument used in place (a communication window)
+    if (addr >= r.first && addr <= r.second && bytes <= r.second - addr) return true;
+  }
+  return false;
 }
 
 bool HostGraphBuilder::check_args(const KernelEntry &k, TaskId id, const TaskArg *args, uint32_t n) {
