@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "pto/chip_worker.h"
+#include "pto/comm_domain.h"
 
 namespace pto {
 
@@ -167,6 +168,14 @@ class HostOrchestrator {
   // nbytes from the host heap (64-byte aligned), owned by the innermost open scope. Waits up to
   // WorkerOptions.heap_wait_ms for buffers still in use; OUT_OF_MEMORY if they do not come back.
   void *alloc(uint64_t nbytes);
+
+  // A communication domain over chips `workers` (their order gives the ranks): a zeroed window of
+  // window_size bytes per chip, `buffers` carved from each in order, and per chip a CommContext
+  // naming every rank's window (include/pto/comm_domain.h). INVALID_ARGUMENT, before anything
+  // is allocated, when the buffers do not fit in window_size or a chip is not this worker's.
+  // The windows live until the run has finished.
+  CommDomain allocate_domain(const std::string &name, const std::vector<int> &workers, uint64_t window_size,
+                             const std::vector<CommBufferSpec> &buffers = {});
 
   int num_chips() const;
   int num_sub_workers() const;

@@ -70,6 +70,7 @@ from ._native import (
     get_backend,
     read_kernel_table,
 )
+from .comm import ChipDomainContext, CommBuffer, CommBufferSpec, CommDomain, DeviceTensor
 from .errors import (
     DeviceError,
     Error,
@@ -104,14 +105,19 @@ __all__ = [
     "BackendInfo",
     "ChipCallConfig",
     "ChipCallable",
+    "ChipDomainContext",
     "ChipMode",
     "ChipStorageTaskArgs",
     "ChipWorker",
+    "CommBuffer",
+    "CommBufferSpec",
+    "CommDomain",
     "CompileOptions",
     "CoreType",
     "CostModelBuild",
     "DType",
     "DeviceError",
+    "DeviceTensor",
     "Event",
     "Direction",
     "DispatchMetric",

@@ -82,7 +82,7 @@ class KernelCompileError(Error):
     default_code = ErrorCode.KERNEL_COMPILE
 
 
-class InvalidArgumentError(Error):
+class InvalidArgumentError(Error, ValueError):
     """An argument, tensor, kernel id, geometry or graph the runtime cannot accept."""
 
     default_code = ErrorCode.INVALID_ARGUMENT

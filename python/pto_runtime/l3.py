@@ -38,6 +38,7 @@ from ._native import (
     SubContext,
     WorkerRunStats,
 )
+from .comm import CommBufferSpec, CommDomain
 from .errors import Error, ErrorCode, error_from_code
 from .task_args import ChipStorageTaskArgs
 
@@ -224,6 +225,40 @@ class Orchestrator:
         task using it finished. Do not use it after its scope ended."""
         raw = self._native.alloc_bytes(_nbytes(shape, dtype))
         return _array_view(raw, shape, dtype)
+
+    def allocate_domain(
+        self,
+        name: str = "default",
+        workers: Sequence[int] | None = None,
+        window_size: int = 0,
+        buffers: Sequence[CommBufferSpec] = (),
+    ) -> CommDomain:
+        """A communication domain over chips ``workers`` (default: all; their order gives the
+        ranks): a zeroed ``window_size``-byte window per chip that every chip of the domain can
+        read and write, ``buffers`` carved from each in order, and per chip a CommContext naming
+        every window (``domain[chip].device_ctx``). InvalidArgumentError (a ValueError), before
+        anything is allocated, if the buffers do not fit in ``window_size``. The windows live until
+        the run has finished; ``with`` releases the handle at the block's end. Design:
+        docs/design/comm_domains.md."""
+        chips = list(range(self.num_chips)) if workers is None else workers
+        if isinstance(chips, (int, np.integer, str, bytes)) or not isinstance(chips, Iterable):
+            raise _invalid(f"allocate_domain: workers = {workers!r} is not a list of chip indices")
+        ids = []
+        for w in chips:
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)):
+                raise _invalid(
+                    f"allocate_domain: workers = {list(chips)!r} holds {w!r}; chip indices are ints"
+                )
+            ids.append(int(w))
+        size = _int_option("window_size", window_size, 1, 2**63 - 1, " bytes", "allocate_domain")
+        specs = []
+        for i, b in enumerate(buffers):
+            if not isinstance(b, CommBufferSpec):
+                b = CommBufferSpec(*b) if isinstance(b, (tuple, list)) else b
+            if not isinstance(b, CommBufferSpec):
+                raise _invalid(f"allocate_domain: buffers[{i}] = {b!r} is not a CommBufferSpec")
+            specs.append(b._native(i))
+        return CommDomain(self._native.allocate_domain(str(name), ids, size, specs))
 
     @contextlib.contextmanager
     def scope(self) -> Iterator[None]:

@@ -182,6 +182,16 @@ class Orchestrator:
         target = self._w._rank_arg(rank, "fetch", all_ok=True)
         self._native.fetch(_address(array, "fetch"), target)
 
+    def allocate_domain(self, *args: Any, **kwargs: Any) -> Any:
+        """Not implemented: a communication domain spanning ranks of different hosts. Raises
+        NotSupportedError; within one host, use the L3 Orchestrator's allocate_domain."""
+        raise error_from_code(
+            ErrorCode.NOT_SUPPORTED,
+            "Orchestrator.allocate_domain at L4: communication domains across hosts are not "
+            "implemented yet (docs/design/comm_domains.md); within one host use "
+            "Worker(level=3) and its Orchestrator.allocate_domain",
+        )
+
 
 class RunHandle:
     """This rank's part of a submitted L4 run: its own tasks and its transfers."""

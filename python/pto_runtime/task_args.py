@@ -21,6 +21,7 @@ import numpy as np
 from . import _native
 from ._array_interop import ForeignArray, import_array
 from ._native import Direction, DType
+from .comm import DeviceTensor
 from .errors import ErrorCode, error_from_code
 
 __all__ = ["ChipStorageTaskArgs", "DirectionLike", "SUPPORTED_DTYPES"]
@@ -102,6 +103,7 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
 
     def add_tensor(self, array: Any, direction: DirectionLike = Direction.INPUT) -> None:
         """Adds ``array``: INPUT is copied to the device, OUTPUT back into ``array``, INOUT both.
+        A ``DeviceTensor`` (``CommBuffer.tensor()``, a communication window) is used in place.
 
         ``array`` is a NumPy array or any CPU array exporting DLPack (``__dlpack__``,
         ``__dlpack_device__``: a ``torch.Tensor``) or ``__array_interface__``. No host copy is
@@ -109,6 +111,11 @@ class ChipStorageTaskArgs(_native.ChipStorageTaskArgs):
         index = len(self)
         where = f"argument {index}"
         d = _direction_of(direction)
+        if isinstance(array, DeviceTensor):  # a communication window's buffer, used in place
+            super().add_device_tensor(array.address, array.nbytes, array.code, list(array.shape), d)
+            self._arrays.append(array)
+            self._entries = None  # only a chip of its domain can be given it
+            return
         if isinstance(array, np.ndarray):
             view, dtype = array, _checked_numpy(array, where, d)
         else:

@@ -16,6 +16,7 @@
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -118,6 +119,28 @@ void bind_events(nb::module_ &m) {
           "always_run tasks: why a task it depends on failed or was not run (the root cause), or ''.");
 }
 
+void bind_comm_domain(nb::module_ &m) {
+  nb::class_<pto::CommDomain>(m, "L3CommDomain", "Native domain; use pto_runtime.l3.CommDomain.")
+      .def_prop_ro("name", &pto::CommDomain::name)
+      .def_prop_ro("workers", &pto::CommDomain::workers)
+      .def("release", &pto::CommDomain::release)
+      .def_prop_ro("released", &pto::CommDomain::released)
+      .def(
+          "context",
+          [](const pto::CommDomain &d, int chip) {
+            const pto::ChipDomainContext &c = d[chip];
+            std::vector<std::tuple<std::string, pto_dtype, uint64_t, uint64_t, uint64_t, uintptr_t>> buffers;
+            for (const pto::CommBuffer &b : c.buffers)
+              buffers.emplace_back(b.name, b.dtype, b.count, b.nbytes, b.offset,
+                                   reinterpret_cast<uintptr_t>(b.addr));
+            return std::make_tuple(c.name, c.chip, c.domain_rank, c.domain_size, c.device_ctx,
+                                   c.local_window_base, c.actual_window_size, buffers);
+          },
+          "chip"_a,
+          "(name, chip, domain_rank, domain_size, device_ctx, local_window_base, actual_window_size, "
+          "[(buffer name, dtype, count, nbytes, offset, address)])");
+}
+
 void bind_orchestrator(nb::module_ &m) {
   nb::class_<PyOrch>(m, "L3Orchestrator", "Native orchestrator; use pto_runtime.l3.Orchestrator.")
       .def(
@@ -160,6 +183,20 @@ void bind_orchestrator(nb::module_ &m) {
           "always_run"_a = false)
       .def("scope_begin", [](PyOrch &o) { o.get().scope_begin(); })
       .def("scope_end", [](PyOrch &o) { o.get().scope_end(); })
+      .def(
+          "allocate_domain",
+          [](PyOrch &o, const std::string &name, const std::vector<int> &workers, uint64_t window_size,
+             const std::vector<std::tuple<std::string, pto_dtype, uint64_t, uint64_t>> &buffers) {
+            std::vector<pto::CommBufferSpec> specs;
+            for (const auto &b : buffers)
+              specs.push_back({std::get<0>(b), std::get<1>(b), std::get<2>(b), std::get<3>(b)});
+            pto::HostOrchestrator &orch = o.get();
+            nb::gil_scoped_release release;  // may wait for heap space
+            return orch.allocate_domain(name, workers, window_size, specs);
+          },
+          "name"_a, "workers"_a, "window_size"_a, "buffers"_a,
+          "A communication domain; buffers: (name, dtype, count, nbytes) tuples. Use "
+          "pto_runtime.l3.Orchestrator.allocate_domain.")
       .def(
           "alloc_bytes",
           [](PyOrch &o, uint64_t nbytes) {
@@ -255,6 +292,7 @@ void bind_l3(nb::module_ &m) {
   m.attr("L3_MAX_HEAP_BYTES") = pto::kMaxHeapBytes;
   bind_stats(m);
   bind_events(m);
+  bind_comm_domain(m);
   bind_orchestrator(m);
   bind_worker(m);
   bind_runtime_identity(m);

@@ -27,7 +27,7 @@ void check_chip_config(const ChipCallConfig &config) {
 // Tensor arguments as tracker accesses (scalars carry no dependency).
 void add_accesses(const ChipStorageTaskArgs &args, std::vector<DepTracker::Access> *out) {
   for (const pto_arg_desc &d : args.descs()) {
-    if (d.kind != PTO_ARG_TENSOR || d.nbytes == 0) continue;
+    if (d.kind == PTO_ARG_SCALAR || d.nbytes == 0) continue;
     const bool read = d.direction == PTO_DIR_INPUT || d.direction == PTO_DIR_INOUT;
     const bool write = d.direction == PTO_DIR_OUTPUT || d.direction == PTO_DIR_INOUT;
     out->push_back({d.host_ptr, d.nbytes, read, write});

@@ -30,6 +30,10 @@ struct RunState {
   double cpu_at_submit_us = 0, sched_cpu_at_submit_us = 0;
   // --- orchestrating thread only ---
   std::vector<std::vector<HostHeap::Block *>> scopes;  // open scopes, outermost first
+  // allocate_domain's blocks (comm_domain.cpp): released by complete_run_locked, once no task of
+  // the run can reach a window any more. Appended before the orchestration's end, which
+  // complete_run_locked follows under mu.
+  std::vector<HostHeap::Block *> domains;
 };
 
 }  // namespace l3

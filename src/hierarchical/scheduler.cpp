@@ -188,6 +188,8 @@ void WorkerCore::cancel_run_locked(RunState *r, std::vector<std::shared_ptr<void
 }
 
 void WorkerCore::complete_run_locked(RunState *r) {
+  for (HostHeap::Block *b : r->domains) heap->release(b);
+  r->domains.clear();
   r->done = true;
   r->stats.wall_us = static_cast<double>(platform_now_ns() - r->t_submit_ns) / 1e3;
   r->stats.host_cpu_us = process_cpu_us() - r->cpu_at_submit_us;
@@ -257,7 +259,10 @@ void WorkerCore::scheduler_main() {
       aborts.clear();
       for (size_t c = 0; c < chip_slots.size(); ++c) {
         ChipSlot &slot = chip_slots[c];
-        if (slot.task && !slot.abort_sent && slot.task->run->cancelled) {
+        // A cancelled run's chip tasks stop; so do the other parts of a group whose part failed:
+        // a collective whose rank is gone would wait for it until the time limit.
+        if (slot.task && !slot.abort_sent &&
+            (slot.task->run->cancelled || (slot.task->group && !slot.task->error.empty()))) {
           slot.abort_sent = true;
           aborts.push_back(static_cast<int>(c));
         }

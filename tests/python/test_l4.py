@@ -115,6 +115,12 @@ def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
         "    def body(ctx): y[:] = x * 2\n"
         "    w.run(lambda o: o.submit_sub(body, inputs=[x], outputs=[y]), timeout=30)\n"
         "    print('RANK', w.rank, 'OF', w.size, 'Y', y.tolist())\n"
+        "    def domain(o):\n"
+        "        try:\n"
+        "            o.allocate_domain('d', [0], 64)\n"
+        "        except pto.NotSupportedError as e:\n"
+        "            print('DOMAIN', e)\n"
+        "    w.run(domain, timeout=30)\n"
         "    try:\n"
         "        pto.Worker(level=4, comm=object())\n"
         "    except pto.NotSupportedError as e:\n"
@@ -124,6 +130,9 @@ def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
     assert p.returncode == 0, p.stdout + p.stderr
     assert "RANK 0 OF 1 Y [6, 6, 6, 6]" in p.stdout, p.stdout + p.stderr
     assert "COMM Worker(level=4): comm= takes an mpi4py communicator" in p.stdout, p.stdout
+    assert (
+        "DOMAIN Orchestrator.allocate_domain at L4: communication domains across hosts" in p.stdout
+    )
 
 
 @needs_mpi_module

@@ -181,8 +181,8 @@ def test_runner_runs_a_reference_file_unchanged_and_names_what_is_missing(tmp_pa
     assert records[("TestReferenceStyle", "runs", "a2a3sim")]["result"] == "PASSED"
     missing = records[("TestReferenceStyle", "needs_comm", "a2a3sim")]
     assert missing["result"] == "NOT_SUPPORTED"
-    assert missing["feature"] == "communication domains"
-    assert "CommBufferSpec" in missing["message"]
+    assert missing["feature"] == "communication domains across hosts (L4)"
+    assert "GlobalCommDomainHandle" in missing["message"]
     assert "Traceback" not in result.stdout
 
 

@@ -5,9 +5,9 @@ An L3 scene test's ``CALLABLE`` holds ``"orchestration"``, a Python function
 like an L2 CALLABLE) and SUB entries ``{"name": ..., "callable": fn}``. ``callables`` reaches
 each by name (``callables.vector_kernel``, its signature as ``callables.vector_kernel_sig``).
 ``orch`` takes the reference's L3 calls (``submit_next_level``, ``submit_sub``, ``scope``,
-``alloc``) and turns each into one of ``pto_runtime.l3.Orchestrator``'s; communication domains
-are not implemented and say so. The chips run in this process (thread mode) unless the runner
-asks for process mode.
+``alloc``, ``allocate_domain``) and turns each into one of ``pto_runtime.l3.Orchestrator``'s.
+The chips run in this process (thread mode) unless the runner asks for process mode; then the
+case's tensors move into the worker's host heap for the run (``_rehost``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._native import ChipCallConfig, Direction
+from ..errors import Error
 from ..task_args import ChipStorageTaskArgs
 from . import arrays, record
 from .build import CompiledCallable
@@ -159,6 +160,21 @@ class ReferenceOrchestrator:
         }.get(dtype, dtype)
         return self._o.alloc(tuple(shape), np_dtype)
 
+    def allocate_domain(
+        self,
+        *,
+        name: str,
+        workers: Sequence[int],
+        window_size: int,
+        buffers: Sequence[Any] = (),
+    ) -> Any:
+        """A communication domain (pto_runtime.comm.CommDomain: ``handle[chip]`` is the chip's
+        ChipDomainContext)."""
+        return self._o.allocate_domain(name, workers, window_size, buffers)
+
+    def release_domain(self, handle: Any) -> None:
+        handle.release()
+
     def scope_begin(self) -> None:
         self._o._native.scope_begin()
 
@@ -174,11 +190,43 @@ class ReferenceOrchestrator:
         if name.startswith("_"):
             raise AttributeError(name)
         feature = (
-            "communication domains"
-            if "domain" in name or "comm" in name
+            "communication domains across hosts (global domains)"
+            if "global" in name
             else "the reference's internal Python API"
         )
         raise record.not_supported(feature, f"Orchestrator.{name}")
+
+
+def _rehost(worker: Any, test_args: TaskArgsBuilder, names: Sequence[str]) -> dict[str, Any]:
+    """Process mode: chip processes see only the worker's host heap, so each tensor of the case
+    moves into a heap copy (the reference re-hosts its tensors into shared memory the same way);
+    ``test_args`` names the copies until :func:`_restore`. The originals, by name."""
+    originals: dict[str, Any] = {}
+    for n in names:
+        orig = getattr(test_args, n)
+        view = arrays.numpy_view(orig)
+        raw = worker.l3.alloc(max(view.nbytes, 1), np.uint8)[: view.nbytes]
+        if arrays.is_torch(orig):
+            import torch  # noqa: PLC0415 (a torch tensor exists, so torch does)
+
+            heap = (
+                torch.frombuffer(raw, dtype=orig.dtype).reshape(orig.shape)
+                if view.nbytes
+                else orig.new_empty(orig.shape)
+            )
+        else:
+            heap = raw.view(view.dtype).reshape(view.shape)
+        arrays.copy_into(heap, orig)
+        test_args._data[n] = heap
+        originals[n] = orig
+    return originals
+
+
+def _restore(test_args: TaskArgsBuilder, originals: Mapping[str, Any]) -> None:
+    """The heap copies' values back into the case's own tensors, which ``test_args`` names again."""
+    for n, orig in originals.items():
+        arrays.copy_into(orig, getattr(test_args, n))
+        test_args._data[n] = orig
 
 
 def run_case_l3(
@@ -212,7 +260,18 @@ def run_case_l3(
         def task_orch(orch: Any, _args: Any, _cfg: Any, _config: Any = config) -> None:
             orch_fn(orch, ns, test_args, _config)
 
-        stats = worker.run(task_orch)
+        originals = _rehost(worker, test_args, names) if worker.mode == "process" else {}
+        try:
+            stats = worker.run(task_orch)
+        except Error as e:
+            # The reference's worker raises what its orchestration function raised (a test may
+            # expect that very ValueError); ours wraps it and chains the original.
+            cause = e.__cause__
+            if cause is not None and not isinstance(cause, Error):
+                raise cause from None
+            raise
+        finally:
+            _restore(test_args, originals)
         rec = record.current()
         if rec is not None and not rec.tasks and stats is not None:
             rec.add_tasks(stats.chip_tasks + stats.sub_tasks)  # the host's tasks

@@ -133,6 +133,10 @@ _FEATURES: list[tuple[re.Pattern[str], str]] = [
         (r"\bdump\b\(|member named .dump.|args dump|dump_args", "args dump"),
         (r"SDMA|URMA|sdma|urma|async completion", "asynchronous completions (SDMA/URMA)"),
         (
+            r"global domain|GlobalCommDomain|allocate_global_domain|across hosts",
+            "communication domains across hosts (L4)",
+        ),
+        (
             r"comm(unication)? domain|CommDomain|allocate_domain|pto/comm|platform_comm",
             "communication domains",
         ),

@@ -2,9 +2,10 @@
 
 What the reference's scene tests take from it: ``ArgDirection`` (a signature's directions, here
 the members of ``pto_runtime.Direction``), ``TensorArgType`` (an L3 task argument's tag),
-``DataType``, ``TaskArgs`` (an L3 task's arguments), ``CallConfig`` and ``scalar_to_uint64``.
-The rest of the reference's module (its native records, communication domains, remote
-buffers) has no counterpart here and raises NOT_SUPPORTED naming it.
+``DataType``, ``TaskArgs`` (an L3 task's arguments), ``CallConfig``, ``scalar_to_uint64`` and the
+communication domain's ``CommBufferSpec``, ``ChipDomainContext`` and ``CommDomainHandle``
+(pto_runtime.comm's). The rest of the reference's module (its native records, global domains
+across hosts, remote buffers) has no counterpart here and raises NOT_SUPPORTED naming it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from enum import IntEnum
 from typing import Any
 
 from ..._native import ChipCallConfig, Direction, DType
+from ...comm import ChipDomainContext, CommBufferSpec
+from ...comm import CommDomain as CommDomainHandle
 from ..execute import scalar_bits
 
 __all__ = [
     "ArgDirection",
     "CallConfig",
+    "ChipDomainContext",
+    "CommBufferSpec",
+    "CommDomainHandle",
     "DataType",
     "TaskArgs",
     "TensorArgType",
@@ -142,9 +148,6 @@ class CallConfig:
 
 
 _COMM = {
-    "CommBufferSpec",
-    "CommDomainHandle",
-    "ChipDomainContext",
     "GlobalCommDomainHandle",
     "GlobalCommDomainView",
 }
@@ -155,5 +158,9 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(name)
     from . import stand_in
 
-    feature = "communication domains" if name in _COMM else "the reference's internal Python API"
+    feature = (
+        "communication domains across hosts (global domains)"
+        if name in _COMM
+        else "the reference's internal Python API"
+    )
     return stand_in(feature, f"simpler.task_interface.{name}")

@@ -3,7 +3,7 @@ written against the reference implementation's import names, run unchanged by th
 
 import numpy as np
 from simpler.task_interface import ArgDirection as D
-from simpler.task_interface import CommBufferSpec
+from simpler.task_interface import GlobalCommDomainHandle
 from simpler_setup import Scalar, SceneTestCase, TaskArgsBuilder, TensorArg, scene_test
 from simpler_setup.goldens import ramp
 
@@ -30,7 +30,7 @@ class TestReferenceStyle(SceneTestCase):
 
     def generate_args(self, params):
         if params.get("comm"):
-            CommBufferSpec("win", "float32", 16, 64)
+            GlobalCommDomainHandle("win")
         return TaskArgsBuilder(
             TensorArg("x", ramp(32)), TensorArg("y", np.zeros(32, np.float32)), Scalar("n", 32)
         )
