@@ -91,6 +91,19 @@ def test_allreduce_example_gives_numpys_sum_on_every_chip(
     assert diff == 0.0
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("chips", [2, 4, 8])
+def test_tensor_parallel_ffn_example_matches_numpy(repo_root, example, mode, chips):
+    # examples/ffn_tp: per chip relu(x @ w1_r) @ w2_r, then the ring all-reduce of the partials.
+    spec = importlib.util.spec_from_file_location(
+        "ffn_tp_example", repo_root / "examples/ffn_tp/main.py"
+    )
+    ffn = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ffn)
+    ring = example.build_callables("a2a3sim")["ring"]
+    assert ffn.run(ffn.build_ffn("a2a3sim"), ring, example, "a2a3sim", chips, mode) < 1e-5
+
+
 def test_a_window_too_small_is_a_value_error_before_anything_is_allocated():
     with pto.Worker(level=3, device_ids=[0, 1], num_sub_workers=0) as w:
         seen = {}
