@@ -104,6 +104,19 @@ def test_tensor_parallel_ffn_example_matches_numpy(repo_root, example, mode, chi
     assert ffn.run(ffn.build_ffn("a2a3sim"), ring, example, "a2a3sim", chips, mode) < 1e-5
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("chips", [2, 4, 8])
+def test_moe_dispatch_and_combine_example_returns_every_token_through_its_expert(
+    repo_root, tile_toolchain, mode, chips
+):
+    spec = importlib.util.spec_from_file_location(
+        "moe_ep_example", repo_root / "examples/moe_ep/main.py"
+    )
+    moe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(moe)
+    assert moe.run(moe.build("a2a3sim"), "a2a3sim", chips, mode) == 0
+
+
 def test_a_window_too_small_is_a_value_error_before_anything_is_allocated():
     with pto.Worker(level=3, device_ids=[0, 1], num_sub_workers=0) as w:
         seen = {}
