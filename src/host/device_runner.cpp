@@ -374,8 +374,9 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
         return fail(PTO_OUT_OF_MEMORY,
                     where + ": cannot allocate " + std::to_string(a.nbytes) + " device bytes");
       if (a.direction == PTO_DIR_OUTPUT) {
-        std::vector<char> zeros(a.nbytes, 0);  // outputs start zeroed, never with stale device data
-        device_->copy_to_device(dev, zeros.data(), a.nbytes);
+        // Outputs start zeroed, never with stale device data; zeroed in place (a host vector of
+        // zeros cost a fresh page per 4 KiB of output on every run: 1 ms per 4 MiB here).
+        device_->zero_device(dev, a.nbytes);
       } else {
         device_->copy_to_device(dev, a.host_ptr, a.nbytes);
       }

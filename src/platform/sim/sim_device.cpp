@@ -127,6 +127,9 @@ class SimDevice final : public Device {
   void copy_from_device(void *dst, const void *src, size_t bytes) override {
     if (bytes) memcpy(dst, src, bytes);
   }
+  void zero_device(void *dst, size_t bytes) override {
+    if (bytes) memset(dst, 0, bytes);
+  }
 
   pto_status load_programs(const std::string &aicpu_path, const std::string &aicore_path,
                            const CoreProgram &cores, std::string *error) override;

@@ -136,6 +136,15 @@ class Device {
   virtual void free(void *addr) = 0;
   virtual void copy_to_device(void *dst, const void *src, size_t bytes) = 0;
   virtual void copy_from_device(void *dst, const void *src, size_t bytes) = 0;
+  // Zeroes `bytes` of device memory at dst (a run's OUTPUT tensors start zeroed). The default
+  // copies from a zero page, 4 KiB at a time; a device that can set memory itself overrides it.
+  virtual void zero_device(void *dst, size_t bytes) {
+    static const char zeros[4096] = {};
+    for (size_t done = 0; done < bytes; done += sizeof zeros) {
+      const size_t n = bytes - done < sizeof zeros ? bytes - done : sizeof zeros;
+      copy_to_device(static_cast<char *>(dst) + done, zeros, n);
+    }
+  }
 
   // Loads the AICPU and AICore programs and starts one execution context per AICPU thread and
   // per core of the shape (on the sim, fibers or threads that live until shutdown). Each core
