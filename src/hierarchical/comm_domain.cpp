@@ -45,12 +45,17 @@ std::string buffer_names(const std::vector<CommBuffer> &buffers) {
 void CommBuffer::add_to(ChipStorageTaskArgs &args, pto_direction direction,
                         const std::vector<int64_t> &shape) const {
   const std::vector<int64_t> dims = shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(count)} : shape;
-  uint64_t elems = 1;
+  uint64_t elems = 1, bytes = 0;
+  bool wraps = false, empty = false;  // wraps: shape x dtype size is 2^64 bytes or more
   for (int64_t d : dims) {
     if (d < 0) throw Error(PTO_BAD_TENSOR, "CommBuffer '" + name + "'.add_to: shape has a negative extent");
-    elems *= static_cast<uint64_t>(d);
+    empty |= d == 0;
+    wraps |= __builtin_mul_overflow(elems, static_cast<uint64_t>(d), &elems);
   }
-  const uint64_t bytes = elems * pto_dtype_size(dtype);
+  wraps = !empty && (wraps || __builtin_mul_overflow(elems, uint64_t{pto_dtype_size(dtype)}, &bytes));
+  if (empty) bytes = 0;
+  if (wraps)
+    throw Error(PTO_BAD_TENSOR, "CommBuffer '" + name + "'.add_to: the shape needs 2^64 bytes or more");
   if (bytes > nbytes) {
     throw Error(PTO_BAD_TENSOR, "CommBuffer '" + name + "'.add_to: the shape needs " + std::to_string(bytes) +
                                     " bytes; the buffer has " + std::to_string(nbytes));
