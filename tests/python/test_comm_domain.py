@@ -41,17 +41,6 @@ PTO_KERNEL(args) {
 }
 """
 
-ONE_TASK_ORCH = """
-#include "pto/host_graph.h"
-PTO_ORCHESTRATION(g, args) {
-  pto::TaskArg a[8];
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < args.num_tensors(); ++i) a[n++] = pto::TaskArg::of(args.tensor(i));
-  for (uint32_t i = 0; i < args.num_scalars(); ++i) a[n++] = pto::TaskArg::of_i64(args.scalar(i));
-  g.add_task(0, PTO_CORE_AIV, a, n);
-}
-"""
-
 
 @pytest.fixture(scope="module")
 def example(repo_root, tile_toolchain):
@@ -70,12 +59,12 @@ def allreduce_callables(example):
 
 
 @pytest.fixture(scope="module")
-def wait_or_fail(kernel_compiler, tile_toolchain, tmp_path_factory):
+def wait_or_fail(repo_root, kernel_compiler, tile_toolchain, tmp_path_factory):
     src = tmp_path_factory.mktemp("comm") / "wait_or_fail.cpp"
     src.write_text(WAIT_OR_FAIL_KERNEL)
-    c = pto.ChipCallable(
-        kernel_compiler.compile_orchestration_source("host_build_graph", ONE_TASK_ORCH, "one_task")
-    )
+    # The one-task orchestration the communication examples share.
+    orch = repo_root / "examples/allreduce/orchestration.cpp"
+    c = pto.ChipCallable(kernel_compiler.compile_orchestration("host_build_graph", orch))
     c.add_kernel(0, pto.CoreType.AIV, kernel_compiler.compile_incore(src, pto.CoreType.AIV))
     return c
 
