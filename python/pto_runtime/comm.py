@@ -28,9 +28,24 @@ from typing import Any
 import numpy as np
 
 from ._native import DType
-from .errors import ErrorCode, error_from_code
+from .errors import ErrorCode, InvalidArgumentError, error_from_code
 
-__all__ = ["ChipDomainContext", "CommBuffer", "CommBufferSpec", "CommDomain", "DeviceTensor"]
+__all__ = [
+    "ChipDomainContext",
+    "CommBuffer",
+    "CommBufferSpec",
+    "CommDomain",
+    "DeviceTensor",
+    "NotAMemberError",
+]
+
+
+class NotAMemberError(InvalidArgumentError, KeyError):
+    """``domain[chip]`` for a chip that is not one of the domain's workers: an
+    InvalidArgumentError, and a KeyError as any mapping's missing key is."""
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)
 
 
 def _invalid(message: str) -> Exception:
@@ -175,8 +190,9 @@ class ChipDomainContext:
 
 class CommDomain:
     """A domain from ``Orchestrator.allocate_domain``; ``domain[chip]`` is that chip's
-    ChipDomainContext. A context manager: leaving the block releases it (no new task may name it;
-    the windows stay until the run has finished)."""
+    ChipDomainContext (NotAMemberError, also a KeyError, for a chip outside the domain). A context
+    manager: leaving the block releases it (no new task may name it; the windows stay until the
+    run has finished)."""
 
     def __init__(self, native: Any) -> None:
         self._native = native
@@ -194,6 +210,12 @@ class CommDomain:
         if self._native.released:
             raise _invalid(
                 f"domain {self.name!r} was released: no new task may use it (chip {chip})"
+            )
+        if isinstance(chip, bool) or not isinstance(chip, (int, np.integer)):
+            raise _invalid(f"domain {self.name!r}[{chip!r}]: a chip index is an int")
+        if int(chip) not in self._native.workers:
+            raise NotAMemberError(
+                f"domain {self.name!r}: chip {chip} is not one of its workers {self.workers}"
             )
         found = self._contexts.get(int(chip))
         if found is None:

@@ -176,7 +176,7 @@ def test_run_timeout_bounds_each_chip_run(tmp_path):
 
 
 def test_runner_runs_a_reference_file_unchanged_and_names_what_is_missing(tmp_path):
-    result, records = runner(tmp_path, "fake_reference")
+    result, records = runner(tmp_path, "fake_reference/tests")
     assert result.stdout.splitlines()[-1] == "passed 1 / attempted 2 / total 2", result.stdout
     assert records[("TestReferenceStyle", "runs", "a2a3sim")]["result"] == "PASSED"
     missing = records[("TestReferenceStyle", "needs_comm", "a2a3sim")]
@@ -221,18 +221,14 @@ def test_timing_adds_the_predicted_makespan_and_the_swimlanes(tmp_path):
 # ----- pytest -----
 
 
+def run_plugin(path: str) -> subprocess.CompletedProcess:
+    """pytest with the scene plugin on ``path``, verbose, with skip reasons."""
+    plugin = ("-p", "pto_runtime.scene.pytest_plugin")
+    return run("-m", "pytest", *plugin, path, "-v", "-rs", "-p", "no:cacheprovider")
+
+
 def test_pytest_plugin_makes_each_case_a_test_and_says_why_it_skips():
-    result = run(
-        "-m",
-        "pytest",
-        "-p",
-        "pto_runtime.scene.pytest_plugin",
-        "test_pipeline.py",
-        "-v",
-        "-rs",
-        "-p",
-        "no:cacheprovider",
-    )
+    result = run_plugin("test_pipeline.py")
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert "test_run[small-a2a3sim] PASSED" in out and "test_run[small-a5sim] PASSED" in out
@@ -257,3 +253,111 @@ def test_a_level_3_scene_runs_a_chip_task_then_a_sub_task_that_reads_it(tmp_path
     rec = records[("TestL3Pipeline", "chip_then_sub", "a2a3sim")]
     assert rec["result"] == "PASSED", result.stdout
     assert rec["level"] == 3 and rec["tasks"] == 2 and rec["worst_error"] == 0
+
+
+# ----- the reference's example programs (plain test functions driving a Worker) -----
+
+
+def test_runner_runs_example_programs_and_selects_them_by_their_marks(tmp_path):
+    result, records = runner(tmp_path, "fake_reference/examples", "--manual", "include")
+    assert result.stdout.splitlines()[-1] == "passed 1 / attempted 3 / total 3", result.stdout
+    ok = records[("test_bump_double", "program", "a2a3sim")]
+    assert ok["result"] == "PASSED", ok["message"]
+    assert ok["level"] == 3  # from its folder, l3
+    wrong = records[("test_wrong_on_purpose", "program", "a2a3sim")]
+    assert wrong["result"] == "FAILED"
+    assert "a program whose check fails is FAILED" in wrong["message"]
+    missing = records[("test_needs_a_fixture_we_lack", "program", "a5sim")]
+    assert (missing["result"], missing["feature"]) == ("NOT_SUPPORTED", "pytest fixtures")
+    assert "st_network1_peer" in missing["message"]
+    # Manual marks: the default leaves out both manual programs (one on every platform, one on
+    # a5sim only); a function without the platforms mark is not a program.
+    result, records = runner(tmp_path, "fake_reference/examples")
+    assert list(records) == [("test_bump_double", "program", "a2a3sim")], result.stdout
+
+
+def _buffer_worker():
+    from pto_runtime.scene.workers import NodeSceneWorker
+
+    return NodeSceneWorker("a2a3sim", "tensormap_and_ringbuffer", [0, 1], 0)
+
+
+def test_buffer_handles_name_host_and_chip_memory_and_refuse_what_does_not_fit():
+    from pto_runtime.comm import DeviceTensor
+    from pto_runtime.errors import InvalidArgumentError
+
+    w = _buffer_worker()
+    try:
+        host = w.create_buffer(64)
+        assert host.nbytes == 64 and bytes(host.shm.buf[:4]) == b"\0\0\0\0"
+        host.shm.buf[:4] = b"\x01\x02\x03\x04"
+        view = host.tensor((4, 2), "float32")
+        assert view.shape == (4, 2) and view.ctypes.data == host.base
+        from pto_runtime import DType
+
+        assert host.tensor((16,), DType.UINT8).dtype == np.uint8  # our DType ...
+        assert host.tensor((16,), 0).dtype == np.float32  # ... or the reference's int values
+        assert host.tensor((16,), 9).dtype == np.uint16
+        with pytest.raises(InvalidArgumentError, match="needs 68 bytes; the memory has 64"):
+            host.tensor((17,), "float32")
+        with pytest.raises(InvalidArgumentError, match="nbytes = 0"):
+            w.create_buffer(0)
+
+        dev = w.alloc_child_tensor(1, (4,), "float32")
+        assert dev.shm is None and dev.owner_worker_id == 1
+        t = dev.tensor((4,), "float32")
+        assert isinstance(t, DeviceTensor) and t.address == dev.base and t.nbytes == 16
+        src = np.arange(4, dtype=np.float32)
+        w.copy_to(dev, src)
+        back = np.zeros(4, np.float32)
+        w.copy_from(back, dev)
+        assert np.array_equal(back, src)
+        with pytest.raises(InvalidArgumentError, match="32 bytes exceed the 16-byte"):
+            w.copy_to(dev, np.zeros(8, np.float32))
+        with pytest.raises(InvalidArgumentError, match="expected a chip's memory"):
+            w.copy_to(host, src)
+        with pytest.raises(IndexError, match="worker_id 2 out of range"):
+            w.alloc_child_tensor(2, (4,), "float32")
+        with pytest.raises(TypeError, match="L2-only"):
+            w.malloc(16)
+
+        w.free(dev)
+        with pytest.raises(InvalidArgumentError, match="was closed"):
+            dev.tensor((4,), "float32")
+        assert w.make_tensor_arg(src, shapes=(2, 2), dtype=0).shape == (2, 2)
+        from pto_runtime.errors import NotSupportedError
+
+        with pytest.raises(NotSupportedError, match="Buffer.backend_kind"):
+            _ = host.backend_kind
+    finally:
+        w.close()
+
+
+def test_a_chip_outside_a_domain_is_a_key_error_naming_the_members():
+    from pto_runtime.comm import NotAMemberError
+    from pto_runtime.errors import InvalidArgumentError
+    from pto_runtime.l3 import Worker
+
+    seen = {}
+
+    def orch(o):
+        with o.allocate_domain("tail", workers=[1], window_size=4096) as d:
+            assert d[1].domain_rank == 0
+            with pytest.raises(KeyError) as e:
+                _ = d[0]
+            seen["e"] = e.value
+
+    with Worker(device_ids=[0, 1], platform="a2a3sim", runtime="tensormap_and_ringbuffer") as w:
+        w.run(orch)
+    assert isinstance(seen["e"], NotAMemberError) and isinstance(seen["e"], InvalidArgumentError)
+    assert str(seen["e"]) == "domain 'tail': chip 0 is not one of its workers [1]"
+
+
+def test_pytest_plugin_runs_example_programs_with_their_fixtures():
+    result = run_plugin("fake_reference/examples")
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "test_bump_double[a2a3sim] PASSED" in out
+    assert "manual on a2a3sim: --manual include (or only) runs it" in out  # test_wrong_on_purpose
+    assert "test_not_a_program PASSED" in out  # an ordinary test stays pytest's
+    assert "passed 1 / attempted 1 / total 1" in out

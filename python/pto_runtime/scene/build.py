@@ -19,12 +19,14 @@ from typing import Any
 from .._native import ChipCallable, CoreType, KernelCompiler
 from ..errors import ErrorCode, error_from_code
 from ..timing import add_cost_models
+from . import record
 
 __all__ = [
     "CompiledCallable",
     "DEFAULT_ENTRY",
     "compile_spec",
     "core_type_of",
+    "orchestration_defines",
     "resolve_spec_paths",
 ]
 
@@ -47,6 +49,16 @@ class CompiledCallable:
         default_factory=list
     )
     cost_models: bool = False
+    binary_size: int = 0  # bytes of the orchestration and kernel objects, when known
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for names the dataclass lacks: the reference's ChipCallable internals.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise record.not_supported(
+            "the reference's internal Python API",
+            f"ChipCallable.{name} (the reference's callable registry: hashid, prepare, unregister)",
+        )
 
     def add_cost_models(self) -> list[str]:
         """Attaches every tile kernel's cost-model twin (once); returns why some have none."""
@@ -119,6 +131,17 @@ def _include_dirs(incore: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def orchestration_defines(function_name: str | None, config_name: str | None) -> list[str]:
+    """The defines that bind an orchestration's entry and config functions to other names than
+    the defaults (this runtime binds them when the orchestration compiles)."""
+    defines = []
+    if function_name and function_name != DEFAULT_ENTRY:
+        defines.append(f"PTO_ORCHESTRATION_ENTRY={function_name}")
+    if config_name and config_name != DEFAULT_CONFIG:
+        defines.append(f"PTO_ORCHESTRATION_CONFIG={config_name}")
+    return defines
+
+
 def compile_spec(
     spec: Mapping[str, Any], platform: str, runtime: str, *, progress: bool = True
 ) -> CompiledCallable:
@@ -128,13 +151,7 @@ def compile_spec(
         raise ValueError("CALLABLE['orchestration'] must be a mapping with a 'source'")
     incores = list(spec.get("incores", []))
 
-    defines = []
-    entry = orch.get("function_name") or DEFAULT_ENTRY
-    if entry != DEFAULT_ENTRY:
-        defines.append(f"PTO_ORCHESTRATION_ENTRY={entry}")
-    config_name = orch.get("config_name") or DEFAULT_CONFIG
-    if config_name != DEFAULT_CONFIG:
-        defines.append(f"PTO_ORCHESTRATION_CONFIG={config_name}")
+    defines = orchestration_defines(orch.get("function_name"), orch.get("config_name"))
     orch_path = KernelCompiler(platform, defines=defines).compile_orchestration(
         runtime, orch["source"]
     )

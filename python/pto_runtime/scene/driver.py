@@ -245,17 +245,21 @@ def call_test_run(
         "capfd": _NoCapture(),
         "capsys": _NoCapture(),
     }
+    call_with_fixtures(test.test_run, available, f"{type(test).__name__}.test_run")
+
+
+def call_with_fixtures(fn: Any, available: Mapping[str, Any], who: str) -> None:
+    """Calls ``fn`` with the fixtures its signature names, from ``available``; a fixture it
+    needs that is not there is NOT_SUPPORTED, named."""
     kwargs = {}
-    for name, param in inspect.signature(test.test_run).parameters.items():
+    for name, param in inspect.signature(fn).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         if name in available:
             kwargs[name] = available[name]
         elif param.default is param.empty:
-            raise record.not_supported(
-                "pytest fixtures", f"{type(test).__name__}.test_run needs the fixture {name!r}"
-            )
-    test.test_run(**kwargs)
+            raise record.not_supported("pytest fixtures", f"{who} needs the fixture {name!r}")
+    fn(**kwargs)
 
 
 def _file_of(cls: type) -> str:

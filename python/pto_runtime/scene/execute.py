@@ -260,7 +260,8 @@ def run_case_l2(
         config.sim_timing = True
         config.enable_profiling = True
         config.sim_seed = options.sim_seed or 0
-        stats = worker.run(handle, args, config=config)
+        worker.run(handle, args, config=config)
+        stats = worker.last_stats
         if golden is not None:
             compare_and_record(test, test_args, golden, outputs, params)
         predicted = Trace.from_dict(chip.last_trace() or {})

@@ -26,7 +26,13 @@ from .build import CompiledCallable
 from .execute import compare_and_record, iter_args, scalar_i64
 from .spec import TaskArgsBuilder
 
-__all__ = ["CallableNamespace", "ReferenceOrchestrator", "build_l3_task_args", "run_case_l3"]
+__all__ = [
+    "CallableNamespace",
+    "ReferenceOrchestrator",
+    "build_l3_task_args",
+    "chip_args",
+    "run_case_l3",
+]
 
 
 class CallableNamespace:
@@ -76,9 +82,9 @@ def build_l3_task_args(
     return args, outputs
 
 
-def _chip_args(args: Any) -> ChipStorageTaskArgs:
-    """A reference TaskArgs (or a ChipStorageTaskArgs) as the chip task's arguments."""
-    if isinstance(args, ChipStorageTaskArgs):
+def chip_args(args: Any) -> Any:
+    """A reference TaskArgs as the chip task's arguments (a ChipStorageTaskArgs as it is)."""
+    if isinstance(args, ChipStorageTaskArgs) or not hasattr(args, "scalars"):
         return args
     out = ChipStorageTaskArgs()
     for tensor, tag in args.tensors:
@@ -118,7 +124,7 @@ class ReferenceOrchestrator:
             if isinstance(callable_handle, CompiledCallable)
             else callable_handle
         )
-        return self._o.submit_chip(native, _chip_args(args), self._config(config), chip=worker)
+        return self._o.submit_chip(native, chip_args(args), self._config(config), chip=worker)
 
     def submit_next_level_group(
         self,
@@ -135,7 +141,7 @@ class ReferenceOrchestrator:
             else callable_handle
         )
         return self._o.submit_chip_group(
-            native, [_chip_args(a) for a in args_list], self._config(config), chips=workers
+            native, [chip_args(a) for a in args_list], self._config(config), chips=workers
         )
 
     def submit_sub(self, callable_handle: Any, args: Any = None) -> int:
@@ -174,6 +180,19 @@ class ReferenceOrchestrator:
 
     def release_domain(self, handle: Any) -> None:
         handle.release()
+
+    def alloc_child_tensor(self, worker_id: int, shapes: Sequence[int], dtype: Any) -> Any:
+        """Memory of chip ``worker_id`` that outlives the run's tasks (scene/buffers.py)."""
+        return self._worker.alloc_child_tensor(worker_id, shapes, dtype)
+
+    def copy_to(self, dst: Any, src: Any) -> None:
+        self._worker.copy_to(dst, src)
+
+    def copy_from(self, dst: Any, src: Any) -> None:
+        self._worker.copy_from(dst, src)
+
+    def free(self, handle: Any) -> None:
+        self._worker.free(handle)
 
     def scope_begin(self) -> None:
         self._o._native.scope_begin()
@@ -262,7 +281,8 @@ def run_case_l3(
 
         originals = _rehost(worker, test_args, names) if worker.mode == "process" else {}
         try:
-            stats = worker.run(task_orch)
+            worker.run(task_orch)
+            stats = worker.last_stats
         except Error as e:
             # The reference's worker raises what its orchestration function raised (a test may
             # expect that very ValueError); ours wraps it and chains the original.

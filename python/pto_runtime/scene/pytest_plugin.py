@@ -2,12 +2,13 @@
 
 Enable it with ``pytest -p pto_runtime.scene.pytest_plugin`` (or ``pytest_plugins = [...]`` in a
 conftest). Every scene-test class's ``test_run`` becomes one test per (case, platform):
-``test_run[default-a2a3sim]``. A case that is not run is still listed, skipped with the reason
-(another platform was asked for, it is manual, ``--case`` did not select it). The options are
-those of ``python test_x.py`` (``--platform`` for ``-p``, which pytest owns). Files written for
-the reference implementation are collected too: the reference's import names are answered by
-:mod:`pto_runtime.scene.reference` unless a real ``simpler_setup`` is installed. The session
-ends with the scene summary table.
+``test_run[default-a2a3sim]``; a program test (programs.py) one per sim platform its marks list,
+with ``st_device_ids`` from its ``device_count`` mark. A case that is not run is still listed,
+skipped with the reason (another platform was asked for, it is manual, ``--case`` did not
+select it). The options are those of ``python test_x.py`` (``--platform`` for ``-p``, which
+pytest owns). Files written for the reference implementation are collected too: the
+reference's import names are answered by :mod:`pto_runtime.scene.reference` unless a real
+``simpler_setup`` is installed. The session ends with the scene summary table.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from . import record
 from .case import SceneTestCase
 from .cli import add_case_options
 from .driver import SIM_PLATFORMS, make_worker
+from .programs import CASE, program_of
 from .record import CaseRecord
 from .report import format_summary
 from .spec import is_manual_for_platform, match_selectors, parse_selector
@@ -68,16 +70,16 @@ def pytest_collect_file(file_path: Path, parent: Any) -> None:
 
 
 def _skip_reason(
-    cls: type[SceneTestCase], case: dict[str, Any], platform: str, config: Any
+    cls_name: str, case_name: str, manual_value: Any, platform: str, config: Any
 ) -> str | None:
     wanted = config.getoption("--platform")
     if wanted and platform != wanted:
         return f"runs on {platform}; --platform {wanted} was asked for"
     selectors = [parse_selector(s) for s in config.getoption("--case") or []]
-    if not match_selectors(cls.__name__, case["name"], selectors):
+    if not match_selectors(cls_name, case_name, selectors):
         return "not selected by --case"
     manual = config.getoption("--manual")
-    is_manual = is_manual_for_platform(case.get("manual"), platform)
+    is_manual = is_manual_for_platform(manual_value, platform)
     if manual == "exclude" and is_manual:
         return f"manual on {platform}: --manual include (or only) runs it"
     if manual == "only" and not is_manual:
@@ -85,8 +87,27 @@ def _skip_reason(
     return None
 
 
+def _parametrize_program(metafunc: Any) -> None:
+    """A program test (programs.py): one test per sim platform its marks list."""
+    prog = program_of(metafunc.function, Path(str(metafunc.definition.path)))
+    if prog is None:
+        return
+    params = []
+    for p in [p for p in prog.platforms if p in SIM_PLATFORMS]:
+        reason = _skip_reason(prog.name, CASE, prog.manual, p, metafunc.config)
+        marks = [pytest.mark.skip(reason=reason)] if reason else []
+        params.append(pytest.param((CASE, p), id=p, marks=marks))
+    if not params:
+        reason = f"lists no sim platform ({', '.join(prog.platforms)})"
+        params.append(pytest.param(None, id="no-sim", marks=pytest.mark.skip(reason=reason)))
+    metafunc.parametrize("st_platform", params, indirect=True)
+
+
 def pytest_generate_tests(metafunc: Any) -> None:
     cls = metafunc.cls
+    if cls is None and "st_platform" in metafunc.fixturenames:
+        _parametrize_program(metafunc)
+        return
     if cls is None or not issubclass(cls, SceneTestCase) or not hasattr(cls, "_st_level"):
         return
     if metafunc.function.__name__ != "test_run" or "st_platform" not in metafunc.fixturenames:
@@ -105,7 +126,9 @@ def pytest_generate_tests(metafunc: Any) -> None:
                 )
             )
         for p in platforms:
-            reason = _skip_reason(cls, case, p, metafunc.config)
+            reason = _skip_reason(
+                cls.__name__, case["name"], case.get("manual"), p, metafunc.config
+            )
             marks = [pytest.mark.skip(reason=reason)] if reason else []
             params.append(pytest.param((case["name"], p), id=f"{case['name']}-{p}", marks=marks))
     if not params:
@@ -125,6 +148,13 @@ def st_platform(request: Any) -> str:
     case_name, platform = param
     request.node._pto_scene_case = case_name
     return str(platform)
+
+
+@pytest.fixture
+def st_device_ids(request: Any) -> list[int]:
+    """A program test's devices: ``range(n)`` for its ``device_count(n)`` mark."""
+    prog = program_of(request.function, Path(str(request.node.path)))
+    return list(range(prog.device_count if prog is not None else 1))
 
 
 @pytest.fixture
@@ -155,13 +185,18 @@ def pytest_runtest_call(item: Any) -> Iterator[None]:
     """Records every scene case the item runs (for the summary table)."""
     cls = getattr(item, "cls", None)
     case = getattr(item, "_pto_scene_case", None)
-    if cls is None or case is None or not issubclass(cls, SceneTestCase):
+    prog = program_of(getattr(item, "function", None), Path(str(item.path)))
+    if case is None or (prog is None and (cls is None or not issubclass(cls, SceneTestCase))):
         yield
         return
     platform = item.callspec.params["st_platform"][1]
-    rec = CaseRecord(
-        str(item.path), cls.__name__, case, platform, int(cls._st_level), cls._st_runtime
-    )
+    if prog is not None:
+        rec = CaseRecord(str(item.path), prog.name, case, platform, prog.level, prog.runtime)
+    else:
+        assert cls is not None
+        rec = CaseRecord(
+            str(item.path), cls.__name__, case, platform, int(cls._st_level), cls._st_runtime
+        )
     start = time.perf_counter()
     record._current.append(rec)
     try:

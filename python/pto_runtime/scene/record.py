@@ -141,6 +141,10 @@ _FEATURES: list[tuple[re.Pattern[str], str]] = [
             "communication domains",
         ),
         (r"GraphTaskArgs|graph record|rt_graph_|rt_submit_graph", "graph record/replay"),
+        (
+            r"worker_chip_message_queue|worker_chip_orch_endpoint|worker_chip_orch_comm",
+            "worker-chip message queues",
+        ),
         (r"reference module|reference-internal API", "the reference's internal Python API"),
     ]
 ]

@@ -166,6 +166,7 @@ class Item:
 
 def _collect(files: list[str], options: dict[str, Any], reference: str | None) -> list[Item]:
     from .driver import discover, select
+    from .programs import CASE, discover_programs, select_programs
     from .spec import parse_selector
 
     selectors = [parse_selector(s) for s in options.get("case") or []]
@@ -192,6 +193,13 @@ def _collect(files: list[str], options: dict[str, Any], reference: str | None) -
                     sel.manual,
                 )
             )
+        for prog, platform, manual in select_programs(
+            discover_programs(module),
+            options.get("platform"),
+            selectors,
+            options.get("manual") or "exclude",
+        ):
+            items.append(Item(f, prog.name, CASE, platform, prog.level, prog.runtime, manual))
     return items
 
 
@@ -216,18 +224,26 @@ def _child_case(
     os.setpgrp()  # the runner kills the case's whole process group on a timeout
     _redirect(log)
     from .driver import Selected, make_worker, run_case
+    from .programs import discover_programs, run_program
 
     it = Item(**item)
     rec = it.record()
     try:
         module = import_file(Path(it.file), reference)
         cls = getattr(module, it.cls)
-        case = next(c for c in cls.CASES if c["name"] == it.case)
-        worker = make_worker(cls, it.platform, [case], options.get("l3_mode") or "thread")
-        try:
-            rec = run_case(Selected(cls, case, it.platform, it.manual), worker, options, it.file)
-        finally:
-            worker.close()
+        if not isinstance(cls, type):  # a program test: a function
+            prog = next(p for p in discover_programs(module) if p.name == it.cls)
+            rec = run_program(prog, it.platform, it.manual, options, it.file)
+        else:
+            cases: Any = getattr(cls, "CASES")  # noqa: B009 - a scene class's, checked at import
+            case = next(c for c in cases if c["name"] == it.case)
+            worker = make_worker(cls, it.platform, [case], options.get("l3_mode") or "thread")
+            try:
+                rec = run_case(
+                    Selected(cls, case, it.platform, it.manual), worker, options, it.file
+                )
+            finally:
+                worker.close()
     except BaseException as e:  # noqa: BLE001 - the case's own failure is its result
         traceback.print_exc()
         rec.result, rec.feature, rec.message = record.classify(e)

@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .._native import ChipWorker, PlatformInfo, RunStats
 from ..errors import Error, InvalidArgumentError
 from ..l3 import Worker as L3Worker
 from . import record
+from .buffers import BufferOwner
 from .build import CompiledCallable
 
 __all__ = ["ChipSceneWorker", "NodeSceneWorker"]
@@ -42,7 +45,7 @@ def _release(worker: Any) -> None:
         del _holders[d]
 
 
-class ChipSceneWorker:
+class ChipSceneWorker(BufferOwner):
     """One chip of ``platform`` running ``runtime``."""
 
     level = 2
@@ -53,6 +56,7 @@ class ChipSceneWorker:
         self.device_id = device_id
         self._chip: ChipWorker | None = None
         self._slots: CallableSlots | None = None
+        self.last_stats: RunStats | None = None
 
     @property
     def chip(self) -> ChipWorker:
@@ -73,27 +77,49 @@ class ChipSceneWorker:
     def platform_info(self) -> PlatformInfo:
         return self.chip.platform_info
 
-    def init(self) -> None:
-        """Makes the chip now (it is otherwise made by the first run)."""
+    def init(self, **options: Any) -> None:
+        """Makes the chip now (it is otherwise made by the first run). The reference's init
+        options (``prewarm_config``) are its own: NOT_SUPPORTED, named."""
+        if options:
+            raise record.not_supported(
+                "the reference's internal Python API",
+                f"Worker.init({', '.join(sorted(options))}=...)",
+            )
         _ = self.chip
 
     def register(self, callable_: Any) -> Any:
         """The handle ``run`` takes for ``callable_`` (the callable itself)."""
         return callable_
 
-    def run(self, handle: Any, args: Any, config: Any = None) -> RunStats:
-        """Runs a registered callable with ``args``; adds the tasks it ran to the case's record."""
+    def _alloc_bytes(self, nbytes: int) -> np.ndarray:
+        # 64-byte aligned, as a chip's allocations are.
+        raw = np.zeros(nbytes + 64, np.uint8)
+        skip = -raw.ctypes.data % 64
+        return raw[skip : skip + nbytes]
+
+    def _chip_count(self) -> int:
+        return 1
+
+    def run(self, handle: Any, args: Any, config: Any = None) -> None:
+        """Runs a registered callable with ``args``; adds the tasks it ran to the case's record.
+        ``args`` may be the reference's TaskArgs and ``config`` its CallConfig. Returns None, as
+        the reference's does; the run's RunStats are ``last_stats``."""
+        from .l3 import chip_args  # the reference's TaskArgs as a chip task's arguments
+
         native = handle.callable if isinstance(handle, CompiledCallable) else handle
+        args = chip_args(args)
+        if config is not None and hasattr(config, "to_native"):
+            config = config.to_native(self.platform)
         chip = self.chip
         try:
             stats = chip.run(native, args, config) if config is not None else chip.run(native, args)
         except Error:
             self.close()  # the next run starts on a fresh chip
             raise
+        self.last_stats = stats
         rec = record.current()
         if rec is not None and not rec.tasks:
             rec.add_tasks(stats.tasks_run)
-        return stats
 
     @property
     def _chip_worker(self) -> CallableSlots:
@@ -105,6 +131,7 @@ class ChipSceneWorker:
 
     def close(self) -> None:
         _release(self)
+        self._release_buffers()
         if self._chip is not None:
             chip, self._chip = self._chip, None
             if chip.initialized:
@@ -133,8 +160,8 @@ class CallableSlots:
             raise InvalidArgumentError(f"slot {slot} already holds a callable; unregister it first")
         self._slots[slot] = callable_
 
-    def _run_slot(self, slot: int, args: Any, config: Any = None) -> RunStats:
-        return self._worker.run(self._at(slot), args, config=config)
+    def _run_slot(self, slot: int, args: Any, config: Any = None) -> None:
+        self._worker.run(self._at(slot), args, config=config)
 
     def _unregister_slot(self, slot: int) -> None:
         self._at(slot)
@@ -154,7 +181,7 @@ class CallableSlots:
         )
 
 
-class NodeSceneWorker:
+class NodeSceneWorker(BufferOwner):
     """One host (L3): ``device_count`` chips and ``num_sub_workers`` SUB workers, thread mode
     by default. SUB callables are registered before the run and called by handle."""
 
@@ -175,6 +202,7 @@ class NodeSceneWorker:
         self.mode = mode
         self._subs: list[Callable[..., Any]] = []
         self._worker: L3Worker | None = None
+        self.last_stats: Any = None
         self.sub_handles: dict[str, Any] | None = None  # by name, once the driver registered them
 
     def register(self, callable_: Any) -> Any:
@@ -184,7 +212,12 @@ class NodeSceneWorker:
             return SubHandle(len(self._subs) - 1, callable_)
         return callable_
 
-    def init(self) -> None:
+    def init(self, **options: Any) -> None:
+        if options:
+            raise record.not_supported(
+                "the reference's internal Python API",
+                f"Worker.init({', '.join(sorted(options))}=...)",
+            )
         if self._worker is None:
             _claim(self.device_ids, self)
             self._worker = L3Worker(
@@ -201,22 +234,32 @@ class NodeSceneWorker:
         assert self._worker is not None
         return self._worker
 
-    def run(self, orch: Callable[..., Any], args: Any = None, config: Any = None) -> Any:
+    def _alloc_bytes(self, nbytes: int) -> np.ndarray:
+        raw = self.l3.alloc(nbytes, np.uint8)
+        raw[:] = 0
+        return raw
+
+    def _chip_count(self) -> int:
+        return len(self.device_ids)
+
+    def run(self, orch: Callable[..., Any], args: Any = None, config: Any = None) -> None:
         """Runs ``orch(orchestrator, args, config)`` (the reference's L3 orchestration shape)
-        on the L3 worker and waits for it."""
+        on the L3 worker and waits for it. Returns None, as the reference's does; the run's
+        statistics are ``last_stats``."""
         from .l3 import ReferenceOrchestrator  # the adapter of the reference's L3 calls
 
         def body(o: Any) -> None:
             orch(ReferenceOrchestrator(o, self), args, config)
 
         try:
-            return self.l3.run(body)
+            self.last_stats = self.l3.run(body)
         except Error:
             self.close()
             raise
 
     def close(self) -> None:
         _release(self)
+        self._release_buffers()
         if self._worker is not None:
             worker, self._worker = self._worker, None
             worker.close()

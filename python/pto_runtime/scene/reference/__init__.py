@@ -34,6 +34,7 @@ _SHIMS = {
     "simpler_setup": "pto_runtime.scene.reference.simpler_setup",
     "simpler_setup.scene_test": "pto_runtime.scene.reference.scene_test",
     "simpler_setup.torch_interop": "pto_runtime.scene.reference.torch_interop",
+    "simpler_setup.kernel_compiler": "pto_runtime.scene.reference.kernel_compiler",
     "simpler_setup.pto_isa": "pto_runtime.scene.reference.simpler_setup",
     "simpler_setup.log_config": "pto_runtime.scene.reference.simpler_setup",
     "simpler_setup.environment": "pto_runtime.scene.reference.simpler_setup",

@@ -10,20 +10,25 @@ across hosts, remote buffers) has no counterpart here and raises NOT_SUPPORTED n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
 from ..._native import ChipCallConfig, Direction, DType
 from ...comm import ChipDomainContext, CommBufferSpec
 from ...comm import CommDomain as CommDomainHandle
+from .. import record
+from ..build import CompiledCallable
 from ..execute import scalar_bits
 
 __all__ = [
     "ArgDirection",
     "CallConfig",
+    "ChipCallable",
     "ChipDomainContext",
     "CommBufferSpec",
     "CommDomainHandle",
+    "CoreCallable",
     "DataType",
     "TaskArgs",
     "TensorArgType",
@@ -80,6 +85,72 @@ class DataType:
         if not isinstance(found, DType):
             raise ValueError(f"torch dtype {dtype} has no pto_runtime.DType")
         return found
+
+
+class CoreCallable:
+    """A tile kernel for ``ChipCallable.build``: its signature and its compiled binary (from
+    ``simpler_setup.kernel_compiler.KernelCompiler.compile_incore``)."""
+
+    def __init__(self, signature: Sequence[Any], binary: Any) -> None:
+        self.signature = list(signature)
+        self.binary = binary
+
+    @classmethod
+    def build(cls, signature: Sequence[Any] = (), binary: Any = b"") -> CoreCallable:
+        from .kernel_compiler import KernelBinary
+
+        if not isinstance(binary, KernelBinary):
+            raise record.not_supported(
+                "the reference's internal Python API",
+                "CoreCallable.build takes the binary KernelCompiler.compile_incore returned "
+                f"(got {type(binary).__name__}); raw kernel bytes cannot be loaded here",
+            )
+        return cls(signature, binary)
+
+
+class ChipCallable:
+    """``ChipCallable.build(signature=, func_name=, binary=, children=[(func_id,
+    CoreCallable)], config_name=)``: the orchestration and its kernels as one chip callable (a
+    scene CompiledCallable, which ``Worker.register`` and the orchestrator take)."""
+
+    @staticmethod
+    def build(
+        signature: Sequence[Any] = (),
+        func_name: str | None = None,
+        binary: Any = b"",
+        children: Sequence[tuple[int, CoreCallable]] = (),
+        config_name: str | None = None,
+        **_options: Any,
+    ) -> CompiledCallable:
+        from ..._native import ChipCallable as _Native
+        from ..._native import KernelCompiler
+        from ..build import orchestration_defines
+        from .kernel_compiler import OrchestrationBinary
+
+        if not isinstance(binary, OrchestrationBinary):
+            raise record.not_supported(
+                "the reference's internal Python API",
+                "ChipCallable.build takes the binary KernelCompiler.compile_orchestration "
+                f"returned (got {type(binary).__name__})",
+            )
+        defines = orchestration_defines(func_name, config_name)
+        path = binary.path
+        if defines:
+            path = KernelCompiler(binary.platform, defines=defines).compile_orchestration(
+                binary.runtime, binary.source
+            )
+        native = _Native(path)
+        compiled = CompiledCallable(native, binary.platform, binary.runtime, list(signature))
+        compiled.binary_size = len(binary) + sum(len(core.binary) for _, core in children)
+        seen: set[int] = set()
+        for func_id, core in children:
+            if func_id in seen:
+                raise ValueError(f"ChipCallable.build: children name func_id {func_id} twice")
+            seen.add(func_id)
+            kernel = core.binary
+            native.add_kernel(func_id, kernel.core_type, kernel.path)
+            compiled.groups.append((kernel.compiler, [(func_id, kernel.core_type, kernel.source)]))
+        return compiled
 
 
 def scalar_to_uint64(value: Any) -> int:

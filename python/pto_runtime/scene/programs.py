@@ -1,0 +1,226 @@
+"""python/pto_runtime/scene/programs.py — program tests: plain test functions that drive a worker.
+
+Beside its scene-test classes, the reference's suite has example programs (``examples/workers``):
+a ``main.py`` that compiles its kernels, makes a ``Worker`` and checks its own results, and a
+``test_*.py`` whose function calls it, ``def test_x(st_platform, st_device_ids)``, marked with
+``pytest.mark.platforms([...])``, ``runtime(...)``, ``device_count(n)`` and ``manual`` (every
+platform, or a list of them). Each such function is one case here: its class column is the
+function's name, its case ``"program"``. Its level is that of the folder it lives in (``l2``,
+``l3``, ...), else 3 when it asks for more than one device and 2 otherwise. It passes when the
+function returns; an AssertionError is FAILED, and the rest is classified like a scene case's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import sys
+import tempfile
+import types
+from collections import namedtuple
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import record
+from .driver import SIM_PLATFORMS, _NoCapture, call_with_fixtures
+from .record import CaseRecord
+from .spec import is_manual_for_platform, match_selectors
+
+__all__ = [
+    "CASE",
+    "Capture",
+    "Program",
+    "discover_programs",
+    "program_of",
+    "run_program",
+    "select_programs",
+]
+
+CASE = "program"  # the case column of every program test
+
+
+@dataclass(frozen=True)
+class Program:
+    """One test function and what its marks say."""
+
+    fn: Callable[..., Any]
+    platforms: tuple[str, ...]
+    runtime: str
+    device_count: int
+    manual: Any  # True (every platform), False, or the platforms it is manual on
+    level: int
+
+    @property
+    def name(self) -> str:
+        return str(self.fn.__name__)
+
+
+def _marks(fn: Any) -> dict[str, Any]:
+    """pytest's marks on a function by name: the mark's first argument (True when it has none)."""
+    out: dict[str, Any] = {}
+    for mark in getattr(fn, "pytestmark", []) or []:
+        name = getattr(mark, "name", None)
+        if name is None:
+            continue
+        args = getattr(mark, "args", ())
+        out[name] = args[0] if args else True
+    return out
+
+
+def _level_of(path: Path, device_count: int) -> int:
+    for part in reversed(path.parent.parts):
+        if len(part) == 2 and part[0] == "l" and part[1].isdigit():
+            return int(part[1])
+    return 3 if device_count > 1 else 2
+
+
+def program_of(fn: Any, path: Path) -> Program | None:
+    """The Program a test function is (it asks for ``st_platform`` and lists platforms), or
+    None."""
+    if not inspect.isfunction(fn) or "st_platform" not in inspect.signature(fn).parameters:
+        return None
+    marks = _marks(fn)
+    platforms = marks.get("platforms")
+    if not isinstance(platforms, (list, tuple)):
+        return None
+    count = marks.get("device_count", 1)
+    count = 1 if isinstance(count, bool) else int(count)
+    return Program(
+        fn=fn,
+        platforms=tuple(platforms),
+        runtime=str(marks.get("runtime", "tensormap_and_ringbuffer")),
+        device_count=count,
+        manual=marks.get("manual", False),
+        level=_level_of(path, count),
+    )
+
+
+def discover_programs(module: types.ModuleType) -> list[Program]:
+    """The program tests a module defines (not those it imports)."""
+    path = Path(getattr(module, "__file__", "") or ".")
+    out = []
+    for name, fn in vars(module).items():
+        if name.startswith("test") and getattr(fn, "__module__", None) == module.__name__:
+            prog = program_of(fn, path)
+            if prog is not None:
+                out.append(prog)
+    return out
+
+
+def select_programs(
+    programs: Iterable[Program],
+    platform: str | None,
+    selectors: Sequence[tuple[str | None, str | None]],
+    manual: str,
+) -> list[tuple[Program, str, bool]]:
+    """(program, platform, manual) for each program to run, as :func:`driver.select` does."""
+    out = []
+    for prog in programs:
+        chosen = [platform] if platform else [p for p in prog.platforms if p in SIM_PLATFORMS]
+        for p in chosen:
+            if p not in prog.platforms or not match_selectors(prog.name, CASE, selectors):
+                continue
+            is_manual = is_manual_for_platform(prog.manual, p)
+            if (manual == "exclude" and is_manual) or (manual == "only" and not is_manual):
+                continue
+            out.append((prog, p, is_manual))
+    return out
+
+
+CaptureResult = namedtuple("CaptureResult", ["out", "err"])
+
+
+class _Tee(io.TextIOBase):
+    """Writes through to ``stream`` and keeps a copy."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.kept = io.StringIO()
+
+    def write(self, s: str) -> int:
+        self.kept.write(s)
+        return int(self.stream.write(s))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return int(self.stream.fileno())
+
+    def isatty(self) -> bool:
+        return False
+
+    def take(self) -> str:
+        text = self.kept.getvalue()
+        self.kept = io.StringIO()
+        return text
+
+
+class Capture:
+    """pytest's ``capsys``: what the test printed from Python (sys.stdout and sys.stderr) since
+    the last :meth:`readouterr`, while it still reaches the case's log."""
+
+    def __init__(self) -> None:
+        self._out: _Tee | None = None
+        self._err: _Tee | None = None
+
+    @contextmanager
+    def active(self) -> Iterator[Capture]:
+        saved = sys.stdout, sys.stderr
+        self._out, self._err = _Tee(sys.stdout), _Tee(sys.stderr)
+        sys.stdout, sys.stderr = self._out, self._err
+        try:
+            yield self
+        finally:
+            sys.stdout, sys.stderr = saved
+
+    def readouterr(self) -> CaptureResult:
+        return CaptureResult(
+            self._out.take() if self._out else "", self._err.take() if self._err else ""
+        )
+
+    @contextmanager
+    def disabled(self) -> Iterator[None]:
+        yield
+
+
+def run_program(
+    program: Program, platform: str, manual: bool, options: Mapping[str, Any], file: str
+) -> CaseRecord:
+    """Calls the function with the fixtures it names (``st_platform``, ``st_device_ids`` as
+    ``list(range(device_count))``, ``capsys``, ``tmp_path``; ``capfd`` reads the runtime's own
+    log lines, which are the reference's: NOT_SUPPORTED when read). Never raises for the
+    program's own failure."""
+    rec = CaseRecord(
+        file=file,
+        cls=program.name,
+        case=CASE,
+        platform=platform,
+        level=program.level,
+        runtime=program.runtime,
+        manual=manual,
+    )
+    capture = Capture()
+    try:
+        with (
+            record.recording(rec),
+            tempfile.TemporaryDirectory(prefix="pto-scene-program-") as tmp,
+            capture.active(),
+        ):
+            available = {
+                "st_platform": platform,
+                "st_device_ids": list(range(program.device_count)),
+                "capsys": capture,
+                "capfd": _NoCapture(),
+                "tmp_path": Path(tmp),
+            }
+            call_with_fixtures(program.fn, available, program.name)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - recorded by recording(); pytest.skip included
+        if type(e).__name__ == "Skipped":
+            rec.result, rec.message = record.SKIPPED, str(e)
+    return rec
