@@ -61,14 +61,25 @@ struct MixedKernels {
 };
 
 // SPMD launch parameters: the task's block count (pto::Launch::block_num) and whether its blocks
-// start together. The reference names the count block_num on a2a3 and core_num on a5; both
-// names set and read the same count here.
+// start together. The reference's setter is set_core_num in a5's tensormap_and_ringbuffer and
+// set_block_num everywhere else, and portable orchestrations pick whichever exists by SFINAE;
+// so an orchestration compiled for one platform and runtime sees only that one's setter (both
+// when neither is defined, as in the runtime's own sources). Both getters read the one count.
+#if defined(PTO_CHIP_ARCH_A5) && defined(PTO_RUNTIME_TENSORMAP_AND_RINGBUFFER)
+// The include guard of the reference's a5 tensormap_and_ringbuffer pto_types.h: orchestrations
+// test it to choose set_core_num over set_block_num.
+#define SRC_A5_RUNTIME_TENSORMAP_AND_RINGBUFFER_RUNTIME_PTO_TYPES_H_
+#endif
 class PTO2LaunchSpec {
  public:
   int16_t block_num() const { return block_num_; }
-  void set_block_num(int16_t n) { block_num_ = n; }
   int16_t core_num() const { return block_num_; }
+#if !(defined(PTO_CHIP_ARCH_A5) && defined(PTO_RUNTIME_TENSORMAP_AND_RINGBUFFER))
+  void set_block_num(int16_t n) { block_num_ = n; }
+#endif
+#if !defined(PTO_CHIP_ARCH_A2A3) && !(defined(PTO_CHIP_ARCH_A5) && !defined(PTO_RUNTIME_TENSORMAP_AND_RINGBUFFER))
   void set_core_num(int16_t n) { block_num_ = n; }
+#endif
   bool require_sync_start() const { return sync_start_; }
   void set_require_sync_start(bool v = true) { sync_start_ = v; }
 

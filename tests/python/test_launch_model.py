@@ -17,6 +17,7 @@ import functools
 import numpy as np
 import pto_runtime as pto
 import pytest
+from orch_snippets import SET_BLOCKS
 
 TMR = "tensormap_and_ringbuffer"
 HBG = "host_build_graph"
@@ -304,9 +305,12 @@ extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
 """
 # Scalars: shape (0 AIV, 1 AIC, 2 MIX), blocks, failing block (-1: none), sync_start.
 # Kernels: 0 the AIV block kernel, 1 the AIC one, 2 the sum (AIV), 3 a PTO_KERNEL (AIV).
-SPMD_ORCH = r"""
+SPMD_ORCH = (
+    r"""
 #include "pto_orchestration_api.h"
-extern "C" __attribute__((visibility("default")))
+"""
+    + SET_BLOCKS
+    + r"""extern "C" __attribute__((visibility("default")))
 void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   const ChipTensor &X = a.tensor(0).ref(), &Y = a.tensor(1).ref();
   const int64_t shape = (int64_t)a.scalar(0), blocks = (int64_t)a.scalar(1);
@@ -316,7 +320,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs &a) {
     CoreTaskArgs t;
     t.add_inout(X);
     t.add_scalar(static_cast<uint64_t>(fail_block));
-    t.launch_spec.set_block_num(static_cast<int16_t>(blocks));
+    set_blocks(t.launch_spec, static_cast<int16_t>(blocks));
     t.launch_spec.set_require_sync_start(sync);
     if (shape == 0) rt_submit_aiv_task(0, t);
     if (shape == 1) rt_submit_aic_task(1, t);
@@ -335,6 +339,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   rt_submit_aiv_task(2, t);
 }
 """
+)
 PTO_KERNEL_SRC = r"""
 #include "pto/kernel.h"
 PTO_KERNEL(args) { (void)args; }
@@ -515,9 +520,12 @@ extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
 """
 # Scalars: gang shape (0 AIV, 1 AIC, 2 MIX), blocks, sync_start, spin ms. The long task runs
 # on the gang's core type (AIV for a MIX gang), the trigger on the other.
-TIMING_ORCH = r"""
+TIMING_ORCH = (
+    r"""
 #include "pto_orchestration_api.h"
-extern "C" __attribute__((visibility("default")))
+"""
+    + SET_BLOCKS
+    + r"""extern "C" __attribute__((visibility("default")))
 void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   const ChipTensor &flag = a.tensor(0).ref(), &end = a.tensor(1).ref();
   const ChipTensor &starts = a.tensor(2).ref(), &go = a.tensor(3).ref();
@@ -539,7 +547,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   CoreTaskArgs t;
   t.add_input(go);
   t.add_inout(starts);
-  t.launch_spec.set_block_num(static_cast<int16_t>(blocks));
+  set_blocks(t.launch_spec, static_cast<int16_t>(blocks));
   t.launch_spec.set_require_sync_start(a.scalar(2) != 0);
   if (shape == 0) rt_submit_aiv_task(2, t);
   if (shape == 1) rt_submit_aic_task(5, t);
@@ -552,6 +560,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   }
 }
 """
+)
 
 
 @functools.cache

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pto_runtime as pto
 import pytest
+from orch_snippets import SET_BLOCKS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUITE = Path(
@@ -283,16 +284,19 @@ extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
   v[1 + get_block_idx(args)] = 1 + get_block_idx(args);
 }
 """
-BARRIER_ORCH = r"""
+BARRIER_ORCH = (
+    r"""
 #include "aicpu/cache_maintenance.h"
 #include "pto_orchestration_api.h"
-extern "C" __attribute__((visibility("default")))
+"""
+    + SET_BLOCKS
+    + r"""extern "C" __attribute__((visibility("default")))
 void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   const ChipTensor &v = a.tensor(0).ref(), &seen = a.tensor(1).ref();
   const int32_t n = rt_available_aiv_count();
   CoreTaskArgs t;
   t.add_inout(v);
-  t.launch_spec.set_block_num(static_cast<int16_t>(n));
+  set_blocks(t.launch_spec, static_cast<int16_t>(n));
   t.launch_spec.set_require_sync_start(true);
   rt_submit_aiv_task(0, t);
   volatile int32_t *count = v.data_as<int32_t>() + v.start_offset;
@@ -301,6 +305,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs &a) {
   set_tensor_data<int32_t>(seen, 1, idx, *count);
 }
 """
+)
 
 
 @pytest.mark.parametrize("seed", [-1, 1], ids=["parallel", "seeded"])
