@@ -7,6 +7,8 @@
 // and in process mode, and a chip task reaches a peer's window by plain loads and stores. The
 // block belongs to the run: it is freed once the run has finished, never earlier, since a task
 // may reach any window through its CommContext without naming it among its tensors.
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "hierarchical/run_state.h"
@@ -40,6 +42,34 @@ std::string buffer_names(const std::vector<CommBuffer> &buffers) {
 }
 
 }  // namespace
+
+std::string name_addresses(const std::string &message, const std::vector<NamedRange> &ranges) {
+  if (ranges.empty()) return message;
+  std::string notes;
+  std::vector<uint64_t> seen;
+  for (size_t i = message.find("0x"); i != std::string::npos; i = message.find("0x", i + 2)) {
+    size_t j = i + 2;
+    uint64_t addr = 0;
+    while (j < message.size() && j - i < 18 && std::isxdigit(static_cast<unsigned char>(message[j]))) {
+      const char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(message[j])));
+      addr = addr * 16 + static_cast<uint64_t>(ch <= '9' ? ch - '0' : ch - 'a' + 10);
+      ++j;
+    }
+    if (j == i + 2 || std::find(seen.begin(), seen.end(), addr) != seen.end()) continue;
+    seen.push_back(addr);
+    for (const NamedRange &r : ranges) {
+      if (addr >= r.begin && addr < r.end) {
+        notes += "\n" + message.substr(i, j - i) + " is " + r.label + " + " + std::to_string(addr - r.begin);
+        break;
+      }
+    }
+  }
+  if (notes.empty()) return message;
+  size_t end = message.size();
+  while (end > 0 && std::isspace(static_cast<unsigned char>(message[end - 1]))) --end;
+  return message.substr(0, end) + notes;
+}
+
 }  // namespace l3
 
 void CommBuffer::add_to(ChipStorageTaskArgs &args, pto_direction direction,
@@ -165,6 +195,7 @@ CommDomain HostOrchestrator::allocate_domain(const std::string &name, const std:
   std::memset(base, 0, total);  // signals start at 0, before any task can see the windows
 
   auto state = std::make_shared<l3::DomainState>();
+  std::vector<l3::NamedRange> named;  // buffers first: the first range holding an address names it
   state->name = name;
   state->workers = workers;
   for (uint64_t r = 0; r < n; ++r) {
@@ -185,13 +216,27 @@ CommDomain HostOrchestrator::allocate_domain(const std::string &name, const std:
     c.device_ctx = reinterpret_cast<uint64_t>(ctx);
     c.local_window_base = ctx->windowsIn[r];
     c.actual_window_size = win;
+    const std::string rank =
+        "domain '" + name + "', rank " + std::to_string(r) + " (chip " + std::to_string(workers[r]) + ")";
+    l3::NamedRange ctx_range{c.device_ctx, c.device_ctx + sizeof(CommContext), rank + ", its CommContext"};
     uint64_t offset = 0;
     for (const CommBufferSpec &b : buffers) {
       c.buffers.push_back(CommBuffer{b.name, b.dtype, b.count, b.nbytes, offset,
                                      reinterpret_cast<void *>(c.local_window_base + offset)});
+      if (b.nbytes > 0) {
+        named.push_back({c.local_window_base + offset, c.local_window_base + offset + b.nbytes,
+                         rank + ", buffer '" + b.name + "'"});
+      }
       offset += b.nbytes;
     }
+    named.push_back({c.local_window_base, c.local_window_base + win, rank + "'s window"});
+    named.push_back(std::move(ctx_range));
     state->contexts.push_back(std::move(c));
+  }
+  {
+    std::lock_guard<std::mutex> lock(core_->mu);  // the scheduler reads them for failure messages
+    auto &all = run_->named_ranges;
+    all.insert(all.end(), std::make_move_iterator(named.begin()), std::make_move_iterator(named.end()));
   }
   CommDomain d;
   d.s_ = std::move(state);

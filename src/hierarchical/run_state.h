@@ -14,6 +14,17 @@
 namespace pto {
 namespace l3 {
 
+// [begin, end) of memory and what it is ("domain 'tp', rank 1 (chip 3), buffer 'flags'").
+struct NamedRange {
+  uint64_t begin = 0, end = 0;
+  std::string label;
+};
+
+// `message` with a note for each address in it (0x followed by hex digits) that lies in one of
+// `ranges`: "0x7f..40 is domain 'tp', rank 1 (chip 3), buffer 'flags' + 64". Unchanged when
+// none does.
+std::string name_addresses(const std::string &message, const std::vector<NamedRange> &ranges);
+
 struct RunState {
   uint64_t id = 0;
   // --- guarded by WorkerCore::mu ---
@@ -24,6 +35,9 @@ struct RunState {
   pto_status error_code = PTO_OK;  // first failure (the root cause)
   std::string error;
   std::vector<std::string> skipped;  // labels of skipped tasks (first few)
+  // What each byte range of the run's communication domains is (comm_domain.cpp), for naming
+  // the addresses a failure message shows (name_addresses). Appended by allocate_domain.
+  std::vector<NamedRange> named_ranges;
   bool cancelled = false;            // RunHandle::cancel: nothing more of it starts
   // --- written once by submit() before any task exists ---
   uint64_t t_submit_ns = 0;

@@ -241,8 +241,9 @@ void WorkerCore::scheduler_main() {
         t->run->stats.tasks_per_chip[static_cast<size_t>(d.chip)] += 1;
         t->run->stats.chip_device_us += d.result.stats.device_us;
         if (d.result.code != PTO_OK && t->error.empty()) {
-          t->error = t->label() + " failed on " + d.result.where + ": " + d.result.message;
-          if (d.result.context_lost) t->error = t->label() + " failed: " + d.result.message;
+          const std::string why = name_addresses(d.result.message, t->run->named_ranges);
+          t->error = t->label() + " failed on " + d.result.where + ": " + why;
+          if (d.result.context_lost) t->error = t->label() + " failed: " + why;
           t->error_code = d.result.code;
         }
         if (--t->parts_left == 0) {

@@ -14,6 +14,7 @@
 
 #include "common/expect_error.h"
 #include "common/tile_toolchain.h"
+#include "hierarchical/run_state.h"
 #include "l3_util.h"
 #include "pto/comm_domain.h"
 #include "pto/kernel_compiler.h"
@@ -159,6 +160,20 @@ TEST_P(CommDomain, BuffersThatDoNotFitAreRefusedBeforeAnythingIsAllocated) {
         EXPECT_EQ(w.heap_bytes_in_use(), before);
       },
       60000);
+}
+
+TEST(CommDomainNames, AFailureMessageNamesTheBufferEachOfItsAddressesIsIn) {
+  const std::vector<pto::l3::NamedRange> ranges = {
+      {0x1000, 0x1040, "domain 'd', rank 1 (chip 2), buffer 'flags'"},
+      {0x1000, 0x2000, "domain 'd', rank 1 (chip 2)'s window"},
+  };
+  // Each address once, the first range holding it names it; others are left alone.
+  EXPECT_EQ(pto::l3::name_addresses("wait at 0x1008 and 0x1008, store at 0x10A0, at 0x9000\n", ranges),
+            "wait at 0x1008 and 0x1008, store at 0x10A0, at 0x9000"
+            "\n0x1008 is domain 'd', rank 1 (chip 2), buffer 'flags' + 8"
+            "\n0x10A0 is domain 'd', rank 1 (chip 2)'s window + 160");
+  EXPECT_EQ(pto::l3::name_addresses("no address, 0x, 0xZ\n", ranges), "no address, 0x, 0xZ\n");
+  EXPECT_EQ(pto::l3::name_addresses("0x1008", {}), "0x1008");
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CommDomain, ::testing::Values(ChipMode::kThread, ChipMode::kProcess),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import time
@@ -197,6 +198,10 @@ def test_a_twait_never_notified_fails_at_the_time_limit_naming_it_and_the_worker
         assert "time limit of 1500 ms" in str(e.value)
         assert "TWAIT on the signal at 0x" in str(e.value)
         assert "for >= 1" in str(e.value)
+        # The signal's address is named: its domain, rank, chip, buffer and offset.
+        assert re.search(
+            r"\n0x[0-9a-f]+ is domain 'd', rank \d \(chip \d\), buffer 'flag' \+ \d+", str(e.value)
+        ), str(e.value)
         # The same worker, the same chips: a good run.
         inputs = [w.alloc(64) for _ in range(2)]
         for i, x in enumerate(inputs):
