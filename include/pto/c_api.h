@@ -23,8 +23,10 @@ extern "C" {
  * 6: pto_kernel_desc ends with cost_model_path, cost_model_note; pto_run_stats ends with
  * priced[4] .. price_note.
  * 7: pto_run_stats ends with load_ns.
- * 8: pto_arg_desc.kind may be PTO_ARG_DEVICE_TENSOR (host_ptr is a device address, used in place). */
-#define PTO_C_API_VERSION 8
+ * 8: pto_arg_desc.kind may be PTO_ARG_DEVICE_TENSOR (host_ptr is a device address, used in place).
+ * 9: pto_arg_desc.kind may be PTO_ARG_SHARED_TENSOR (host memory the chip reaches, used in place;
+ * an OUTPUT one is zeroed first). */
+#define PTO_C_API_VERSION 9
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;

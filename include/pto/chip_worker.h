@@ -94,6 +94,12 @@ class ChipStorageTaskArgs {
   // CommBuffer::add_to): the run uses it in place, nothing is copied in or out.
   void add_device_tensor(void *device_ptr, uint64_t nbytes, pto_dtype dtype,
                          const std::vector<int64_t> &shape, pto_direction direction);
+  // Host memory the chip reaches as it is (an L3 worker's host heap, which every chip maps):
+  // the run uses it in place, and zeroes it first if it is an OUTPUT, as a staged output starts.
+  void add_shared_tensor(void *host_ptr, uint64_t nbytes, pto_dtype dtype, const std::vector<int64_t> &shape,
+                         pto_direction direction);
+  // Turns argument `index`, a staged tensor (add_tensor), into a shared one (add_shared_tensor).
+  void share_tensor(size_t index);
   void add_scalar(int64_t value);
   void add_scalar_f32(float value);
   const std::vector<pto_arg_desc> &descs() const { return args_; }

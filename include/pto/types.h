@@ -53,8 +53,15 @@ typedef enum pto_direction { PTO_DIR_INPUT = 0, PTO_DIR_OUTPUT = 1, PTO_DIR_INOU
 
 /* A task or run argument: a tensor (device address) or a 64-bit scalar. A run's argument may
  * also be PTO_ARG_DEVICE_TENSOR: its address is already in the chip's device memory (a
- * communication domain's window), so the run uses it in place and copies nothing either way. */
-typedef enum pto_arg_kind { PTO_ARG_TENSOR = 0, PTO_ARG_SCALAR = 1, PTO_ARG_DEVICE_TENSOR = 2 } pto_arg_kind;
+ * communication domain's window), so the run uses it in place and copies nothing either way; or
+ * PTO_ARG_SHARED_TENSOR: host memory the chip reaches (an L3 worker's host heap), used in place
+ * like a device tensor, except that an OUTPUT one is zeroed first, as a staged output is. */
+typedef enum pto_arg_kind {
+  PTO_ARG_TENSOR = 0,
+  PTO_ARG_SCALAR = 1,
+  PTO_ARG_DEVICE_TENSOR = 2,
+  PTO_ARG_SHARED_TENSOR = 3
+} pto_arg_kind;
 
 static inline uint32_t pto_dtype_size(pto_dtype t) {
   switch (t) {

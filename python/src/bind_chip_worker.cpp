@@ -109,7 +109,9 @@ std::string arg_repr(const pto_arg_desc &a) {
   std::string r = std::string(pto_dtype_name(static_cast<pto_dtype>(a.dtype))) + "[";
   for (uint32_t i = 0; i < a.ndim && i < PTO_MAX_DIMS; ++i) r += (i ? ", " : "") + std::to_string(a.shape[i]);
   return r + "] " + (a.direction < 3 ? kDir[a.direction] : "?") +
-         (a.kind == PTO_ARG_DEVICE_TENSOR ? " device" : "");
+         (a.kind == PTO_ARG_DEVICE_TENSOR   ? " device"
+          : a.kind == PTO_ARG_SHARED_TENSOR ? " shared"
+                                            : "");
 }
 
 void bind_task_args(nb::module_ &m) {

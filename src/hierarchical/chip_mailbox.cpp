@@ -138,10 +138,11 @@ void decode_run(const ChipMailbox &mb, ChipCallable *callable, ChipStorageTaskAr
   for (uint32_t i = 0; i < na; ++i) {
     pto_arg_desc d;
     r.bytes(&d, sizeof d);
-    if (d.kind == PTO_ARG_TENSOR || d.kind == PTO_ARG_DEVICE_TENSOR) {
+    if (d.kind == PTO_ARG_TENSOR || d.kind == PTO_ARG_DEVICE_TENSOR || d.kind == PTO_ARG_SHARED_TENSOR) {
       std::vector<int64_t> shape(d.shape, d.shape + d.ndim);
-      const auto add = d.kind == PTO_ARG_TENSOR ? &ChipStorageTaskArgs::add_tensor
-                                                : &ChipStorageTaskArgs::add_device_tensor;
+      const auto add = d.kind == PTO_ARG_TENSOR          ? &ChipStorageTaskArgs::add_tensor
+                       : d.kind == PTO_ARG_DEVICE_TENSOR ? &ChipStorageTaskArgs::add_device_tensor
+                                                         : &ChipStorageTaskArgs::add_shared_tensor;
       (args->*add)(d.host_ptr, d.nbytes, static_cast<pto_dtype>(d.dtype), shape,
                    static_cast<pto_direction>(d.direction));
     } else {

@@ -34,6 +34,17 @@ void add_accesses(const ChipStorageTaskArgs &args, std::vector<DepTracker::Acces
   }
 }
 
+// A chip task's tensors in the host heap reach the chip as they are: every chip maps the heap
+// (thread mode: the one address space; process mode: the shared mapping), so they are shared, not
+// staged into the chip's memory and back. Others (thread mode only) are staged.
+void share_heap_tensors(HostHeap *heap, ChipStorageTaskArgs *args) {
+  const std::vector<pto_arg_desc> &d = args->descs();
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i].kind == PTO_ARG_TENSOR && d[i].nbytes > 0 && heap->find(d[i].host_ptr, d[i].nbytes) != nullptr)
+      args->share_tensor(i);
+  }
+}
+
 HostHeap::Block *WorkerCore::alloc_block(uint64_t nbytes, const char *who) {
   HostHeap::Block *b = heap->alloc_wait(nbytes, platform_now_ns() + uint64_t{opt.heap_wait_ms} * 1000000ull);
   if (!b) {
@@ -162,6 +173,7 @@ uint64_t HostOrchestrator::submit_chip(const ChipCallable &callable, const ChipS
   t->callable = std::make_shared<const ChipCallable>(callable);
   t->config = config;
   t->parts.push_back(args);
+  l3::share_heap_tensors(core_->heap.get(), &t->parts.back());
   t->part_chips.push_back(chip);
   t->running_on.assign(1, -1);
   t->parts_left = 1;
@@ -210,6 +222,7 @@ uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
   t->callable = std::make_shared<const ChipCallable>(callable);
   t->config = config;
   t->parts = args;
+  for (ChipStorageTaskArgs &part : t->parts) l3::share_heap_tensors(core_->heap.get(), &part);
   t->part_chips = chips.empty() ? std::vector<int>(args.size(), kAnyChip) : chips;
   t->running_on.assign(args.size(), -1);
   t->parts_left = static_cast<uint32_t>(args.size());

@@ -340,7 +340,7 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
     }
     const std::string where =
         "argument " + std::to_string(i) + " (tensor " + std::to_string(in->tensors.size()) + ")";
-    if (a.kind != PTO_ARG_TENSOR && a.kind != PTO_ARG_DEVICE_TENSOR)
+    if (a.kind != PTO_ARG_TENSOR && a.kind != PTO_ARG_DEVICE_TENSOR && a.kind != PTO_ARG_SHARED_TENSOR)
       return fail(PTO_INVALID_ARGUMENT, where + " has an unknown kind " + std::to_string(a.kind));
     // Range-checked before the cast: an out-of-range enum value is undefined behaviour.
     const uint32_t esize = a.dtype < PTO_DTYPE_COUNT ? pto_dtype_size(static_cast<pto_dtype>(a.dtype)) : 0;
@@ -364,10 +364,12 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
                                       "); pass a C-contiguous array");
     }
     if (a.nbytes > 0 && a.host_ptr == nullptr)
-      return fail(PTO_BAD_TENSOR,
-                  where + (a.kind == PTO_ARG_TENSOR ? " has no host buffer" : " has no device address"));
-    // A device tensor (a communication window) is used where it is; nothing is staged.
+      return fail(PTO_BAD_TENSOR, where + (a.kind == PTO_ARG_DEVICE_TENSOR ? " has no device address"
+                                                                           : " has no host buffer"));
+    // A device tensor (a communication window) is used where it is; nothing is staged. So is a
+    // shared one (host memory this chip reaches), but an OUTPUT starts zeroed, as a staged one.
     void *dev = a.host_ptr;
+    if (a.kind == PTO_ARG_SHARED_TENSOR && a.direction == PTO_DIR_OUTPUT) device_->zero_device(dev, a.nbytes);
     if (a.kind == PTO_ARG_TENSOR) {
       dev = in->allocations->allocate(a.nbytes);
       if (!dev)
@@ -384,7 +386,7 @@ pto_status DeviceRunner::stage_arguments(const pto_arg_desc *args, uint32_t num_
     Tensor t;
     t.addr = reinterpret_cast<uint64_t>(dev);
     t.nbytes = a.nbytes;
-    if (a.kind == PTO_ARG_DEVICE_TENSOR) in->in_place.emplace_back(t.addr, t.addr + t.nbytes);
+    if (a.kind != PTO_ARG_TENSOR) in->in_place.emplace_back(t.addr, t.addr + t.nbytes);
     t.nelems = nelems;
     t.dtype = static_cast<pto_dtype>(a.dtype);
     t.ndim = a.ndim;

@@ -183,6 +183,19 @@ void ChipStorageTaskArgs::add_device_tensor(void *device_ptr, uint64_t nbytes, p
   add(PTO_ARG_DEVICE_TENSOR, "add_device_tensor", device_ptr, nbytes, dtype, shape, direction);
 }
 
+void ChipStorageTaskArgs::add_shared_tensor(void *host_ptr, uint64_t nbytes, pto_dtype dtype,
+                                            const std::vector<int64_t> &shape, pto_direction direction) {
+  add(PTO_ARG_SHARED_TENSOR, "add_shared_tensor", host_ptr, nbytes, dtype, shape, direction);
+}
+
+void ChipStorageTaskArgs::share_tensor(size_t index) {
+  if (index >= args_.size() || args_[index].kind != PTO_ARG_TENSOR) {
+    throw Error(PTO_INVALID_ARGUMENT, "ChipStorageTaskArgs.share_tensor: argument " + std::to_string(index) +
+                                          " is not a staged tensor (add_tensor)");
+  }
+  args_[index].kind = PTO_ARG_SHARED_TENSOR;
+}
+
 void ChipStorageTaskArgs::add(pto_arg_kind kind, const char *call, void *ptr, uint64_t nbytes,
                               pto_dtype dtype, const std::vector<int64_t> &shape, pto_direction direction) {
   const std::string where =

@@ -152,7 +152,11 @@ void make_args(FuzzedDataProvider &in, Run *r) {
     a.kind = kind < 7 ? PTO_ARG_TENSOR : kind < 9 ? PTO_ARG_SCALAR : in.ConsumeIntegral<uint32_t>();
     a.scalar = in.ConsumeIntegral<int64_t>();
     if (a.kind == PTO_ARG_SCALAR) continue;
-    if (a.kind != PTO_ARG_TENSOR) invalid("kind");
+    // A device or shared tensor is used in place: the kernel's writes land in the buffer, as the
+    // copy back of a staged one puts them there, so the expected bytes are the same.
+    const bool tensor =
+        a.kind == PTO_ARG_TENSOR || a.kind == PTO_ARG_DEVICE_TENSOR || a.kind == PTO_ARG_SHARED_TENSOR;
+    if (!tensor) invalid("kind");
     a.dtype = in.ConsumeIntegralInRange<int>(0, 7) == 0 ? in.ConsumeIntegral<uint32_t>()
                                                         : in.ConsumeIntegralInRange<uint32_t>(1, 13);
     const uint32_t esize = a.dtype < PTO_DTYPE_COUNT ? pto_dtype_size(static_cast<pto_dtype>(a.dtype)) : 0;
@@ -198,7 +202,7 @@ void make_callable(FuzzedDataProvider &in, Run *r) {
   const int how = in.ConsumeIntegralInRange<int>(0, 15);
   // Kernels 8 and 9 break only a run that submits a task: one with a tensor argument.
   const bool tasks = std::any_of(r->args.begin(), r->args.end(),
-                                 [](const pto_arg_desc &a) { return a.kind == PTO_ARG_TENSOR; });
+                                 [](const pto_arg_desc &a) { return a.kind != PTO_ARG_SCALAR; });
   r->callable_valid = how >= 10 || ((how == 8 || how == 9) && !tasks);
   switch (how) {
     case 0:

@@ -52,6 +52,17 @@ FAIL_KERNEL = """
 PTO_KERNEL(args) { pto::fail(args, 7); }
 """
 
+# out[0] = the address of tensor 0, out[1] = what out[2] held when the kernel began; writes
+# nothing else (int64 tensors in, out)
+WHERE_KERNEL = """
+#include "pto/kernel.h"
+PTO_KERNEL(args) {
+  int64_t *out = pto::tensor<int64_t>(args, 1);
+  out[1] = out[2];
+  out[0] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(pto::tensor<int64_t>(args, 0)));
+}
+"""
+
 SEGV_KERNEL = """
 #include "pto/kernel.h"
 PTO_KERNEL(args) {
@@ -93,6 +104,33 @@ def test_chip_sub_chip_chain_sees_each_result(slow_add, mode):
         stats = w.run(orch, timeout=60)
         np.testing.assert_array_equal(d, (np.arange(256) + 1) * 2 + 1)
         assert (stats.chip_tasks, stats.sub_tasks, list(stats.tasks_per_chip)) == (2, 1, [1, 1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_heap_tensors_reach_the_chip_in_place_and_outputs_still_start_zeroed(
+    build_callable, mode
+):
+    # Host-heap arrays are shared with the chips, not staged through their memory and back;
+    # an OUTPUT is zeroed first all the same, as a staged one starts. Thread mode stages the
+    # arrays outside the heap as before.
+    where = build_callable(ONE_TASK_ORCH, {0: WHERE_KERNEL})
+    with pto.Worker(level=3, device_ids=[0], num_sub_workers=0, mode=mode) as w:
+        x, out = w.alloc(8, np.int64), w.alloc(8, np.int64)
+        out[:] = 7  # stale: the kernel must see zeros, and what it does not write stays zero
+        args = pto.ChipStorageTaskArgs()
+        args.add_tensor(x, "in")
+        args.add_tensor(out, "out")
+        w.run(lambda o: o.submit_chip(where, args, chip=0), timeout=60)
+        assert out[0] == x.ctypes.data
+        np.testing.assert_array_equal(out[1:], np.zeros(7, np.int64))
+        if mode == "thread":
+            y, out2 = np.zeros(8, np.int64), np.full(8, 7, np.int64)
+            args = pto.ChipStorageTaskArgs()
+            args.add_tensor(y, "in")
+            args.add_tensor(out2, "out")
+            w.run(lambda o: o.submit_chip(where, args, chip=0), timeout=60)
+            assert out2[0] != y.ctypes.data  # staged: the chip read a copy
+            np.testing.assert_array_equal(out2[1:], np.zeros(7, np.int64))
 
 
 @pytest.mark.parametrize("mode", MODES)
