@@ -3,7 +3,7 @@
 Usage: python bench/comm/allreduce.py [--chips 4] [--mib 4] [--reps 15] [--no-mpi]
 
 In one session, each measured --reps times (median [min-max], ms):
-  - pto mesh / pto ring: one L3 run holding one all-reduce of --mib MiB float32 per chip
+  - pto mesh / ring / twophase: one L3 run holding one all-reduce of --mib MiB float32 per chip
     (examples/allreduce: a domain, one chip group; thread mode), wall time of Worker.run;
   - the same with 8 all-reduces chained in one run (one domain, 8 epochs), per all-reduce;
   - MPI_Allreduce (Open MPI through mpi4py) of the same data across --chips local ranks
@@ -160,7 +160,7 @@ def main() -> int:
     print(f"memcpy {bw / 1e9:.2f} GB/s on every CPU; copy floor {moved / (1 << 20):.0f} MiB "
           f"-> {floor_ms:.3f} ms")  # fmt: skip
     rows = []
-    for algorithm in ("mesh", "ring"):
+    for algorithm in ("mesh", "ring", "twophase"):
         for epochs in (1, 8):
             ms = pto_allreduce(ex, callables, algorithm, opts.chips, n, opts.reps, epochs)
             rows.append((f"pto {algorithm}, {epochs} per run", ms))

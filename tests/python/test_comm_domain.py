@@ -71,7 +71,7 @@ def wait_or_fail(repo_root, kernel_compiler, tile_toolchain, tmp_path_factory):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("algorithm", ["mesh", "ring"])
+@pytest.mark.parametrize("algorithm", ["mesh", "ring", "twophase"])
 @pytest.mark.parametrize("chips", [2, 4, 8])
 def test_allreduce_example_gives_numpys_sum_on_every_chip(
     example, allreduce_callables, mode, algorithm, chips
