@@ -5,6 +5,9 @@ Usage: python bench/comm/allreduce.py [--chips 4] [--mib 4] [--reps 15] [--no-mp
 In one session, each measured --reps times (median [min-max], ms):
   - pto mesh / ring / twophase: one L3 run holding one all-reduce of --mib MiB float32 per chip
     (examples/allreduce: a domain, one chip group; thread mode), wall time of Worker.run;
+    "heap": inputs and outputs from Worker.alloc, which the chips use in place; "staged": NumPy
+    arrays outside the heap, copied into each chip and back (how heap arrays went before
+    f0df499);
   - the same with 8 all-reduces chained in one run (one domain, 8 epochs), per all-reduce;
   - MPI_Allreduce (Open MPI through mpi4py) of the same data across --chips local ranks
     (mpirun --oversubscribe), the slowest rank's time per call;
@@ -94,17 +97,20 @@ def memcpy_gbps(nbytes: int, reps: int) -> float:
 
 
 def pto_allreduce(
-    ex, callables, algorithm: str, chips: int, n: int, reps: int, epochs: int
+    ex, callables, algorithm: str, chips: int, n: int, reps: int, epochs: int, heap: bool
 ) -> list[float]:
-    """ms per all-reduce: ``reps`` runs of ``epochs`` chained all-reduces each, thread mode."""
+    """ms per all-reduce: ``reps`` runs of ``epochs`` chained all-reduces each, thread mode.
+    ``heap``: inputs and outputs in the worker's host heap, which the chips use in place; else
+    NumPy arrays outside it, which every chip run stages in and out."""
     out = []
     with pto.Worker(
         level=3, device_ids=list(range(chips)), num_sub_workers=0, runtime=ex.RUNTIME
     ) as w:
-        inputs = [w.alloc(n) for _ in range(chips)]
+        new = (lambda: w.alloc(n)) if heap else (lambda: np.zeros(n, np.float32))
+        inputs = [new() for _ in range(chips)]
         for r, x in enumerate(inputs):
             x[:] = r + 1
-        outputs = [[w.alloc(n) for _ in range(chips)] for _ in range(epochs)]
+        outputs = [[new() for _ in range(chips)] for _ in range(epochs)]
         config = pto.ChipCallConfig(block_dim=1, aicpu_thread_num=1)
         orch = ex.allreduce_orch(
             callables[algorithm], algorithm, inputs, outputs, list(range(chips)), config
@@ -161,18 +167,20 @@ def main() -> int:
           f"-> {floor_ms:.3f} ms")  # fmt: skip
     rows = []
     for algorithm in ("mesh", "ring", "twophase"):
-        for epochs in (1, 8):
-            ms = pto_allreduce(ex, callables, algorithm, opts.chips, n, opts.reps, epochs)
-            rows.append((f"pto {algorithm}, {epochs} per run", ms))
+        for heap in (True, False):
+            for epochs in (1, 8):
+                ms = pto_allreduce(ex, callables, algorithm, opts.chips, n, opts.reps, epochs, heap)
+                where = "heap" if heap else "staged"
+                rows.append((f"pto {algorithm}, {where}, {epochs}/run", ms))
     mpi = None if opts.no_mpi else mpi_allreduce(opts.chips, n, opts.reps)
     if isinstance(mpi, list):
         rows.append((f"MPI_Allreduce, {opts.chips} ranks", mpi))
-    print(f"\n| {'what':28s} | {'ms median [min-max]':26s} | x floor | x MPI |")
-    print(f"|{'-' * 30}|{'-' * 28}|---------|-------|")
+    print(f"\n| {'what':32s} | {'ms median [min-max]':26s} | x floor | x MPI |")
+    print(f"|{'-' * 34}|{'-' * 28}|---------|-------|")
     for name, ms in rows:
         med = float(np.median(ms))
         vs_mpi = f"{med / float(np.median(mpi)):.2f}" if isinstance(mpi, list) else "-"
-        print(f"| {name:28s} | {stats(ms):26s} | {med / floor_ms:7.2f} | {vs_mpi:>5s} |")
+        print(f"| {name:32s} | {stats(ms):26s} | {med / floor_ms:7.2f} | {vs_mpi:>5s} |")
     if isinstance(mpi, str):
         print(f"MPI: {mpi}")
     return 0

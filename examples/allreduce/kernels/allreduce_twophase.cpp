@@ -15,12 +15,14 @@ namespace {
 
 constexpr uint64_t kBlock = 2048;  // floats summed at once: 8 KiB per operand, in L1
 
-// out[0, len) = sum over r of src[r][0, len), in rank order, a block at a time so that each pass
-// over the block stays in cache; the restrict pointers let the compiler vectorise each pass.
-void sum_ranks(float *__restrict out, const float *const *src, int ranks, uint64_t len) {
+// out[0, len) and win[0, len) = sum over r of src[r][0, len), in rank order (win may be one of
+// the sources: this rank's own window). A block at a time into a buffer that stays in L1, so
+// each pass is one read of a source; the restrict pointers let the compiler vectorise it.
+void sum_ranks(float *out, float *win, const float *const *src, int ranks, uint64_t len) {
+  alignas(64) float block[kBlock];
   for (uint64_t b = 0; b < len; b += kBlock) {
     const uint64_t m = len - b < kBlock ? len - b : kBlock;
-    float *__restrict o = out + b;
+    float *__restrict o = block;
     const float *__restrict s0 = src[0] + b;
     const float *__restrict s1 = src[1] + b;
     for (uint64_t i = 0; i < m; ++i) o[i] = s0[i] + s1[i];
@@ -28,6 +30,8 @@ void sum_ranks(float *__restrict out, const float *const *src, int ranks, uint64
       const float *__restrict s = src[r] + b;
       for (uint64_t i = 0; i < m; ++i) o[i] += s[i];
     }
+    std::memcpy(out + b, block, m * sizeof(float));
+    std::memcpy(win + b, block, m * sizeof(float));
   }
 }
 
@@ -54,9 +58,8 @@ PTO_KERNEL(args) {
   if (N == 1) {
     std::memcpy(a.out + lo, src[0], len * sizeof(float));
   } else {
-    sum_ranks(a.out + lo, src, N, len);
+    sum_ranks(a.out + lo, a.data + lo, src, N, len);
   }
-  std::memcpy(a.data + lo, a.out + lo, len * sizeof(float));
   barrier(1);
   // Phase 2: every other chunk's sum, from the window of the rank that made it.
   for (int q = 0; q < N; ++q) {

@@ -3,7 +3,10 @@
 
 #include <dlfcn.h>
 #include <sched.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -88,11 +91,14 @@ void *hook_core_memory(size_t size, size_t align, void (*destroy)(void *)) {
   return s->memory;
 }
 
-// How long a TWAIT only yields between two looks; after that it also sleeps its OS thread a
-// little each time: a wait this long is on something slower than the other cores (another chip
-// process, the host), and a pool of yielding waiters would take every CPU from it.
-constexpr unsigned long long kSignalSpinPolls = 4096;
-constexpr long kSignalSleepNs = 20000;
+// How long a TWAIT only yields between two looks; after that it also sleeps its OS thread on the
+// signal's futex, at most kSignalSleepNs per look: a wait this long is on something slower than
+// the other cores of this chip (another chip, another process, the host), and a pool of yielding
+// waiters would take every CPU from it. TNOTIFY wakes the sleepers of its signal at once
+// (include/pto_sim_isa/pto/cpu/comm/TNotify.hpp); the time-out bounds how late a signal set
+// without TNOTIFY is seen, and how long the fibers queued behind a pinned waiter wait.
+constexpr unsigned long long kSignalSpinPolls = 64;
+constexpr long kSignalSleepNs = 50000;
 
 void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned long long polls) {
   SimCoreSlot *s = t_sim_core_slot;
@@ -119,8 +125,9 @@ void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned
   FiberPool::pin_current_fiber(true);
   if (!platform_fiber_yield()) sched_yield();
   if (polls >= kSignalSpinPolls) {
+    // Sleeps only while the signal still holds `value` (a notify in between returns at once).
     const timespec pause{0, kSignalSleepNs};
-    nanosleep(&pause, nullptr);
+    syscall(SYS_futex, const_cast<void *>(signal), FUTEX_WAIT, value, &pause, nullptr, 0);
   }
   FiberPool::pin_current_fiber(false);
 }
