@@ -107,9 +107,7 @@ def test_chip_sub_chip_chain_sees_each_result(slow_add, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_heap_tensors_reach_the_chip_in_place_and_outputs_still_start_zeroed(
-    build_callable, mode
-):
+def test_heap_tensors_reach_the_chip_in_place_and_outputs_still_start_zeroed(build_callable, mode):
     # Host-heap arrays are shared with the chips, not staged through their memory and back;
     # an OUTPUT is zeroed first all the same, as a staged one starts. Thread mode stages the
     # arrays outside the heap as before.
