@@ -321,6 +321,16 @@ def test_buffer_handles_name_host_and_chip_memory_and_refuse_what_does_not_fit()
         with pytest.raises(TypeError, match="L2-only"):
             w.malloc(16)
 
+        # A failed run leaves the handles (and the heap they live in) usable.
+        def failing(_orch, _args, _cfg):
+            raise RuntimeError("the orchestration fails")
+
+        with pytest.raises(Exception, match="the orchestration fails"):
+            w.run(failing)
+        assert bytes(host.shm.buf[:4]) == b"\x01\x02\x03\x04"
+        w.copy_from(back, dev)
+        assert np.array_equal(back, src)
+
         w.free(dev)
         with pytest.raises(InvalidArgumentError, match="was closed"):
             dev.tensor((4,), "float32")

@@ -114,7 +114,7 @@ class ChipSceneWorker(BufferOwner):
         try:
             stats = chip.run(native, args, config) if config is not None else chip.run(native, args)
         except Error:
-            self.close()  # the next run starts on a fresh chip
+            self._drop_chip()  # the next run starts on a fresh chip; buffer handles stay valid
             raise
         self.last_stats = stats
         rec = record.current()
@@ -129,13 +129,16 @@ class ChipSceneWorker(BufferOwner):
             self._slots = CallableSlots(self)
         return self._slots
 
-    def close(self) -> None:
+    def _drop_chip(self) -> None:
         _release(self)
-        self._release_buffers()
         if self._chip is not None:
             chip, self._chip = self._chip, None
             if chip.initialized:
                 chip.finalize()
+
+    def close(self) -> None:
+        self._release_buffers()
+        self._drop_chip()
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -254,7 +257,10 @@ class NodeSceneWorker(BufferOwner):
         try:
             self.last_stats = self.l3.run(body)
         except Error:
-            self.close()
+            # The next run starts on a fresh worker, unless buffer handles live in this one's
+            # heap (the L3 worker itself goes on after a failed run).
+            if not self.__dict__.get("_buffers"):
+                self.close()
             raise
 
     def close(self) -> None:
