@@ -9,6 +9,7 @@
 // may reach any window through its CommContext without naming it among its tensors.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include "hierarchical/run_state.h"
@@ -48,14 +49,11 @@ std::string name_addresses(const std::string &message, const std::vector<NamedRa
   std::string notes;
   std::vector<uint64_t> seen;
   for (size_t i = message.find("0x"); i != std::string::npos; i = message.find("0x", i + 2)) {
-    size_t j = i + 2;
-    uint64_t addr = 0;
-    while (j < message.size() && j - i < 18 && std::isxdigit(static_cast<unsigned char>(message[j]))) {
-      const char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(message[j])));
-      addr = addr * 16 + static_cast<uint64_t>(ch <= '9' ? ch - '0' : ch - 'a' + 10);
-      ++j;
-    }
-    if (j == i + 2 || std::find(seen.begin(), seen.end(), addr) != seen.end()) continue;
+    if (i + 2 >= message.size() || !std::isxdigit(static_cast<unsigned char>(message[i + 2]))) continue;
+    char *end = nullptr;
+    const uint64_t addr = std::strtoull(message.c_str() + i, &end, 16);  // reads the "0x" too
+    const size_t j = static_cast<size_t>(end - message.c_str());
+    if (std::find(seen.begin(), seen.end(), addr) != seen.end()) continue;
     seen.push_back(addr);
     for (const NamedRange &r : ranges) {
       if (addr >= r.begin && addr < r.end) {

@@ -24,10 +24,15 @@ void check_chip_config(const ChipCallConfig &config) {
   }
 }
 
-// Tensor arguments as tracker accesses (scalars carry no dependency).
+// Whether an argument is a tracker access: a tensor of some bytes (scalars carry no dependency).
+bool is_access(const pto_arg_desc &d) {
+  return d.kind != PTO_ARG_SCALAR && d.nbytes != 0;
+}
+
+// Tensor arguments as tracker accesses.
 void add_accesses(const ChipStorageTaskArgs &args, std::vector<DepTracker::Access> *out) {
   for (const pto_arg_desc &d : args.descs()) {
-    if (d.kind == PTO_ARG_SCALAR || d.nbytes == 0) continue;
+    if (!is_access(d)) continue;
     const bool read = d.direction == PTO_DIR_INPUT || d.direction == PTO_DIR_INOUT;
     const bool write = d.direction == PTO_DIR_OUTPUT || d.direction == PTO_DIR_INOUT;
     out->push_back({d.host_ptr, d.nbytes, read, write});
@@ -36,12 +41,16 @@ void add_accesses(const ChipStorageTaskArgs &args, std::vector<DepTracker::Acces
 
 // A chip task's tensors in the host heap reach the chip as they are: every chip maps the heap
 // (thread mode: the one address space; process mode: the shared mapping), so they are shared, not
-// staged into the chip's memory and back. Others (thread mode only) are staged.
-void share_heap_tensors(HostHeap *heap, ChipStorageTaskArgs *args) {
-  const std::vector<pto_arg_desc> &d = args->descs();
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (d[i].kind == PTO_ARG_TENSOR && d[i].nbytes > 0 && heap->find(d[i].host_ptr, d[i].nbytes) != nullptr)
-      args->share_tensor(i);
+// staged into the chip's memory and back. Others (thread mode only) are staged. `in_heap[k]`:
+// whether access k lies in the heap, the accesses being add_accesses' over the parts in order.
+void share_heap_tensors(Task *t, const std::vector<bool> &in_heap) {
+  size_t k = 0;
+  for (ChipStorageTaskArgs &part : t->parts) {
+    const std::vector<pto_arg_desc> &d = part.descs();
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (!is_access(d[i])) continue;
+      if (in_heap.at(k++) && d[i].kind == PTO_ARG_TENSOR) part.share_tensor(i);
+    }
   }
 }
 
@@ -68,16 +77,20 @@ void *WorkerCore::alloc_in_run(RunState *run, uint64_t nbytes) {
 uint64_t WorkerCore::publish(RunState *run, const std::shared_ptr<Task> &t,
                              const std::vector<DepTracker::Access> &acc, const std::vector<uint64_t> &after) {
   // Validation first: nothing below may fail half-way.
+  const bool chip = t->kind == TaskKind::kChip;
   std::vector<HostHeap::Block *> refs;
+  std::vector<bool> in_heap;  // chip tasks: per access
   for (const auto &a : acc) {
     HostHeap::Block *b = heap->find(a.ptr, a.nbytes);  // throws for a range across blocks
-    if (!b && t->kind == TaskKind::kChip && opt.mode == ChipMode::kProcess) {
+    if (!b && chip && opt.mode == ChipMode::kProcess) {
       throw Error(PTO_INVALID_ARGUMENT,
                   "submit_chip: a tensor argument is not in the worker's host heap; in process mode chip "
                   "processes only see host-heap memory: allocate it with Worker.alloc or Orchestrator.alloc");
     }
+    if (chip) in_heap.push_back(b != nullptr);
     if (b && std::find(refs.begin(), refs.end(), b) == refs.end()) refs.push_back(b);
   }
+  if (chip) l3::share_heap_tensors(t.get(), in_heap);
   std::vector<std::shared_ptr<Task>> preds;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -173,7 +186,6 @@ uint64_t HostOrchestrator::submit_chip(const ChipCallable &callable, const ChipS
   t->callable = std::make_shared<const ChipCallable>(callable);
   t->config = config;
   t->parts.push_back(args);
-  l3::share_heap_tensors(core_->heap.get(), &t->parts.back());
   t->part_chips.push_back(chip);
   t->running_on.assign(1, -1);
   t->parts_left = 1;
@@ -222,7 +234,6 @@ uint64_t HostOrchestrator::submit_chip_group(const ChipCallable &callable,
   t->callable = std::make_shared<const ChipCallable>(callable);
   t->config = config;
   t->parts = args;
-  for (ChipStorageTaskArgs &part : t->parts) l3::share_heap_tensors(core_->heap.get(), &part);
   t->part_chips = chips.empty() ? std::vector<int>(args.size(), kAnyChip) : chips;
   t->running_on.assign(args.size(), -1);
   t->parts_left = static_cast<uint32_t>(args.size());
