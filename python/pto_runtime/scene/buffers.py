@@ -157,11 +157,8 @@ class Buffer:
         return DeviceTensor(self.base + byte_offset, view.shape, np_dtype, code, view.nbytes)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise record.not_supported(
-            "the reference's internal Python API",
-            f"Buffer.{name} (the reference's buffer identity and backing internals)",
+        raise record.reference_internal(
+            name, f"Buffer.{name} (the reference's buffer identity and backing internals)"
         )
 
     def close(self) -> None:

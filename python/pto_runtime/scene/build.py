@@ -53,10 +53,8 @@ class CompiledCallable:
 
     def __getattr__(self, name: str) -> Any:
         # Only for names the dataclass lacks: the reference's ChipCallable internals.
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise record.not_supported(
-            "the reference's internal Python API",
+        raise record.reference_internal(
+            name,
             f"ChipCallable.{name} (the reference's callable registry: hashid, prepare, unregister)",
         )
 

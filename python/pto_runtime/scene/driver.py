@@ -199,17 +199,11 @@ def run_case(
     request = CaseRequest(
         {**options, "case": [f"{cls.__name__}::{case['name']}"], "manual": "include"}
     )
-    try:
-        with record.recording(rec), tempfile.TemporaryDirectory(prefix="pto-scene-case-") as tmp:
-            if cls._st_level == SceneTestLevel.NODE:
-                prepare_l3(cls, worker)
-            test = cls()
-            call_test_run(test, selected.platform, worker, request, Path(tmp))
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # noqa: BLE001 - recorded by recording(); pytest.skip included
-        if type(e).__name__ == "Skipped":
-            rec.result, rec.message = record.SKIPPED, str(e)
+    with record.case_body(rec), tempfile.TemporaryDirectory(prefix="pto-scene-case-") as tmp:
+        if cls._st_level == SceneTestLevel.NODE:
+            prepare_l3(cls, worker)
+        test = cls()
+        call_test_run(test, selected.platform, worker, request, Path(tmp))
     return rec
 
 

@@ -204,23 +204,17 @@ def run_program(
         manual=manual,
     )
     capture = Capture()
-    try:
-        with (
-            record.recording(rec),
-            tempfile.TemporaryDirectory(prefix="pto-scene-program-") as tmp,
-            capture.active(),
-        ):
-            available = {
-                "st_platform": platform,
-                "st_device_ids": list(range(program.device_count)),
-                "capsys": capture,
-                "capfd": _NoCapture(),
-                "tmp_path": Path(tmp),
-            }
-            call_with_fixtures(program.fn, available, program.name)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # noqa: BLE001 - recorded by recording(); pytest.skip included
-        if type(e).__name__ == "Skipped":
-            rec.result, rec.message = record.SKIPPED, str(e)
+    with (
+        record.case_body(rec),
+        tempfile.TemporaryDirectory(prefix="pto-scene-program-") as tmp,
+        capture.active(),
+    ):
+        available = {
+            "st_platform": platform,
+            "st_device_ids": list(range(program.device_count)),
+            "capsys": capture,
+            "capfd": _NoCapture(),
+            "tmp_path": Path(tmp),
+        }
+        call_with_fixtures(program.fn, available, program.name)
     return rec

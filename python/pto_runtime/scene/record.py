@@ -116,9 +116,32 @@ def recording(record: CaseRecord) -> Iterator[CaseRecord]:
         record.wall_s = time.perf_counter() - start
 
 
+@contextlib.contextmanager
+def case_body(record: CaseRecord) -> Iterator[CaseRecord]:
+    """:func:`recording`, for a driver: the body's own failure (an assertion, an error,
+    ``pytest.skip``: SKIPPED) is the record's result and is not raised; KeyboardInterrupt is."""
+    try:
+        with recording(record):
+            yield record
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - recorded by recording()
+        if type(e).__name__ == "Skipped":
+            record.result, record.message = SKIPPED, str(e)
+
+
 def not_supported(feature: str, detail: str) -> NotSupportedError:
     """The error for a feature this runtime lacks: ``"<feature>: <detail>"``."""
     return NotSupportedError(f"{feature}: {detail}", ErrorCode.NOT_SUPPORTED)
+
+
+def reference_internal(name: str, detail: str) -> Exception:
+    """What a stand-in's ``__getattr__`` raises for ``name``, an attribute the reference's object
+    has and ours lacks: AttributeError for a dunder (Python's own probes), else NOT_SUPPORTED as
+    the reference's internal Python API, naming ``detail``."""
+    if name.startswith("__"):
+        return AttributeError(name)
+    return not_supported("the reference's internal Python API", detail)
 
 
 # A NOT_SUPPORTED message, or a compiler's error for an API we do not provide, and the feature

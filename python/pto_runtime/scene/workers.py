@@ -141,11 +141,8 @@ class ChipSceneWorker(BufferOwner):
         self._drop_chip()
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise record.not_supported(
-            "the reference's internal Python API",
-            f"Worker.{name} (a method of the reference's worker this runtime does not have)",
+        raise record.reference_internal(
+            name, f"Worker.{name} (a method of the reference's worker this runtime does not have)"
         )
 
 
@@ -177,11 +174,7 @@ class CallableSlots:
         return self._slots[slot]
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise record.not_supported(
-            "the reference's internal Python API", f"ChipWorker.{name} (prepared-callable ABI)"
-        )
+        raise record.reference_internal(name, f"ChipWorker.{name} (prepared-callable ABI)")
 
 
 class NodeSceneWorker(BufferOwner):
@@ -271,10 +264,8 @@ class NodeSceneWorker(BufferOwner):
             worker.close()
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise record.not_supported(
-            "the reference's internal Python API",
+        raise record.reference_internal(
+            name,
             f"Worker.{name} (a method of the reference's L3 worker this runtime does not have)",
         )
 

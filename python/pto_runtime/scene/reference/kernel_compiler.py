@@ -24,35 +24,34 @@ from ..build import core_type_of
 __all__ = ["KernelBinary", "KernelCompiler", "OrchestrationBinary"]
 
 
-class KernelBinary(bytes):
-    """A compiled tile kernel: the shared object's bytes, with the compiler, source and core
-    type it was built from (what ``CoreCallable.build`` needs)."""
+class _Binary(bytes):
+    """A compiled shared object's bytes, with its ``path`` and ``source``."""
 
-    compiler: _NativeCompiler
-    source: str
-    core_type: Any
     path: str
+    source: str
 
     @classmethod
-    def of(cls, compiler: _NativeCompiler, source: str, core_type: Any, path: str) -> KernelBinary:
+    def of(cls, path: str, source: str, **built_from: Any) -> Any:
         out = cls(Path(path).read_bytes())
-        out.compiler, out.source, out.core_type, out.path = compiler, source, core_type, path
+        out.path, out.source = path, source
+        for key, value in built_from.items():
+            setattr(out, key, value)
         return out
 
 
-class OrchestrationBinary(bytes):
+class KernelBinary(_Binary):
+    """A compiled tile kernel, with the compiler and core type it was built with (what
+    ``CoreCallable.build`` needs)."""
+
+    compiler: _NativeCompiler
+    core_type: Any
+
+
+class OrchestrationBinary(_Binary):
     """A compiled orchestration (default entry names), with what rebuilding it takes."""
 
     platform: str
     runtime: str
-    source: str
-    path: str
-
-    @classmethod
-    def of(cls, platform: str, runtime: str, source: str, path: str) -> OrchestrationBinary:
-        out = cls(Path(path).read_bytes())
-        out.platform, out.runtime, out.source, out.path = platform, runtime, source, path
-        return out
 
 
 def _include_dirs(dirs: Sequence[Any] | None) -> list[str]:
@@ -94,11 +93,12 @@ class KernelCompiler:
             self.platform, include_dirs=_include_dirs(extra_include_dirs), pto_isa_root=pto_isa_root
         )
         source = str(Path(source_path).resolve())
-        return KernelBinary.of(compiler, source, core, compiler.compile_incore(source, core))
+        path = compiler.compile_incore(source, core)
+        return KernelBinary.of(path, source, compiler=compiler, core_type=core)
 
     def compile_orchestration(
         self, runtime_name: str, source_path: str | os.PathLike[str], **_options: Any
     ) -> OrchestrationBinary:
         source = str(Path(source_path).resolve())
         path = _NativeCompiler(self.platform).compile_orchestration(runtime_name, source)
-        return OrchestrationBinary.of(self.platform, runtime_name, source, path)
+        return OrchestrationBinary.of(path, source, platform=self.platform, runtime=runtime_name)
