@@ -67,6 +67,24 @@ struct ChipDomainContext {
   const CommBuffer &buffer(const std::string &name) const;
 };
 
+// What the L3 and the L4 allocate_domain share: the checks and the layout of a context.
+namespace domain_layout {
+constexpr uint64_t kAlign = 64;  // contexts and windows start at multiples of it
+inline uint64_t round_up(uint64_t n) {
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
+// window_size in 1..max_window, each buffer (a name used once, a supported dtype, count
+// elements within nbytes) and that they fit in the window; INVALID_ARGUMENT naming `who`, the
+// argument, its value and what is allowed.
+void check(const std::string &who, uint64_t window_size, uint64_t max_window,
+           const std::vector<CommBufferSpec> &buffers);
+// Writes the CommContext of rank `rank` at `ctx` (null: writes none, device_ctx 0) and returns
+// its ChipDomainContext. windows[p]: rank p's window as this rank's kernels address it; `win`:
+// each window's size (rounded up to kAlign).
+ChipDomainContext context(const std::string &name, int chip, int rank, const std::vector<uint64_t> &windows,
+                          uint64_t win, void *ctx, const std::vector<CommBufferSpec> &buffers);
+}  // namespace domain_layout
+
 namespace l3 {
 struct DomainState;
 }

@@ -20,6 +20,10 @@ enum pto_unsupported_feature {
   /* PTO-ISA's cross-core pipes (TPUSH / TPOP / TFREE on a TPipe, pto/cpu/TPush.hpp) in a
    * binary the sim did not bind to a core (pto_tile_sim_hooks.h). */
   PTO_UNSUPPORTED_TPIPE = 1,
+  /* A comm instruction on a window of a chip on another host (include/pto/sim_tile_pipes.h,
+   * PTO_SIM_IS_REMOTE) where nothing serves such windows: no L4 worker in the process (a chip
+   * process, or a kernel given such an address outside an L4 run). */
+  PTO_UNSUPPORTED_REMOTE_WINDOW = 2,
 };
 #define PTO_UNSUPPORTED_STATUS_TAG 0x4E53
 
@@ -33,6 +37,19 @@ static inline __INT32_TYPE__ pto_unsupported_status(unsigned feature) {
 #define PTO_COMM_WAIT_STATUS_TAG 0x4357
 static inline __INT32_TYPE__ pto_comm_wait_stopped_status(void) {
   return -(__INT32_TYPE__)((unsigned)PTO_COMM_WAIT_STATUS_TAG << 16);
+}
+
+/* An access to a window of a chip on another host failed: `why` is one of the reasons below.
+ * The L4 worker's log (stderr) has the details: the address, the domain and the MPI error. */
+#define PTO_COMM_REMOTE_STATUS_TAG 0x4352
+enum pto_comm_remote_failure {
+  PTO_COMM_REMOTE_NO_DOMAIN = 1, /* the address is in no live domain of this worker */
+  PTO_COMM_REMOTE_OUT_OF_WINDOW, /* the access runs past the end of the rank's window */
+  PTO_COMM_REMOTE_BAD_TYPE,      /* an atomic add of an element type MPI cannot add */
+  PTO_COMM_REMOTE_MPI_ERROR      /* the MPI call failed */
+};
+static inline __INT32_TYPE__ pto_comm_remote_status(unsigned why) {
+  return -(__INT32_TYPE__)(((unsigned)PTO_COMM_REMOTE_STATUS_TAG << 16) | (why & 0xFFFFu));
 }
 
 #ifdef __cplusplus

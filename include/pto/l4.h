@@ -90,6 +90,42 @@ struct TransferCounts {
   uint64_t evictions = 0;  // landed tiles of distributed arrays released to make room (landing_bytes)
 };
 
+// A member of a communication domain across hosts: chip `chip` of rank `rank`.
+struct DomainMember {
+  int rank = 0;
+  int chip = 0;
+};
+
+struct GlobalDomainState;
+
+// A communication domain over chips of several ranks (Orchestrator::allocate_domain): a window
+// per member, in its own rank's host heap, that every member's kernels reach through PTO-ISA's
+// comm instructions (TPUT, TGET, TNOTIFY, TWAIT, TTEST). A member's peers on its own rank are
+// plain memory; a peer on another rank is at an address no load reaches, served by MPI
+// one-sided operations (docs/design/comm_domains.md, "Across hosts"). Copies share the domain.
+class GlobalCommDomain {
+ public:
+  GlobalCommDomain() = default;
+  const std::string &name() const;
+  const std::vector<DomainMember> &members() const;  // a member's domain rank is its position
+  // Member (rank, chip)'s context. On its own rank, the real one: its CommContext (device_ctx)
+  // and buffers, for its chip tasks. On any other rank a stand-in with the same buffers'
+  // offsets, device_ctx 0 and the addresses this rank would use: the replicated orchestration
+  // builds every task's arguments on every rank, and only the task's rank runs it.
+  // INVALID_ARGUMENT if (rank, chip) is no member or the domain was released.
+  const ChipDomainContext &operator()(int rank, int chip) const;
+  // Whether (rank, chip)'s context is the real one (its rank is this one).
+  bool is_local(int rank, int chip) const;
+  // No new task may name the domain. The windows stay until the run has finished (see
+  // Orchestrator::allocate_domain). Idempotent.
+  void release();
+  bool released() const;
+
+ private:
+  friend class Orchestrator;
+  std::shared_ptr<GlobalDomainState> s_;
+};
+
 // Submits the tasks of one L4 run on every rank; valid only during the orchestration function.
 // Every rank must make the same calls in the same order (what a task's body does may differ).
 // Tensor arguments must lie inside arrays of Worker::alloc or alloc_distributed
@@ -120,6 +156,16 @@ class Orchestrator {
   // landing_bytes, never evicted) until its owner writes it again: a way to gather for
   // checking, which needs the whole array's memory on that rank (not scalable).
   void fetch(const void *array, int rank = 0);
+  // A communication domain over `members` (chips of any ranks; their order gives the domain
+  // ranks): a zeroed window of window_size bytes per member, `buffers` carved from each in
+  // order, as L3's allocate_domain (include/pto/comm_domain.h). Collective: every rank makes
+  // the same call (the replicated orchestration does); each allocates its own members' windows
+  // and exposes them in one MPI window. The windows live until the run has finished: the next
+  // submit() (or close()) waits for that run, then frees them on every rank.
+  // INVALID_ARGUMENT before anything is allocated for a bad member, size or buffer;
+  // NOT_SUPPORTED in process mode (chip processes have no MPI) and below MPI_THREAD_MULTIPLE.
+  GlobalCommDomain allocate_domain(const std::string &name, const std::vector<DomainMember> &members,
+                                   uint64_t window_size, const std::vector<CommBufferSpec> &buffers = {});
 
  private:
   friend class Worker;

@@ -25,6 +25,56 @@
 extern "C" {
 #endif
 
+/* Windows of chips on other hosts (docs/design/comm_domains.md, "Across hosts"). A kernel sees
+ * such a window at an address no load can reach: bits 63..62 are 01, which no x86-64 or AArch64
+ * user address has, so a plain load or store of one faults. PTO-ISA's comm instructions on the
+ * sim (include/pto_sim_isa/pto/cpu/comm/) test for it and hand the access to the table's
+ * `remote`, which the host's L4 worker serves with MPI one-sided operations. */
+#define PTO_SIM_REMOTE_TAG 0x4000000000000000ull
+#define PTO_SIM_IS_REMOTE(addr) ((((__UINT64_TYPE__)(addr)) >> 62) == 1u)
+
+enum pto_sim_remote_op {
+  PTO_SIM_REMOTE_PUT = 1,        /* nbytes from local to remote */
+  PTO_SIM_REMOTE_GET = 2,        /* nbytes from remote to local */
+  PTO_SIM_REMOTE_ADD = 3,        /* remote[i] += local[i], elements of `dtype` (TPUT AtomicAdd) */
+  PTO_SIM_REMOTE_NOTIFY_ADD = 4, /* the int32 at remote += value, atomically */
+  PTO_SIM_REMOTE_NOTIFY_SET = 5, /* the int32 at remote = value, atomically */
+  PTO_SIM_REMOTE_LOAD32 = 6,     /* *(int32 *)local = the int32 at remote, atomically */
+  PTO_SIM_REMOTE_FLUSH = 7,      /* the puts and gets before are complete at both ends */
+  PTO_SIM_REMOTE_PROGRESS = 8    /* a TWAIT looked at a signal in vain: let the transport apply
+                                  * what peers sent (only `op` is set; the sim calls it itself);
+                                  * returns 1 while a window is open, else 0 */
+};
+/* Element kinds of PTO_SIM_REMOTE_ADD. */
+enum pto_sim_remote_dtype {
+  PTO_SIM_REMOTE_F32 = 1,
+  PTO_SIM_REMOTE_F64,
+  PTO_SIM_REMOTE_I8,
+  PTO_SIM_REMOTE_I16,
+  PTO_SIM_REMOTE_I32,
+  PTO_SIM_REMOTE_I64,
+  PTO_SIM_REMOTE_U8,
+  PTO_SIM_REMOTE_U16,
+  PTO_SIM_REMOTE_U32,
+  PTO_SIM_REMOTE_U64
+};
+typedef struct pto_sim_remote_access {
+  int op;                 /* pto_sim_remote_op */
+  int dtype;              /* PTO_SIM_REMOTE_ADD: pto_sim_remote_dtype; else 0 */
+  __UINT64_TYPE__ remote; /* the remote address (PTO_SIM_IS_REMOTE); FLUSH: any of the domain's */
+  void *local;
+  __UINT64_TYPE__ nbytes;
+  __INT32_TYPE__ value; /* NOTIFY_ADD, NOTIFY_SET */
+} pto_sim_remote_access;
+
+/* Who serves `remote`: the sim's host program (src/platform/sim/tile_pipes_sim.cpp) exports
+ * pto_sim_bind_remote_windows, and the chip worker that loads it binds a getter
+ * (src/worker/remote_windows.h) that returns the L4 worker's server (src/l4/comm_domain_l4.cpp)
+ * or null: nobody, and a remote access stops its kernel as not supported. */
+typedef __INT32_TYPE__ (*pto_sim_remote_fn)(const pto_sim_remote_access *access);
+typedef pto_sim_remote_fn (*pto_sim_remote_server)(void);
+#define PTO_SIM_BIND_REMOTE_WINDOWS_SYMBOL "pto_sim_bind_remote_windows"
+
 typedef struct pto_sim_tile_pipe_hooks {
   /* The SharedState storage of pipe `pipe_key` (PTO-ISA's key: FlagID, direction, slot count,
    * local slot count, slot size) in the calling core's cluster: `size` zeroed bytes on first
@@ -49,6 +99,9 @@ typedef struct pto_sim_tile_pipe_hooks {
    * to look again, or stops the kernel (pto::KernelStop) once the device stops its run. Called
    * with the kernel's tile memory moved out (core_memory). */
   void (*signal_wait)(const void *signal, int value, int cmp, int want, unsigned long long polls);
+  /* A comm instruction's access to a window of a chip on another host (an address of an L4
+   * communication domain, PTO_SIM_IS_REMOTE): 0, or the status to stop the kernel with. */
+  __INT32_TYPE__ (*remote)(const struct pto_sim_remote_access *access);
 } pto_sim_tile_pipe_hooks;
 
 #define PTO_SIM_BIND_TILE_PIPES_SYMBOL "pto_sim_bind_tile_pipes"

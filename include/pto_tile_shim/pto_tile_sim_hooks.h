@@ -120,6 +120,20 @@ __attribute__((weak, visibility("hidden"))) void pto_sim_signal_pause(const void
   }
 }
 
+// A comm instruction's access to a window of a chip on another host (PTO_SIM_IS_REMOTE, the
+// sim's comm instructions in include/pto_sim_isa/pto/cpu/comm/): served by the host's L4 worker
+// through the sim's table, or the kernel stops (NOT_SUPPORTED when nothing serves it).
+__attribute__((weak, visibility("hidden"))) void pto_sim_remote(int op, int dtype, __UINT64_TYPE__ remote,
+                                                                void *local, __UINT64_TYPE__ nbytes,
+                                                                __INT32_TYPE__ value) {
+  const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
+  if (hooks == 0 || hooks->remote == 0)
+    throw pto::KernelStop{pto_unsupported_status(PTO_UNSUPPORTED_REMOTE_WINDOW)};
+  const pto_sim_remote_access access = {op, dtype, remote, local, nbytes, value};
+  const __INT32_TYPE__ status = hooks->remote(&access);
+  if (status != 0) throw pto::KernelStop{status};
+}
+
 // std::condition_variable::wait(std::unique_lock<std::mutex>&), notify_one() and notify_all(),
 // by their mangled names: --wrap sends the binary's calls here and names the library's __real_.
 void __real__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void *cv, void *lock);

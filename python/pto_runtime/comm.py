@@ -188,7 +188,27 @@ class ChipDomainContext:
         )
 
 
-class CommDomain:
+class _Releasable:
+    """What every domain handle does with its native half: ``release()`` (no new task may name
+    the domain; its windows stay until the run has finished), ``released``, and ``with``."""
+
+    _native: Any
+
+    def release(self) -> None:
+        self._native.release()
+
+    @property
+    def released(self) -> bool:
+        return bool(self._native.released)
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+class CommDomain(_Releasable):
     """A domain from ``Orchestrator.allocate_domain``; ``domain[chip]`` is that chip's
     ChipDomainContext (NotAMemberError, also a KeyError, for a chip outside the domain). A context
     manager: leaving the block releases it (no new task may name it; the windows stay until the
@@ -222,18 +242,8 @@ class CommDomain:
             found = self._contexts[int(chip)] = ChipDomainContext(self._native.context(int(chip)))
         return found
 
-    def release(self) -> None:
-        self._native.release()
-
-    @property
-    def released(self) -> bool:
-        return self._native.released
-
     def __enter__(self) -> CommDomain:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
 
     def __repr__(self) -> str:
         state = ", released" if self.released else ""

@@ -45,13 +45,14 @@ from ._native import (
     SubContext,
     WorkerRunStats,
 )
+from .comm import ChipDomainContext, CommBufferSpec, NotAMemberError, _Releasable
 from .errors import Error, ErrorCode, error_from_code
 from .task_args import ChipStorageTaskArgs
 
 if TYPE_CHECKING:
     from . import _l4native
 
-__all__ = ["Orchestrator", "RunHandle", "Worker", "mpi_available"]
+__all__ = ["GlobalCommDomain", "Orchestrator", "RunHandle", "Worker", "mpi_available"]
 
 RankLike = Union[int, str]
 
@@ -182,15 +183,87 @@ class Orchestrator:
         target = self._w._rank_arg(rank, "fetch", all_ok=True)
         self._native.fetch(_address(array, "fetch"), target)
 
-    def allocate_domain(self, *args: Any, **kwargs: Any) -> Any:
-        """Not implemented: a communication domain spanning ranks of different hosts. Raises
-        NotSupportedError; within one host, use the L3 Orchestrator's allocate_domain."""
-        raise error_from_code(
-            ErrorCode.NOT_SUPPORTED,
-            "Orchestrator.allocate_domain at L4: communication domains across hosts are not "
-            "implemented yet (docs/design/comm_domains.md); within one host use "
-            "Worker(level=3) and its Orchestrator.allocate_domain",
-        )
+    def allocate_domain(
+        self,
+        name: str,
+        members: Iterable[tuple[int, int]],
+        window_size: int,
+        buffers: Iterable[CommBufferSpec] = (),
+    ) -> GlobalCommDomain:
+        """A communication domain over ``members``, (rank, chip) pairs of any ranks (their order
+        gives the domain ranks): a zeroed window of ``window_size`` bytes per member with
+        ``buffers`` carved from it, as at L3. Every rank makes the same call (collective). A
+        member's kernels reach peers on their own rank through memory and peers on other ranks
+        through MPI one-sided operations, with PTO-ISA's TPUT, TGET, TNOTIFY, TWAIT and TTEST
+        (docs/design/comm_domains.md, "Across hosts"). The windows live until the run has
+        finished; the next ``submit``/``run`` (or ``close``) waits for it and frees them.
+        InvalidArgumentError (a ValueError) before anything is allocated for a bad member, size
+        or buffer; NotSupportedError in process mode."""
+        where = f"allocate_domain({name!r})"
+        pairs: list[tuple[int, int]] = []
+        for i, m in enumerate(members):
+            if (
+                not isinstance(m, (tuple, list))
+                or len(m) != 2
+                or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in m)
+            ):
+                raise _invalid(f"{where}: members[{i}] = {m!r} is not a (rank, chip) pair of ints")
+            pairs.append((int(m[0]), int(m[1])))
+        if isinstance(window_size, bool) or not isinstance(window_size, (int, np.integer)):
+            raise _invalid(f"{where}: window_size = {window_size!r} is not an int")
+        if window_size < 0:
+            raise _invalid(f"{where}: window_size = {window_size}; allowed 1.. bytes")
+        specs = [b._native(i) for i, b in enumerate(buffers)]
+        return GlobalCommDomain(self._native.allocate_domain(name, pairs, int(window_size), specs))
+
+
+class GlobalCommDomain(_Releasable):
+    """A domain from the L4 ``Orchestrator.allocate_domain``. ``domain[rank, chip]`` is that
+    member's ChipDomainContext: the real one on its own rank; on any other rank a stand-in with
+    the same buffers and ``device_ctx`` 0, since every rank builds every task's arguments and
+    only the task's rank runs it (``is_local`` tells them apart). NotAMemberError (also a
+    KeyError) for a pair outside the domain. A context manager: leaving the block releases it."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self._contexts: dict[tuple[int, int], ChipDomainContext] = {}
+
+    @property
+    def name(self) -> str:
+        return self._native.name
+
+    @property
+    def members(self) -> list[tuple[int, int]]:
+        return [(int(r), int(c)) for r, c in self._native.members]
+
+    def is_local(self, rank: int, chip: int) -> bool:
+        return bool(self._native.is_local(int(rank), int(chip)))
+
+    def __getitem__(self, member: tuple[int, int]) -> ChipDomainContext:
+        if self._native.released:
+            raise _invalid(f"domain {self.name!r} was released: no new task may use it {member}")
+        if (
+            not isinstance(member, tuple)
+            or len(member) != 2
+            or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in member)
+        ):
+            raise _invalid(f"domain {self.name!r}[{member!r}]: a member is a (rank, chip) pair")
+        key = (int(member[0]), int(member[1]))
+        if key not in self.members:
+            raise NotAMemberError(
+                f"domain {self.name!r}: {key} is not one of its members {self.members}"
+            )
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = ChipDomainContext(self._native.context(*key))
+        return found
+
+    def __enter__(self) -> GlobalCommDomain:
+        return self
+
+    def __repr__(self) -> str:
+        state = ", released" if self.released else ""
+        return f"GlobalCommDomain({self.name!r}, members={self.members}{state})"
 
 
 class RunHandle:

@@ -126,16 +126,7 @@ void bind_comm_domain(nb::module_ &m) {
       .def("release", &pto::CommDomain::release)
       .def_prop_ro("released", &pto::CommDomain::released)
       .def(
-          "context",
-          [](const pto::CommDomain &d, int chip) {
-            const pto::ChipDomainContext &c = d[chip];
-            std::vector<std::tuple<std::string, pto_dtype, uint64_t, uint64_t, uint64_t, uintptr_t>> buffers;
-            for (const pto::CommBuffer &b : c.buffers)
-              buffers.emplace_back(b.name, b.dtype, b.count, b.nbytes, b.offset,
-                                   reinterpret_cast<uintptr_t>(b.addr));
-            return std::make_tuple(c.name, c.chip, c.domain_rank, c.domain_size, c.device_ctx,
-                                   c.local_window_base, c.actual_window_size, buffers);
-          },
+          "context", [](const pto::CommDomain &d, int chip) { return pto_py::context_tuple(d[chip]); },
           "chip"_a,
           "(name, chip, domain_rank, domain_size, device_ctx, local_window_base, actual_window_size, "
           "[(buffer name, dtype, count, nbytes, offset, address)])");
@@ -186,10 +177,8 @@ void bind_orchestrator(nb::module_ &m) {
       .def(
           "allocate_domain",
           [](PyOrch &o, const std::string &name, const std::vector<int> &workers, uint64_t window_size,
-             const std::vector<std::tuple<std::string, pto_dtype, uint64_t, uint64_t>> &buffers) {
-            std::vector<pto::CommBufferSpec> specs;
-            for (const auto &b : buffers)
-              specs.push_back({std::get<0>(b), std::get<1>(b), std::get<2>(b), std::get<3>(b)});
+             const std::vector<pto_py::SpecTuple> &buffers) {
+            const std::vector<pto::CommBufferSpec> specs = pto_py::buffer_specs(buffers);
             pto::HostOrchestrator &orch = o.get();
             nb::gil_scoped_release release;  // may wait for heap space
             return orch.allocate_domain(name, workers, window_size, specs);

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -99,8 +101,43 @@ void bind_orchestrator(nb::module_ &m) {
       .def(
           "fetch", [](PyL4Orch &o, uintptr_t array, int rank) { o.get().fetch(address(array), rank); },
           "array"_a, "rank"_a, "array: the address of a byte of a distributed array.")
+      .def(
+          "allocate_domain",
+          [](PyL4Orch &o, const std::string &name, const std::vector<std::pair<int, int>> &members,
+             uint64_t window_size, const std::vector<pto_py::SpecTuple> &buffers) {
+            std::vector<pto::l4::DomainMember> ms;
+            for (const auto &[rank, chip] : members) ms.push_back({rank, chip});
+            const std::vector<pto::CommBufferSpec> specs = pto_py::buffer_specs(buffers);
+            pto::l4::Orchestrator &orch = o.get();
+            nb::gil_scoped_release release;  // collective: waits for the other ranks
+            return orch.allocate_domain(name, ms, window_size, specs);
+          },
+          "name"_a, "members"_a, "window_size"_a, "buffers"_a,
+          "A communication domain across ranks; members: (rank, chip) pairs; buffers: (name, dtype, "
+          "count, nbytes) tuples. Use pto_runtime.l4.Orchestrator.allocate_domain.")
       .def_prop_ro("rank", [](PyL4Orch &o) { return o.get().rank(); })
       .def_prop_ro("size", [](PyL4Orch &o) { return o.get().size(); });
+}
+
+void bind_global_domain(nb::module_ &m) {
+  nb::class_<pto::l4::GlobalCommDomain>(m, "L4CommDomain",
+                                        "Native domain; use pto_runtime.l4.GlobalCommDomain.")
+      .def_prop_ro("name", &pto::l4::GlobalCommDomain::name)
+      .def_prop_ro("members",
+                   [](const pto::l4::GlobalCommDomain &d) {
+                     std::vector<std::pair<int, int>> out;
+                     for (const pto::l4::DomainMember &x : d.members()) out.emplace_back(x.rank, x.chip);
+                     return out;
+                   })
+      .def("release", &pto::l4::GlobalCommDomain::release)
+      .def_prop_ro("released", &pto::l4::GlobalCommDomain::released)
+      .def("is_local", &pto::l4::GlobalCommDomain::is_local, "rank"_a, "chip"_a)
+      .def(
+          "context",
+          [](const pto::l4::GlobalCommDomain &d, int rank, int chip) {
+            return pto_py::context_tuple(d(rank, chip));
+          },
+          "rank"_a, "chip"_a, "As pto_runtime.l3's domain context().");
 }
 
 void bind_worker(nb::module_ &m) {
@@ -236,6 +273,7 @@ NB_MODULE(_l4native, m) {
   m.attr("MAX_LANDING_BYTES") = pto::l4::kMaxLandingBytes;
   m.def("mpi_available", &pto::l4::Worker::mpi_available,
         "True when pto::l4 was built with MPI (this module is built only then).");
+  pto_py::bind_global_domain(m);
   pto_py::bind_orchestrator(m);
   pto_py::bind_worker(m);
   pto_py::bind_runtime_identity(m);

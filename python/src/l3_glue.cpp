@@ -126,4 +126,19 @@ void bind_runtime_identity(nb::module_ &m) {
       "(file holding the C++ runtime's code, address of its cpu_sim backend): for tests.");
 }
 
+ContextTuple context_tuple(const pto::ChipDomainContext &c) {
+  std::vector<BufferTuple> buffers;
+  for (const pto::CommBuffer &b : c.buffers)
+    buffers.emplace_back(b.name, b.dtype, b.count, b.nbytes, b.offset, reinterpret_cast<uintptr_t>(b.addr));
+  return ContextTuple(c.name, c.chip, c.domain_rank, c.domain_size, c.device_ctx, c.local_window_base,
+                      c.actual_window_size, std::move(buffers));
+}
+
+std::vector<pto::CommBufferSpec> buffer_specs(const std::vector<SpecTuple> &buffers) {
+  std::vector<pto::CommBufferSpec> specs;
+  for (const auto &b : buffers)
+    specs.push_back({std::get<0>(b), std::get<1>(b), std::get<2>(b), std::get<3>(b)});
+  return specs;
+}
+
 }  // namespace pto_py

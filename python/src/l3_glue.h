@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <nanobind/ndarray.h>
 
@@ -39,6 +41,17 @@ pto::SubFn python_sub_fn(PyObject *fn);
 // A view of [ptr, ptr + nbytes) keeping `heap` alive; when `release`, the buffer is freed
 // (Worker::release_heap_buffer) once the last view is garbage-collected.
 ByteArray byte_view(void *ptr, uint64_t nbytes, std::shared_ptr<void> heap, bool release);
+
+// A domain's context as Python's comm.ChipDomainContext takes it: (name, chip, domain_rank,
+// domain_size, device_ctx, local_window_base, actual_window_size, [(buffer name, dtype, count,
+// nbytes, offset, address)]). The L3 and L4 domains' context().
+using BufferTuple = std::tuple<std::string, pto_dtype, uint64_t, uint64_t, uint64_t, uintptr_t>;
+using ContextTuple =
+    std::tuple<std::string, int, int, int, uint64_t, uint64_t, uint64_t, std::vector<BufferTuple>>;
+ContextTuple context_tuple(const pto::ChipDomainContext &c);
+// allocate_domain's buffers, (name, dtype, count, nbytes) tuples, as CommBufferSpecs.
+using SpecTuple = std::tuple<std::string, pto_dtype, uint64_t, uint64_t>;
+std::vector<pto::CommBufferSpec> buffer_specs(const std::vector<SpecTuple> &buffers);
 
 // RunHandle::wait with the GIL released, in slices; Ctrl-C cancels the run, waits for it to
 // stop and raises KeyboardInterrupt.

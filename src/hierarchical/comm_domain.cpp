@@ -30,12 +30,6 @@ struct DomainState {
 
 namespace {
 
-constexpr uint64_t kAlign = 64;
-
-uint64_t round_up(uint64_t n) {
-  return (n + kAlign - 1) / kAlign * kAlign;
-}
-
 std::string buffer_names(const std::vector<CommBuffer> &buffers) {
   std::string s;
   for (const CommBuffer &b : buffers) s += (s.empty() ? "'" : ", '") + b.name + "'";
@@ -69,6 +63,68 @@ std::string name_addresses(const std::string &message, const std::vector<NamedRa
 }
 
 }  // namespace l3
+
+void domain_layout::check(const std::string &who, uint64_t window_size, uint64_t max_window,
+                          const std::vector<CommBufferSpec> &buffers) {
+  if (window_size == 0 || window_size > max_window) {
+    throw Error(PTO_INVALID_ARGUMENT, who + ": window_size = " + std::to_string(window_size) +
+                                          "; allowed 1.." + std::to_string(max_window) +
+                                          " bytes (the worker's heap_bytes)");
+  }
+  uint64_t used = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const CommBufferSpec &b = buffers[i];
+    const std::string what = who + ": buffers[" + std::to_string(i) + "] ('" + b.name + "')";
+    if (b.name.empty()) throw Error(PTO_INVALID_ARGUMENT, what + " has no name");
+    for (size_t j = 0; j < i; ++j) {
+      if (buffers[j].name == b.name) throw Error(PTO_INVALID_ARGUMENT, what + ": the name is used twice");
+    }
+    const uint32_t esize = static_cast<uint32_t>(b.dtype) < PTO_DTYPE_COUNT ? pto_dtype_size(b.dtype) : 0;
+    if (esize == 0) throw Error(PTO_INVALID_ARGUMENT, what + " has an unsupported dtype");
+    if (b.count > b.nbytes / esize) {
+      throw Error(PTO_INVALID_ARGUMENT, what + ": count " + std::to_string(b.count) + " x " +
+                                            std::to_string(esize) +
+                                            " bytes does not fit in nbytes = " + std::to_string(b.nbytes));
+    }
+    used += b.nbytes;
+  }
+  if (used > window_size) {
+    throw Error(PTO_INVALID_ARGUMENT, who + ": the buffers need " + std::to_string(used) +
+                                          " bytes; window_size = " + std::to_string(window_size) +
+                                          " is too small");
+  }
+}
+
+ChipDomainContext domain_layout::context(const std::string &name, int chip, int rank,
+                                         const std::vector<uint64_t> &windows, uint64_t win, void *ctx_at,
+                                         const std::vector<CommBufferSpec> &buffers) {
+  const auto n = static_cast<uint32_t>(windows.size());
+  if (ctx_at != nullptr) {
+    auto *ctx = static_cast<CommContext *>(ctx_at);
+    ctx->rankId = static_cast<uint32_t>(rank);
+    ctx->rankNum = n;
+    ctx->winSize = win;
+    for (uint32_t p = 0; p < n; ++p) {
+      ctx->windowsIn[p] = windows[p];
+      ctx->windowsOut[p] = windows[p];
+    }
+  }
+  ChipDomainContext c;
+  c.name = name;
+  c.chip = chip;
+  c.domain_rank = rank;
+  c.domain_size = static_cast<int>(n);
+  c.device_ctx = reinterpret_cast<uint64_t>(ctx_at);
+  c.local_window_base = windows[static_cast<size_t>(rank)];
+  c.actual_window_size = win;
+  uint64_t offset = 0;
+  for (const CommBufferSpec &b : buffers) {
+    c.buffers.push_back(CommBuffer{b.name, b.dtype, b.count, b.nbytes, offset,
+                                   reinterpret_cast<void *>(c.local_window_base + offset)});
+    offset += b.nbytes;
+  }
+  return c;
+}
 
 void CommBuffer::add_to(ChipStorageTaskArgs &args, pto_direction direction,
                         const std::vector<int64_t> &shape) const {
@@ -156,36 +212,10 @@ CommDomain HostOrchestrator::allocate_domain(const std::string &name, const std:
                     who + ": chip " + std::to_string(workers[i]) + " is in workers twice");
     }
   }
-  if (window_size == 0 || window_size > core_->opt.heap_bytes) {
-    throw Error(PTO_INVALID_ARGUMENT, who + ": window_size = " + std::to_string(window_size) +
-                                          "; allowed 1.." + std::to_string(core_->opt.heap_bytes) +
-                                          " bytes (the worker's heap_bytes)");
-  }
-  uint64_t used = 0;
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const CommBufferSpec &b = buffers[i];
-    const std::string what = who + ": buffers[" + std::to_string(i) + "] ('" + b.name + "')";
-    if (b.name.empty()) throw Error(PTO_INVALID_ARGUMENT, what + " has no name");
-    for (size_t j = 0; j < i; ++j) {
-      if (buffers[j].name == b.name) throw Error(PTO_INVALID_ARGUMENT, what + ": the name is used twice");
-    }
-    const uint32_t esize = static_cast<uint32_t>(b.dtype) < PTO_DTYPE_COUNT ? pto_dtype_size(b.dtype) : 0;
-    if (esize == 0) throw Error(PTO_INVALID_ARGUMENT, what + " has an unsupported dtype");
-    if (b.count > b.nbytes / esize) {
-      throw Error(PTO_INVALID_ARGUMENT, what + ": count " + std::to_string(b.count) + " x " +
-                                            std::to_string(esize) +
-                                            " bytes does not fit in nbytes = " + std::to_string(b.nbytes));
-    }
-    used += b.nbytes;
-  }
-  if (used > window_size) {
-    throw Error(PTO_INVALID_ARGUMENT, who + ": the buffers need " + std::to_string(used) +
-                                          " bytes; window_size = " + std::to_string(window_size) +
-                                          " is too small");
-  }
+  domain_layout::check(who, window_size, core_->opt.heap_bytes, buffers);
   const uint64_t n = workers.size();
-  const uint64_t ctx_bytes = l3::round_up(sizeof(CommContext));
-  const uint64_t win = l3::round_up(window_size);
+  const uint64_t ctx_bytes = domain_layout::round_up(sizeof(CommContext));
+  const uint64_t win = domain_layout::round_up(window_size);
   const uint64_t total = n * ctx_bytes + n * win;
   l3::HostHeap::Block *block = core_->alloc_block(total, "Orchestrator.allocate_domain");
   run_->domains.push_back(block);  // freed once the run has finished (RunState::domains)
@@ -196,39 +226,19 @@ CommDomain HostOrchestrator::allocate_domain(const std::string &name, const std:
   std::vector<l3::NamedRange> named;  // buffers first: the first range holding an address names it
   state->name = name;
   state->workers = workers;
+  std::vector<uint64_t> windows(n);
+  for (uint64_t p = 0; p < n; ++p) windows[p] = reinterpret_cast<uint64_t>(base + n * ctx_bytes + p * win);
   for (uint64_t r = 0; r < n; ++r) {
-    auto *ctx = reinterpret_cast<CommContext *>(base + r * ctx_bytes);
-    ctx->rankId = static_cast<uint32_t>(r);
-    ctx->rankNum = static_cast<uint32_t>(n);
-    ctx->winSize = win;
-    for (uint64_t p = 0; p < n; ++p) {
-      const auto addr = reinterpret_cast<uint64_t>(base + n * ctx_bytes + p * win);
-      ctx->windowsIn[p] = addr;
-      ctx->windowsOut[p] = addr;
-    }
-    ChipDomainContext c;
-    c.name = name;
-    c.chip = workers[r];
-    c.domain_rank = static_cast<int>(r);
-    c.domain_size = static_cast<int>(n);
-    c.device_ctx = reinterpret_cast<uint64_t>(ctx);
-    c.local_window_base = ctx->windowsIn[r];
-    c.actual_window_size = win;
+    ChipDomainContext c = domain_layout::context(name, workers[r], static_cast<int>(r), windows, win,
+                                                 base + r * ctx_bytes, buffers);
     const std::string rank =
         "domain '" + name + "', rank " + std::to_string(r) + " (chip " + std::to_string(workers[r]) + ")";
-    l3::NamedRange ctx_range{c.device_ctx, c.device_ctx + sizeof(CommContext), rank + ", its CommContext"};
-    uint64_t offset = 0;
-    for (const CommBufferSpec &b : buffers) {
-      c.buffers.push_back(CommBuffer{b.name, b.dtype, b.count, b.nbytes, offset,
-                                     reinterpret_cast<void *>(c.local_window_base + offset)});
-      if (b.nbytes > 0) {
-        named.push_back({c.local_window_base + offset, c.local_window_base + offset + b.nbytes,
-                         rank + ", buffer '" + b.name + "'"});
-      }
-      offset += b.nbytes;
+    for (const CommBuffer &b : c.buffers) {
+      const auto lo = reinterpret_cast<uint64_t>(b.addr);
+      if (b.nbytes > 0) named.push_back({lo, lo + b.nbytes, rank + ", buffer '" + b.name + "'"});
     }
     named.push_back({c.local_window_base, c.local_window_base + win, rank + "'s window"});
-    named.push_back(std::move(ctx_range));
+    named.push_back({c.device_ctx, c.device_ctx + sizeof(CommContext), rank + ", its CommContext"});
     state->contexts.push_back(std::move(c));
   }
   {

@@ -33,6 +33,8 @@ inline std::string failed_task_text(int32_t status) {
   char text[512];
   if (pto_unsupported_status_describe(status, text, sizeof text))
     return std::string(" ") + text + " (status " + std::to_string(status) + ")";
+  if (pto_comm_remote_status_describe(status, text, sizeof text))
+    return std::string(" ") + text + " (status " + std::to_string(status) + ")";
   return " failed with status " + std::to_string(status) + mix_status_text(status);
 }
 

@@ -411,7 +411,8 @@ std::vector<Access> WorkerState::accesses(const ChipStorageTaskArgs &args, const
     if (writes && !whole) partial_write[i] = true;
   };
   for (const pto_arg_desc &a : args.descs()) {
-    if (a.kind == PTO_ARG_SCALAR) continue;
+    // A window buffer of a communication domain is not an array: no copies to keep coherent.
+    if (a.kind == PTO_ARG_SCALAR || a.kind == PTO_ARG_DEVICE_TENSOR) continue;
     Data *d = data_of(a.host_ptr, a.nbytes, where);
     const bool reads = a.direction == PTO_DIR_INPUT || a.direction == PTO_DIR_INOUT;
     const bool writes = a.direction == PTO_DIR_OUTPUT || a.direction == PTO_DIR_INOUT;

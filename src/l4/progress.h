@@ -69,6 +69,31 @@ class Progress {
 
   static bool available();
 
+  // One-sided windows, for communication domains across hosts (comm_domain_l4.cpp). Collective
+  // over the runtime's communicator: every rank creates and frees the same windows in the same
+  // order (the replicated orchestration does). A window exposes [base, base + bytes) of this
+  // rank (bytes may be 0) and is locked for every peer (passive target) until freed.
+  // create_window: the window's id; NOT_SUPPORTED below MPI_THREAD_MULTIPLE (kernels on any
+  // thread call rma), CAPACITY_EXCEEDED past kMaxWindows open at once.
+  static constexpr int kMaxWindows = 256;
+  int create_window(void *base, uint64_t bytes, const std::string &what);
+  // Frees window `id` once every rank came to free it too (a non-blocking barrier, then the
+  // collective MPI_Win_free). A rank that does not come within peer_timeout (it died, or its
+  // run hangs) leaves the window open here and throws RUN_TIMEOUT naming `what`: never a wait
+  // without end.
+  void free_window(int id, const std::string &what);
+  // A kernel's access (a pto_sim_remote_op, include/pto/sim_tile_pipes.h) to `nbytes` at byte
+  // `disp` of rank `target`'s part of window `id`, from any thread: 0 or a
+  // pto_comm_remote_status (pto/kernel_stop.h); an MPI error is also written to stderr. The
+  // atomic ones need the target's progress: its thread is rung (same node) or polls every 50 us
+  // while a window is open.
+  int32_t rma(int id, int op, int dtype, int target, uint64_t disp, void *local, uint64_t nbytes,
+              int32_t value);
+  // One turn of MPI's progress engine from any thread (an MPI_Iprobe on the runtime's
+  // communicator, which receives nothing): applies peers' one-sided atomics on this rank's
+  // windows now rather than at the progress thread's next wake-up. Returns 0.
+  int32_t poll();
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -27,6 +27,8 @@
 #include "l4/progress.h"
 #include "l4/transfer_header.h"
 #include "pto/error.h"
+#include "pto/kernel_stop.h"
+#include "pto/sim_tile_pipes.h"
 
 namespace pto {
 namespace l4 {
@@ -105,6 +107,25 @@ struct Progress::Impl {
   MPI_Request hb_req = MPI_REQUEST_NULL, bye_req = MPI_REQUEST_NULL;
 
   EdgeTrace trace;  // rows added by the thread, saved by close() after the join
+
+  // One-sided windows (create_window): written by the orchestration's thread, read by kernels'
+  // threads while a run that uses them is live (never while one is created or freed there).
+  std::array<MPI_Win, Progress::kMaxWindows> wins;
+  std::atomic<int> windows_open{0};  // the thread polls every kPollMinS while > 0
+  // Why this rank gave up freeing a window (create_window refuses from then on); "" if it did not.
+  std::string windows_broken;
+  // free_window's allreduce buffers: an abandoned request may still write them later.
+  int agree_in = 1, agree_out = 0;
+
+  // Waits up to peer_timeout for a non-blocking collective; false if it did not complete (the
+  // request is then left: a late rank still completes its side of it).
+  bool timed_wait(MPI_Request *req) const {
+    int done = 0;
+    const double deadline = now_s() + peer_timeout;
+    while (MPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done && now_s() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return done != 0;
+  }
 
   // Counters: written by the thread, read by transfers() on any thread (relaxed: statistics).
   std::atomic<uint64_t> sent_done{0}, received_done{0};
@@ -418,7 +439,11 @@ struct Progress::Impl {
         else
           pause = std::min(pause * 2, poll_max);
       } else if (size > 1) {
-        bells.mine().wait(seen, static_cast<uint64_t>(std::max(1e-6, next_beat - now) * 1e9), 0, 0);
+        // With a window open, a peer's atomic on it needs this rank's MPI progress: a peer on
+        // this node rings, one elsewhere is served by this poll.
+        double wait = std::max(1e-6, next_beat - now);
+        if (windows_open.load(std::memory_order_relaxed) > 0) wait = std::min(wait, kPollMinS);
+        bells.mine().wait(seen, static_cast<uint64_t>(wait * 1e9), 0, 0);
       } else {
         bells.mine().wait(seen, 0, 0, 0);
       }
@@ -462,6 +487,7 @@ struct Progress::Impl {
 Progress::Progress(uint32_t peer_timeout_ms, uint32_t poll_max_us, uint32_t spin_us, const void *comm)
     : impl_(new Impl) {
   Impl &m = *impl_;
+  m.wins.fill(MPI_WIN_NULL);
   int initialized = 0, finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) throw Error(PTO_NOT_SUPPORTED, "pto::l4::Worker: MPI was already finalized in this process");
@@ -545,6 +571,137 @@ void Progress::post(TransferPost p) {
   m.posts.push_back(std::move(op));
   m.poked.store(true, std::memory_order_release);
   m.bells.mine().ring();
+}
+
+int Progress::create_window(void *base, uint64_t bytes, const std::string &what) {
+  Impl &m = *impl_;
+  if (m.provided < MPI_THREAD_MULTIPLE)
+    throw Error(PTO_NOT_SUPPORTED,
+                what +
+                    ": a communication domain across hosts needs MPI_THREAD_MULTIPLE "
+                    "(kernels reach peers' windows from their own threads); MPI gave level " +
+                    std::to_string(m.provided));
+  if (!m.windows_broken.empty())
+    throw Error(PTO_NOT_SUPPORTED,
+                what + ": communication domains across hosts are off for this worker: " + m.windows_broken);
+  int id = 0;
+  while (id < Progress::kMaxWindows && m.wins[static_cast<size_t>(id)] != MPI_WIN_NULL) ++id;
+  // The same on every rank: windows are created and freed in the same order everywhere.
+  if (id == Progress::kMaxWindows)
+    throw Error(PTO_CAPACITY_EXCEEDED, what + ": " + std::to_string(Progress::kMaxWindows) +
+                                           " communication domains across hosts are open; free some first");
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  const int rc = MPI_Win_create(bytes ? base : nullptr, static_cast<MPI_Aint>(bytes), 1, info, m.comm, &win);
+  if (rc != MPI_SUCCESS) {
+    throw Error(
+        PTO_NOT_SUPPORTED,
+        what + ": MPI_Win_create failed (" + mpi_error_string(rc) +
+            "): this MPI has no one-sided component for these ranks under MPI_THREAD_MULTIPLE. With "
+            "Open MPI, osc/rdma needs its shared-memory transport (btl vader) or an RDMA network, "
+            "osc/pt2pt refuses MPI_THREAD_MULTIPLE, and osc/ucx works where UCX does (OMPI_MCA_osc=ucx)");
+  }
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  m.wins[static_cast<size_t>(id)] = win;
+  m.windows_open.fetch_add(1, std::memory_order_relaxed);
+  m.bells.mine().ring();  // park for at most kPollMinS from now on
+  return id;
+}
+
+void Progress::free_window(int id, const std::string &what) {
+  Impl &m = *impl_;
+  if (id < 0 || id >= Progress::kMaxWindows || m.wins[static_cast<size_t>(id)] == MPI_WIN_NULL) return;
+  MPI_Win &win = m.wins[static_cast<size_t>(id)];
+  // MPI_Win_free would wait for a dead or stuck rank for good. So first every rank shows it is
+  // here (a barrier), then that it saw every rank here in time (an allreduce): a rank that gave
+  // up at either step never joins the next, so the others give up too instead of waiting in
+  // MPI_Win_free. A rank that gave up turns domains across hosts off (create_window refuses):
+  // its abandoned requests would mismatch later collectives.
+  MPI_Request req = MPI_REQUEST_NULL;
+  bool ok = MPI_Ibarrier(m.comm, &req) == MPI_SUCCESS && m.timed_wait(&req);
+  ok = ok && MPI_Iallreduce(&m.agree_in, &m.agree_out, 1, MPI_INT, MPI_MIN, m.comm, &req) == MPI_SUCCESS &&
+       m.timed_wait(&req);
+  if (!ok) {
+    m.windows_broken = what + ": not every rank came to free its MPI window within peer_timeout (" +
+                       std::to_string(m.peer_timeout) + " s): a rank died or its run hangs";
+    throw Error(PTO_RUN_TIMEOUT, m.windows_broken + "; the window stays open on this rank");
+  }
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);  // collective; sets win to MPI_WIN_NULL
+  win = MPI_WIN_NULL;
+  m.windows_open.fetch_sub(1, std::memory_order_relaxed);
+}
+
+int32_t Progress::rma(int id, int op, int dtype, int target, uint64_t disp, void *local, uint64_t nbytes,
+                      int32_t value) {
+  Impl &m = *impl_;
+  const MPI_Win win = m.wins[static_cast<size_t>(id)];
+  if (win == MPI_WIN_NULL) return pto_comm_remote_status(PTO_COMM_REMOTE_NO_DOMAIN);
+  const auto d = static_cast<MPI_Aint>(disp);
+  int rc = MPI_SUCCESS;
+  bool atomic = true;  // needs the target's progress: ring it before the flush
+  switch (op) {
+    case PTO_SIM_REMOTE_PUT:
+      rc = MPI_Put(local, static_cast<int>(nbytes), MPI_BYTE, target, d, static_cast<int>(nbytes), MPI_BYTE,
+                   win);
+      atomic = false;
+      break;
+    case PTO_SIM_REMOTE_GET:
+      rc = MPI_Get(local, static_cast<int>(nbytes), MPI_BYTE, target, d, static_cast<int>(nbytes), MPI_BYTE,
+                   win);
+      atomic = false;
+      break;
+    case PTO_SIM_REMOTE_ADD: {
+      static const std::pair<int, MPI_Datatype> kTypes[] = {
+          {PTO_SIM_REMOTE_F32, MPI_FLOAT},    {PTO_SIM_REMOTE_F64, MPI_DOUBLE},
+          {PTO_SIM_REMOTE_I8, MPI_INT8_T},    {PTO_SIM_REMOTE_I16, MPI_INT16_T},
+          {PTO_SIM_REMOTE_I32, MPI_INT32_T},  {PTO_SIM_REMOTE_I64, MPI_INT64_T},
+          {PTO_SIM_REMOTE_U8, MPI_UINT8_T},   {PTO_SIM_REMOTE_U16, MPI_UINT16_T},
+          {PTO_SIM_REMOTE_U32, MPI_UINT32_T}, {PTO_SIM_REMOTE_U64, MPI_UINT64_T}};
+      MPI_Datatype type = MPI_DATATYPE_NULL;
+      int size = 0;
+      for (const auto &t : kTypes)
+        if (t.first == dtype) type = t.second;
+      if (type == MPI_DATATYPE_NULL) return pto_comm_remote_status(PTO_COMM_REMOTE_BAD_TYPE);
+      MPI_Type_size(type, &size);
+      const int count = static_cast<int>(nbytes / static_cast<uint64_t>(size));
+      rc = MPI_Accumulate(local, count, type, target, d, count, type, MPI_SUM, win);
+      break;
+    }
+    case PTO_SIM_REMOTE_NOTIFY_ADD:
+    case PTO_SIM_REMOTE_NOTIFY_SET: {
+      int32_t old = 0;
+      rc = MPI_Fetch_and_op(&value, &old, MPI_INT32_T, target, d,
+                            op == PTO_SIM_REMOTE_NOTIFY_ADD ? MPI_SUM : MPI_REPLACE, win);
+      break;
+    }
+    case PTO_SIM_REMOTE_LOAD32:
+      rc = MPI_Fetch_and_op(nullptr, local, MPI_INT32_T, target, d, MPI_NO_OP, win);
+      break;
+    case PTO_SIM_REMOTE_FLUSH:
+      rc = MPI_Win_flush(target, win);
+      atomic = false;
+      break;
+    default:
+      return pto_comm_remote_status(PTO_COMM_REMOTE_NO_DOMAIN);
+  }
+  if (rc == MPI_SUCCESS && atomic) {
+    m.bells.ring(target);  // its progress thread applies the operation
+    rc = MPI_Win_flush(target, win);
+  }
+  if (rc != MPI_SUCCESS) {
+    std::fprintf(stderr, "[pto l4 rank %d] window %d, rank %d, byte %llu: %s\n", m.rank, id, target,
+                 static_cast<unsigned long long>(disp), mpi_error_string(rc).c_str());
+    return pto_comm_remote_status(PTO_COMM_REMOTE_MPI_ERROR);
+  }
+  return 0;
+}
+
+int32_t Progress::poll() {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, impl_->comm, &flag, MPI_STATUS_IGNORE);
+  return 0;
 }
 
 void Progress::close() {

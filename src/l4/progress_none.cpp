@@ -25,6 +25,16 @@ void Progress::close() {}
 uint64_t Progress::sent_done() const { return 0; }
 uint64_t Progress::received_done() const { return 0; }
 bool Progress::available() { return false; }
+int Progress::create_window(void *, uint64_t, const std::string &) {
+  throw Error(PTO_NOT_SUPPORTED, "communication domains across hosts need MPI");
+}
+void Progress::free_window(int, const std::string &) {}
+int32_t Progress::rma(int, int, int, int, uint64_t, void *, uint64_t, int32_t) {
+  return -1;
+}
+int32_t Progress::poll() {
+  return 0;
+}
 
 }  // namespace l4
 }  // namespace pto

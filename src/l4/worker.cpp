@@ -197,10 +197,17 @@ RunHandle Worker::submit(const OrchFn &orch) {
   if (!orch) throw Error(PTO_INVALID_ARGUMENT, "l4::Worker.submit: orch is empty");
   std::lock_guard<std::recursive_mutex> lk(w_->mu);
   WorkerState &w = open_state(w_, "submit");
-  return w.l3->submit([&](HostOrchestrator &o3) {
+  w.free_domains();  // those of earlier runs: waits for those runs (comm_domain_l4.cpp)
+  const size_t before = w.domains.size();
+  RunHandle h = w.l3->submit([&](HostOrchestrator &o3) {
     Orchestrator o(&w, &o3);
     orch(o);
   });
+  for (size_t i = before; i < w.domains.size(); ++i) {
+    w.domains[i]->run = h;
+    w.domains[i]->submitted = true;
+  }
+  return h;
 }
 
 TransferCounts Worker::transfers() const {
@@ -225,8 +232,10 @@ void Worker::close(uint32_t timeout_ms) {
   if (w.closed) return;
   w.closed = true;
   // L3 first: its tasks wait for Events the progress thread settles; then the thread stops
-  // (failing anything left) and says goodbye.
+  // (failing anything left) and says goodbye. Windows of domains across hosts before either:
+  // freeing them waits for their runs and is collective.
   try {
+    w.free_domains();
     w.l3->close(timeout_ms);
   } catch (...) {
     w.progress->close();

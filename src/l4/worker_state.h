@@ -91,6 +91,23 @@ struct Landing {
   uint64_t bytes = 0;        // of the counted tiles
 };
 
+// A communication domain across hosts (comm_domain_l4.cpp): this rank's part of it.
+struct GlobalDomainState {
+  std::string name;
+  std::vector<DomainMember> members;
+  std::vector<ChipDomainContext> contexts;  // by domain rank: real for this rank's members
+  std::vector<int> owner;                   // by domain rank: its MPI rank
+  std::vector<uint64_t> index;              // by domain rank: its window's place on its rank
+  uint64_t win = 0;                         // bytes of each window
+  void *block = nullptr;                    // this rank's contexts and windows (L3 heap), or null
+  int window_id = -1;                       // Progress::create_window
+  int slot = -1;                            // the address tag's slot (remote addresses)
+  Progress *progress = nullptr;
+  RunHandle run;  // the run that allocated it (once submitted)
+  bool submitted = false;
+  bool released = false;
+};
+
 struct WorkerState {
   WorkerOptions options;
   std::unique_ptr<Progress> progress;  // declared before l3: destroyed after it
@@ -108,6 +125,10 @@ struct WorkerState {
   std::vector<Landing> landing;  // per rank
   uint64_t tasks_here = 0, sends_here = 0, recvs_here = 0, evictions_here = 0;
   bool closed = false;
+  // Communication domains across hosts whose windows are open, oldest first; free_domains()
+  // waits for their runs and frees them (collective: called at the same points on every rank).
+  std::vector<std::shared_ptr<GlobalDomainState>> domains;
+  void free_domains();
 
   // The array holding [ptr, ptr + nbytes); INVALID_ARGUMENT naming `where` otherwise.
   Data *data_of(const void *ptr, uint64_t nbytes, const char *where) const;

@@ -7,12 +7,15 @@
 #include "pto/kernel_list.h"
 #include "pto/schedule_config.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
 #include <utility>
+
+#include "worker/remote_windows.h"
 
 namespace pto {
 
@@ -269,6 +272,17 @@ struct ChipWorker::Impl {
 };
 
 namespace {
+std::atomic<pto_sim_remote_fn> g_remote_server{nullptr};
+}  // namespace
+
+void set_remote_window_server(pto_sim_remote_fn fn) {
+  g_remote_server.store(fn, std::memory_order_release);
+}
+pto_sim_remote_fn remote_window_server() {
+  return g_remote_server.load(std::memory_order_acquire);
+}
+
+namespace {
 // The one message for any call on a finalized worker (the L3 Worker says the same after close()).
 Error finalized_error(const char *what) {
   return Error(PTO_NOT_INITIALIZED,
@@ -311,6 +325,9 @@ void ChipWorker::init(const RuntimeBinaries &binaries) {
   m.resolve(&m.last_error, "get_last_error_message");
   m.resolve(&m.platform_info, "get_platform_info");
   m.resolve(&m.last_trace, "get_last_trace_json");
+  using BindRemote = void (*)(pto_sim_remote_server);
+  if (auto bind = reinterpret_cast<BindRemote>(dlsym(m.lib, PTO_SIM_BIND_REMOTE_WINDOWS_SYMBOL)))
+    bind(&remote_window_server);  // the sim's host programs: windows of other hosts (L4)
   int rc =
       m.create(binaries.platform.c_str(), binaries.aicpu_path.c_str(), binaries.aicore_path.c_str(), &m.ctx);
   if (rc != PTO_OK) {

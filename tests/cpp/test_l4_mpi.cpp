@@ -29,6 +29,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/rank_checker.h"
 #include "pto/error.h"
 #include "pto/l4.h"
 
@@ -37,25 +38,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using pto::l4::Orchestrator;
 
-struct Checker {
-  int rank = -1;
-  std::string failures;
-  void expect(bool ok, const std::string &what) {
-    if (!ok) failures += (failures.empty() ? "" : "; ") + what;
-  }
-  int report(const std::string &ok_note = "") const {
-    if (failures.empty())
-      std::printf("rank %d: OK %s\n", rank, ok_note.c_str());
-    else
-      std::printf("rank %d: FAILED %s\n", rank, failures.c_str());
-    std::fflush(stdout);
-    return failures.empty() ? 0 : 1;
-  }
-};
-
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
+using Checker = pto_test::RankChecker;
+using pto_test::contains;
 
 pto::l4::WorkerOptions options(uint32_t peer_timeout_ms) {
   pto::l4::WorkerOptions o;

@@ -118,8 +118,10 @@ def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
         "    def domain(o):\n"
         "        try:\n"
         "            o.allocate_domain('d', [0], 64)\n"
-        "        except pto.NotSupportedError as e:\n"
+        "        except pto.InvalidArgumentError as e:\n"
         "            print('DOMAIN', e)\n"
+        "        d = o.allocate_domain('d', [(0, 0)], 64)\n"
+        "        print('ONE', d.members, d.is_local(0, 0), d[0, 0].domain_size)\n"
         "    w.run(domain, timeout=30)\n"
         "    try:\n"
         "        pto.Worker(level=4, comm=object())\n"
@@ -130,9 +132,9 @@ def test_level4_needs_no_mpi4py_and_runs_as_one_rank_without_mpirun():
     assert p.returncode == 0, p.stdout + p.stderr
     assert "RANK 0 OF 1 Y [6, 6, 6, 6]" in p.stdout, p.stdout + p.stderr
     assert "COMM Worker(level=4): comm= takes an mpi4py communicator" in p.stdout, p.stdout
-    assert (
-        "DOMAIN Orchestrator.allocate_domain at L4: communication domains across hosts" in p.stdout
-    )
+    # A domain on one rank works without mpirun too (MPI's singleton); bad members are refused.
+    assert "DOMAIN allocate_domain('d'): members[0] = 0 is not a (rank, chip) pair" in p.stdout
+    assert "ONE [(0, 0)] True 1" in p.stdout, p.stdout + p.stderr
 
 
 @needs_mpi_module
@@ -392,3 +394,26 @@ def test_example_l4_gemm_matches_numpy_on_distributed_arrays(ranks, tmp_path):
     assert re.search(rf"✓ SUCCESS: C = A x B .* on {ranks} rank\(s\) matches NumPy", p.stdout), (
         p.stdout + p.stderr
     )
+
+
+@needs_mpi
+@pytest.mark.parametrize("chips", [1, 2])
+def test_example_l4_allreduce_ring_across_two_ranks_matches_numpy(chips, tile_toolchain, tmp_path):
+    # The ring crosses ranks: each member's right neighbour is on the next rank at least once,
+    # reached through MPI one-sided operations; with 2 chips per rank, also through memory.
+    example = str(REPO / "examples" / "l4_allreduce" / "main.py")
+    p = mpirun(2, example, "--chips", str(chips), "-n", "8192", out_dir=tmp_path, timeout=600).proc
+    assert p.returncode == 0, p.stdout + p.stderr
+    for r in range(2):
+        assert (
+            f"rank {r} of 2: ring all-reduce, {chips} chips x 8192 float32: OK (max |diff| 0)"
+            in (p.stdout)
+        ), p.stdout + p.stderr
+
+
+@needs_mpi
+def test_domain_across_ranks_bad_input_and_process_mode(tmp_path):
+    run = mpirun(2, str(PROGRAMS / "domain.py"), out_dir=tmp_path)
+    assert run.proc.returncode == 0, run.all
+    for r in range(2):
+        assert f"rank {r}: domain checks OK" in run.out, run.all

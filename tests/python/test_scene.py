@@ -181,7 +181,10 @@ def test_runner_runs_a_reference_file_unchanged_and_names_what_is_missing(tmp_pa
     assert records[("TestReferenceStyle", "runs", "a2a3sim")]["result"] == "PASSED"
     missing = records[("TestReferenceStyle", "needs_comm", "a2a3sim")]
     assert missing["result"] == "NOT_SUPPORTED"
-    assert missing["feature"] == "communication domains across hosts (L4)"
+    assert (
+        missing["feature"]
+        == "the reference's global communication domains (its L4 of remote L3 workers)"
+    )
     assert "GlobalCommDomainHandle" in missing["message"]
     assert "Traceback" not in result.stdout
 

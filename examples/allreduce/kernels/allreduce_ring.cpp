@@ -7,6 +7,8 @@
 // a slot its reader may still read); flags = int32[2 (ranks - 1) + 1]: flags[s] counts "the
 // left neighbour filled slot s", the last one "the right neighbour is done with my slots" (the
 // barrier before the next epoch reuses them).
+// Every access to a peer is TPUT or TNOTIFY, so the kernel also runs when the ring spans hosts
+// (an L4 domain, examples/l4_allreduce); it reads only its own window.
 // Chunk k is summed in the order in_k + in_(k+1) + ... (ranks mod), on the rank that ends with it,
 // and copied unchanged from there: every rank ends with the same bits.
 #include "comm_ring.h"
@@ -23,7 +25,7 @@ PTO_KERNEL(args) {
   // chunk (rank - s - 1) from the left and add this rank's input to it.
   for (int s = 0; s < N - 1; ++s) {
     const int send = (a.rank - s + N) % N, recv = (a.rank - s - 1 + 2 * N) % N;
-    std::memcpy(allreduce::at_peer(a.ctx, slot(s), right), part(a.out, send), chunk * sizeof(float));
+    allreduce::put(allreduce::at_peer(a.ctx, slot(s), right), part(a.out, send), chunk);
     allreduce::notify(a, right, s);
     allreduce::wait(a, s);
     float *mine = part(a.out, recv);
@@ -34,7 +36,7 @@ PTO_KERNEL(args) {
   for (int s = 0; s < N - 1; ++s) {
     const int step = N - 1 + s;
     const int send = (a.rank + 1 - s + N) % N, recv = (a.rank - s + N) % N;
-    std::memcpy(allreduce::at_peer(a.ctx, slot(step), right), part(a.out, send), chunk * sizeof(float));
+    allreduce::put(allreduce::at_peer(a.ctx, slot(step), right), part(a.out, send), chunk);
     allreduce::notify(a, right, step);
     allreduce::wait(a, step);
     std::memcpy(part(a.out, recv), slot(step), chunk * sizeof(float));

@@ -58,6 +58,19 @@ T *at_peer(const CommContext *ctx, T *local, int peer) {
   return reinterpret_cast<T *>(ctx->windowsIn[peer] + offset);
 }
 
+// Writes `count` floats from `src` (this rank's memory) to `dst`, an address in a peer's window,
+// with PTO-ISA's TPUT: on the sim a memcpy for a peer on this host, an MPI put for one on another
+// host (an L4 domain), the data in place when it returns. The staging tile is the device's UB
+// bounce buffer; the sim does not use it.
+inline void put(float *dst, float *src, uint64_t count) {
+  using Row = pto::GlobalTensor<float, pto::Shape<1, 1, 1, 1, pto::DYNAMIC>, pto::Stride<1, 1, 1, 1, 1>>;
+  using Stage = pto::Tile<pto::TileType::Vec, float, 1, 64, pto::BLayout::RowMajor, 1, 64>;
+  const pto::Shape<1, 1, 1, 1, pto::DYNAMIC> shape(1, 1, 1, 1, static_cast<int64_t>(count));
+  Row to(dst, shape), from(src, shape);
+  Stage stage;
+  pto::comm::TPUT(to, from, stage);
+}
+
 // Adds 1 to flag `slot` of rank `peer`: what this rank wrote before is visible to whoever saw it.
 inline void notify(const Args &a, int peer, int slot) {
   pto::comm::Signal s(at_peer(a.ctx, a.flags + slot, peer));

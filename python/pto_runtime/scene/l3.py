@@ -209,7 +209,7 @@ class ReferenceOrchestrator:
         if name.startswith("_"):
             raise AttributeError(name)
         feature = (
-            "communication domains across hosts (global domains)"
+            "the reference's global communication domains (its L4 of remote L3 workers)"
             if "global" in name
             else "the reference's internal Python API"
         )

@@ -157,7 +157,7 @@ _FEATURES: list[tuple[re.Pattern[str], str]] = [
         (r"SDMA|URMA|sdma|urma|async completion", "asynchronous completions (SDMA/URMA)"),
         (
             r"global domain|GlobalCommDomain|allocate_global_domain|across hosts",
-            "communication domains across hosts (L4)",
+            "the reference's global communication domains (its L4 of remote L3 workers)",
         ),
         (
             r"comm(unication)? domain|CommDomain|allocate_domain|pto/comm|platform_comm",

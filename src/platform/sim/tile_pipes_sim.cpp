@@ -100,6 +100,9 @@ void *hook_core_memory(size_t size, size_t align, void (*destroy)(void *)) {
 constexpr unsigned long long kSignalSpinPolls = 64;
 constexpr long kSignalSleepNs = 50000;
 
+int32_t hook_remote(const pto_sim_remote_access *access);
+bool remote_progress();
+
 void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned long long polls) {
   SimCoreSlot *s = t_sim_core_slot;
   if (signal == nullptr) {  // the wait is over (TWAIT's last call after it had paused)
@@ -121,10 +124,18 @@ void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned
     s->wait_signal.store(nullptr, std::memory_order_relaxed);
     throw KernelStop{pto_comm_wait_stopped_status()};
   }
+  // A peer on another host sets signals through MPI, whose atomics this process applies only
+  // when it calls MPI: the waiter does, as a plain MPI program polling its flag would. While the
+  // process has such a window open, a long wait yields its OS thread instead of sleeping on the
+  // futex: MPI's update wakes no futex, and the waiter itself must keep calling MPI (the round
+  // trip in bench/comm/l4_roundtrip.py took 1.5x plain MPI's with the sleeps, 1.2-1.3x without).
+  const bool remote = remote_progress();
   // PTO-ISA's code around the wait may keep addresses of this OS thread's thread_locals.
   FiberPool::pin_current_fiber(true);
   if (!platform_fiber_yield()) sched_yield();
-  if (polls >= kSignalSpinPolls) {
+  if (polls >= kSignalSpinPolls && remote) {
+    sched_yield();
+  } else if (polls >= kSignalSpinPolls) {
     // Sleeps only while the signal still holds `value` (a notify in between returns at once).
     const timespec pause{0, kSignalSleepNs};
     syscall(SYS_futex, const_cast<void *>(signal), FUTEX_WAIT, value, &pause, nullptr, 0);
@@ -132,8 +143,28 @@ void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned
   FiberPool::pin_current_fiber(false);
 }
 
-const pto_sim_tile_pipe_hooks kHooks = {hook_state,  hook_subblock,    hook_wait,
-                                        hook_notify, hook_core_memory, hook_signal_wait};
+// Who serves windows of chips on other hosts (pto_sim_bind_remote_windows): a getter of the
+// chip worker that loaded this program, returning the process's L4 server if it has one.
+std::atomic<pto_sim_remote_server> g_remote_server{nullptr};
+
+int32_t hook_remote(const pto_sim_remote_access *access) {
+  const pto_sim_remote_server server = g_remote_server.load(std::memory_order_acquire);
+  const pto_sim_remote_fn fn = server != nullptr ? server() : nullptr;
+  return fn != nullptr ? fn(access) : pto_unsupported_status(PTO_UNSUPPORTED_REMOTE_WINDOW);
+}
+
+// Lets the L4 worker's MPI apply what peers on other hosts sent (PTO_SIM_REMOTE_PROGRESS); true
+// if the process has a window of a domain across hosts open.
+bool remote_progress() {
+  const pto_sim_remote_server server = g_remote_server.load(std::memory_order_acquire);
+  const pto_sim_remote_fn fn = server != nullptr ? server() : nullptr;
+  if (fn == nullptr) return false;  // no L4 domain in this process: nothing to apply
+  const pto_sim_remote_access progress = {PTO_SIM_REMOTE_PROGRESS, 0, 0, nullptr, 0, 0};
+  return fn(&progress) > 0;
+}
+
+const pto_sim_tile_pipe_hooks kHooks = {hook_state,       hook_subblock,    hook_wait,  hook_notify,
+                                        hook_core_memory, hook_signal_wait, hook_remote};
 
 const char *const kCmpNames[] = {"==", "!=", ">", ">=", "<", "<="};
 
@@ -215,6 +246,10 @@ void sim_core_set_kernel_waits(const KernelWaits *waits) {
 void bind_tile_pipes(void *lib) {
   using Bind = void (*)(const pto_sim_tile_pipe_hooks *);
   if (auto bind = reinterpret_cast<Bind>(dlsym(lib, PTO_SIM_BIND_TILE_PIPES_SYMBOL))) bind(&kHooks);
+}
+
+void bind_remote_window_server(pto_sim_remote_server server) {
+  g_remote_server.store(server, std::memory_order_release);
 }
 
 }  // namespace pto

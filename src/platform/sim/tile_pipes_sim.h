@@ -24,6 +24,7 @@
 #include <string>
 #include <utility>
 
+#include "pto/sim_tile_pipes.h"
 #include "pto_platform/kernel_call.h"
 
 namespace pto {
@@ -94,6 +95,10 @@ void sim_core_set_kernel_waits(const KernelWaits *waits);
 
 // Hands a loaded kernel binary the pipe hooks, if it has the entry (tile kernels do).
 void bind_tile_pipes(void *lib);
+
+// Who serves the kernels' accesses to windows of other hosts (pto/sim_tile_pipes.h, `remote`):
+// set through the host program's exported pto_sim_bind_remote_windows (remote_bind.cpp).
+void bind_remote_window_server(pto_sim_remote_server server);
 
 }  // namespace pto
 #endif  // PTO_PLATFORM_SIM_TILE_PIPES_SIM_H

@@ -9,6 +9,10 @@
 // FUTEX_PRIVATE_FLAG: in process mode the notifier and the waiter are different processes that
 // map the same window. Signals written without TNOTIFY (a plain store) are seen at the waiter's
 // next look, after at most its sleep's time-out.
+//
+// A signal in the window of a chip on another host (PTO_SIM_IS_REMOTE) is updated through the L4
+// worker instead: an MPI atomic (MPI_Accumulate) completed before TNOTIFY returns
+// (docs/design/comm_domains.md, "Across hosts").
 #ifndef PTO_COMM_TNOTIFY_HPP
 #define PTO_COMM_TNOTIFY_HPP
 #pragma once
@@ -29,6 +33,13 @@ namespace comm {
 template <typename GlobalSignalData>
 inline void TNOTIFY_IMPL(GlobalSignalData &dstSignalData, int32_t value, NotifyOp op) {
   using DType = typename GlobalSignalData::DType;
+  if (PTO_SIM_IS_REMOTE(dstSignalData.data())) {  // a chip on another host: through the L4 worker
+    static_assert(sizeof(DType) == 4, "TNOTIFY: signal type must be 32-bit");
+    const int remote_op = op == NotifyOp::AtomicAdd ? PTO_SIM_REMOTE_NOTIFY_ADD : PTO_SIM_REMOTE_NOTIFY_SET;
+    if (op != NotifyOp::AtomicAdd && op != NotifyOp::Set) return;
+    pto_sim_remote(remote_op, 0, reinterpret_cast<uint64_t>(dstSignalData.data()), nullptr, 4, value);
+    return;
+  }
   auto *signal = reinterpret_cast<std::atomic<DType> *>(dstSignalData.data());
   switch (op) {
     case NotifyOp::AtomicAdd:

@@ -16,7 +16,8 @@
 // wait returns. Between two looks the kernel calls pto_sim_signal_pause (the force-included
 // pto_tile_sim_hooks.h): the core's fiber yields to every other runnable fiber, and when the
 // device stops its run (time-out, cancel, a failed peer) the kernel is stopped with
-// pto::KernelStop and the run's report names the signal (docs/design/comm_domains.md).
+// pto::KernelStop and the run's report names the signal (docs/design/comm_domains.md). A signal
+// in the window of a chip on another host (PTO_SIM_IS_REMOTE) is read through the L4 worker.
 #ifndef TWAIT_HPP
 #define TWAIT_HPP
 #pragma once
@@ -26,29 +27,10 @@
 #include <type_traits>
 
 #include "pto/comm/comm_types.hpp"
+#include "pto/cpu/comm/TTest.hpp"  // TestCompareSignal
 
 namespace pto {
 namespace comm {
-
-namespace sim_detail {
-inline bool signal_meets(int32_t value, int32_t want, WaitCmp cmp) {
-  switch (cmp) {
-    case WaitCmp::EQ:
-      return value == want;
-    case WaitCmp::NE:
-      return value != want;
-    case WaitCmp::GT:
-      return value > want;
-    case WaitCmp::GE:
-      return value >= want;
-    case WaitCmp::LT:
-      return value < want;
-    case WaitCmp::LE:
-      return value <= want;
-  }
-  return false;
-}
-}  // namespace sim_detail
 
 template <typename GlobalSignalData>
 inline void TWAIT_IMPL(GlobalSignalData &signalData, int32_t cmpValue, WaitCmp cmp) {
@@ -73,8 +55,13 @@ inline void TWAIT_IMPL(GlobalSignalData &signalData, int32_t cmpValue, WaitCmp c
         offset += (rest % shape[d]) * stride[d];
         rest /= shape[d];
       }
-      const int32_t value = __atomic_load_n(base + offset, __ATOMIC_ACQUIRE);
-      if (!sim_detail::signal_meets(value, cmpValue, cmp)) {
+      int32_t value;
+      if (PTO_SIM_IS_REMOTE(base + offset)) {  // a chip on another host: an MPI atomic read
+        pto_sim_remote(PTO_SIM_REMOTE_LOAD32, 0, reinterpret_cast<uint64_t>(base + offset), &value, 4, 0);
+      } else {
+        value = __atomic_load_n(base + offset, __ATOMIC_ACQUIRE);
+      }
+      if (!TestCompareSignal(value, cmpValue, cmp)) {
         pto_sim_signal_pause(base + offset, value, static_cast<int>(cmp), cmpValue, polls);
         break;
       }
