@@ -18,6 +18,7 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pto_runtime as pto
@@ -26,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 ALLREDUCE = HERE.parent / "allreduce" / "main.py"
 
 
-def _allreduce_example():  # noqa: ANN202 (a module)
+def _allreduce_example() -> ModuleType:
     spec = importlib.util.spec_from_file_location("allreduce_example", ALLREDUCE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
