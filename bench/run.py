@@ -26,8 +26,15 @@ from pathlib import Path
 # tables, CSV), plot.py (the PNG). python3 bench/run.py puts bench/ first on sys.path.
 from driver.plan import ALL_RUNTIMES, PTO_RUNTIMES, full_plan, smoke_plan
 from driver.plot import plot
-from driver.runner import BENCH_DIR, cpu_seconds, find_bin_dir, git_describe, run_experiment
-from driver.tables import aggregate, metg_table, read_csv, report, write_csv
+from driver.runner import (
+    BENCH_DIR,
+    cpu_seconds,
+    find_bin_dir,
+    git_describe,
+    run_experiment,
+    run_pingpong,
+)
+from driver.tables import aggregate, metg_table, read_csv, report, report_round_trip, write_csv
 
 
 def rerender(paths: list[Path], no_plot: bool) -> int:
@@ -125,8 +132,11 @@ def main() -> int:
     failures: list[str] = []
     notes: set[str] = set()
     rows: list[dict] = []
+    pingpong: list[dict] = []  # per round: the cross-CPU round trip the chain is measured in
     t0 = time.monotonic()
     for rnd in range(1, opts.rounds + 1):
+        if not opts.smoke and (pp := run_pingpong(bin_dir, opts.timeout, failures)) is not None:
+            pingpong.append(pp)
         for exp in plan:
             g = f"grains {exp.grains[0]}..{exp.grains[-1]}"
             print(f"- round {rnd}/{opts.rounds}, {exp.kind}: {exp.config} ({g})", flush=True)
@@ -155,6 +165,7 @@ def main() -> int:
     )
     print(f"\n{header}")
     report(merged, metg)
+    report_round_trip(merged, pingpong)
     for n in sorted(notes):
         print(f"note: {n}")
 

@@ -125,3 +125,20 @@ def git_describe() -> str:
         return p.stdout.strip() or "?"
     except OSError:
         return "?"
+
+
+def run_pingpong(bin_dir: Path, timeout: float, failures: list[str]) -> dict | None:
+    """One run of bench_pingpong (a cache line's round trip between two CPUs): its JSON line,
+    or None when it was not built."""
+    exe = bin_dir / "bench_pingpong"
+    if not exe.exists():
+        return None
+    try:
+        p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        failures.append(f"bench_pingpong: no result within {timeout:.0f} s")
+        return None
+    if p.returncode != 0:
+        failures.append(f"bench_pingpong: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+        return None
+    return json.loads(p.stdout.strip().splitlines()[-1])

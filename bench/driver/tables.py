@@ -355,3 +355,29 @@ def read_csv(path: Path) -> list[dict]:
 
     with path.open(newline="") as f:
         return [{k: value(v) for k, v in r.items() if v != ""} for r in csv.DictReader(f)]
+
+
+def report_round_trip(rows: list[dict], pingpong: list[dict]) -> None:
+    """The cross-CPU round trip of this run (bench_pingpong, once per round) and each runtime's
+    empty-task chain in those round trips: a dependent chain hands each task from the CPU that
+    ran its producer to the one that runs it, so its floor is about one round trip per task."""
+    if not pingpong:
+        return
+    meds = sorted(float(p["median_ns"]) for p in pingpong)
+    lo = min(float(p["min_ns"]) for p in pingpong)
+    hi = max(float(p["max_ns"]) for p in pingpong)
+    rt = meds[len(meds) // 2]
+    print(
+        f"\ncross-CPU round trip of one cache line (bench_pingpong, {len(pingpong)} round(s)): "
+        f"{fmt_spread(rt, lo, hi)} ns"
+    )
+    chain = [
+        r
+        for r in rows
+        if r["experiment"] == "empty" and r["grain"] == 0 and r["config"].startswith("chain")
+    ]
+    for r in sorted(chain, key=lambda r: (r["config"], r["label"])):
+        print(
+            f"  {r['config']} {r['label']}: {float(r['ns_per_task']):.0f} ns per task = "
+            f"{float(r['ns_per_task']) / rt:.2f} round trips"
+        )
