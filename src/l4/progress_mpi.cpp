@@ -1,4 +1,5 @@
-// src/l4/progress_mpi.cpp — the L4 progress thread on the MPI C API: non-blocking transfers, heartbeats, goodbyes.
+// src/l4/progress_mpi.cpp — the L4 progress thread on the MPI C API: non-blocking transfers, heartbeats,
+// goodbyes.
 //
 // Messages on the runtime's own communicator (MPI_Comm_dup of the job's, MPI_COMM_WORLD by
 // default): per transfer k a 1 KiB header (transfer_header.h) with tag 16 + 2(k mod span) and
@@ -7,6 +8,11 @@
 //
 // The node doorbells the thread parks on are node_bells.cpp; PTO_L4_EDGE_TRACE's rows,
 // edge_trace.cpp.
+//
+// Over 600 lines since the one-sided windows of domains across hosts (create_window,
+// free_window, rma, poll, at the end) joined the transfers: they use the same communicator,
+// doorbells and parking state, all inside Impl. Moving them to a file of their own needs Impl in
+// a header (or a Windows object holding its own copy of that state); not done yet.
 #include <mpi.h>
 #include <pthread.h>
 

@@ -147,17 +147,21 @@ void hook_signal_wait(const void *signal, int value, int cmp, int want, unsigned
 // chip worker that loaded this program, returning the process's L4 server if it has one.
 std::atomic<pto_sim_remote_server> g_remote_server{nullptr};
 
-int32_t hook_remote(const pto_sim_remote_access *access) {
+// The process's server, or null.
+pto_sim_remote_fn remote_server() {
   const pto_sim_remote_server server = g_remote_server.load(std::memory_order_acquire);
-  const pto_sim_remote_fn fn = server != nullptr ? server() : nullptr;
+  return server != nullptr ? server() : nullptr;
+}
+
+int32_t hook_remote(const pto_sim_remote_access *access) {
+  const pto_sim_remote_fn fn = remote_server();
   return fn != nullptr ? fn(access) : pto_unsupported_status(PTO_UNSUPPORTED_REMOTE_WINDOW);
 }
 
 // Lets the L4 worker's MPI apply what peers on other hosts sent (PTO_SIM_REMOTE_PROGRESS); true
 // if the process has a window of a domain across hosts open.
 bool remote_progress() {
-  const pto_sim_remote_server server = g_remote_server.load(std::memory_order_acquire);
-  const pto_sim_remote_fn fn = server != nullptr ? server() : nullptr;
+  const pto_sim_remote_fn fn = remote_server();
   if (fn == nullptr) return false;  // no L4 domain in this process: nothing to apply
   const pto_sim_remote_access progress = {PTO_SIM_REMOTE_PROGRESS, 0, 0, nullptr, 0, 0};
   return fn(&progress) > 0;
