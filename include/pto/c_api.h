@@ -151,6 +151,9 @@ typedef struct pto_run_stats {
   /* Tasks finished without a core: dependency-only tasks, and tasks whose dispatch predicate
    * was false (not counted in tasks_run). */
   uint64_t tasks_retired_inline;
+  /* sim_timing (0 otherwise): the predicted device time of the whole AICPU run, the makespan
+   * plus the platform profile's device preamble and teardown (the reference's "Device"). */
+  uint64_t predicted_device_ns;
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -177,6 +177,9 @@ struct RunStats {
   // Tasks finished without a core: dependency-only tasks and tasks whose dispatch predicate was
   // false (not in tasks_run).
   uint64_t tasks_retired_inline = 0;
+  // sim_timing: the predicted device time of the whole AICPU run: predicted_makespan_us plus the
+  // platform profile's device preamble and teardown (the reference's "Device"); 0 otherwise.
+  double predicted_device_us = 0;
 
   // A short printable table of everything above.
   std::string table() const;

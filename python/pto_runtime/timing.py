@@ -5,19 +5,91 @@ predicts its device makespan (docs/design/sim_execution.md, "Timing mode"). A ti
 cost-model twin the callable carries is charged, per invocation, the cycles PTO-ISA's cost
 model predicts for it; :func:`add_cost_models` builds the twins and attaches them, and
 :func:`timing_lines` says what a timed run predicted and what priced its kernels.
+:class:`Prediction` is a timed run's predicted Device, Effective, Orch and Sched times, the
+figures the reference implementation measures on a chip, and :func:`strace_lines` writes them
+as its ``[STRACE]`` markers (docs/design/timing_model.md, "What a prediction reports").
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._native import ChipCallable, ChipCallConfig, ChipWorker, CoreType, KernelCompiler, RunStats
 from .task_args import ChipStorageTaskArgs
 from .trace import Trace, write_swimlanes
 
-__all__ = ["add_cost_models", "report_timing", "timed_rerun"]
+__all__ = ["Prediction", "add_cost_models", "report_timing", "strace_lines", "timed_rerun"]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A timed run's predicted device times in µs, as the reference implementation names what it
+    measures on a chip (its docs/dfx/l2-timing.md): ``device_us`` the whole AICPU run (the
+    makespan plus the platform profile's preamble and teardown), ``effective_us`` the
+    orchestration and scheduling windows merged (the makespan: every thread of a timed run
+    starts at 0), ``orch_us`` the device orchestrator's window (tensormap_and_ringbuffer; 0 for
+    host_build_graph, whose graph the host builds), ``sched_us`` the schedulers' window."""
+
+    device_us: float
+    effective_us: float
+    orch_us: float
+    sched_us: float
+    runtime: str
+
+    @staticmethod
+    def of(stats: RunStats, runtime: str) -> Prediction:
+        """The prediction of a run in timing mode (``stats``: its ``RunStats``)."""
+        if stats.predicted_makespan_us <= 0:
+            raise ValueError("Prediction.of: the run was not in timing mode (sim_timing=True)")
+        makespan = float(stats.predicted_makespan_us)
+        device_orch = runtime == "tensormap_and_ringbuffer"
+        return Prediction(
+            device_us=float(stats.predicted_device_us),
+            effective_us=makespan,
+            orch_us=float(stats.orchestration_us) if device_orch else 0.0,
+            sched_us=makespan,
+            runtime=runtime,
+        )
+
+
+_strace_invocations = 0
+_strace_lock = threading.Lock()
+
+
+def strace_lines(p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: int) -> list[str]:
+    """One run's ``[STRACE]`` markers as the reference implementation's host prints them for a
+    run on a chip (``chip.run`` and its device spans; its docs/dfx/host-trace.md), with the
+    device spans predicted, so its ``simpler_setup/tools/strace_timing.py --rounds-table``
+    tabulates a sim run as it does one on a die. ``host_ts_ns``/``host_dur_ns``: the host's
+    own wall time of the run (monotonic); ``callable_id``: a number the callable keeps across
+    rounds (the tool groups rounds by it). Every device span says ``sim=predicted``."""
+    global _strace_invocations
+    with _strace_lock:
+        _strace_invocations += 1
+        inv = _strace_invocations
+    hid = callable_id & (2**64 - 1)
+    head = f"[STRACE] v=1 pid={os.getpid()} tid={threading.get_native_id()} inv={inv} hid={hid:x}"
+    wall = "chip.run.runner_run.device_wall"
+    # A device phase's ts counts from the earliest phase emitted: orch and sched start together.
+    preamble_ns = 0
+    lines = [
+        f"{head} depth=2 name={wall} ts=0 dur={round(p.device_us * 1e3)} clk=dev sim=predicted",
+    ]
+    if p.orch_us > 0:
+        lines.append(
+            f"{head} depth=3 name={wall}.orch ts={preamble_ns} dur={round(p.orch_us * 1e3)} "
+            "clk=dev sim=predicted"
+        )
+        lines.append(
+            f"{head} depth=3 name={wall}.sched ts={preamble_ns} dur={round(p.sched_us * 1e3)} "
+            "clk=dev sim=predicted"
+        )
+    lines.append(f"{head} depth=0 name=chip.run ts={host_ts_ns} dur={host_dur_ns}")
+    return lines
 
 
 def add_cost_models(

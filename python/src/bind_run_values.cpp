@@ -386,6 +386,9 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("tasks_retired_inline", &RunStats::tasks_retired_inline,
               "tasks finished without a core: dependency-only tasks and tasks whose dispatch "
               "predicate was false (not in tasks_run)")
+      .def_ro("predicted_device_us", &RunStats::predicted_device_us,
+              "sim_timing: the predicted device time of the whole AICPU run, predicted_makespan_us "
+              "plus the platform profile's device preamble and teardown (0 otherwise)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

@@ -544,6 +544,7 @@ class CorePool {
 
   // `word`: the payload's address, or a BlockDispatch's with kBlockDispatch set.
   void push(uint32_t i, int64_t task, uint64_t word, bool mix, graph::DispatchTag tag) {
+    platform_device_work(DeviceWork::kDispatch);  // timing mode: the AICPU's time for it
     Core &c = cores_[i];
     const uint32_t e = (c.seq + 1) % kDepth;
     if (c.collected == c.seq) {

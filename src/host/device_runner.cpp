@@ -418,6 +418,7 @@ struct DeviceRunner::InFlight {
   LaunchedRun launched;
   SimTiming timing;  // timing mode: what launched.spec.timing points to
   bool timed = false;
+  uint64_t device_overhead_ns = 0;  // timing mode: the profile's device preamble + teardown
   pto_run_stats stats{};
 };
 
@@ -507,6 +508,17 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
     t.completion_ns = p.completion_ns;
     t.submit_ns = p.submit_ns;
     t.cycles_per_us = p.cycles_per_us;
+    t.work_ns[static_cast<uint32_t>(DeviceWork::kSubmit)] = p.aicpu_submit_ns;
+    t.work_ns[static_cast<uint32_t>(DeviceWork::kSubmitTensor)] = p.aicpu_submit_tensor_ns;
+    t.work_ns[static_cast<uint32_t>(DeviceWork::kDispatch)] = p.aicpu_dispatch_ns;
+    t.work_ns[static_cast<uint32_t>(DeviceWork::kCompletion)] = p.aicpu_completion_ns;
+    constexpr double kGiB = 1073741824.0 / 1e9;  // bytes per ns at 1 GiB/s
+    t.gm_bytes_per_ns = p.gm_GBps;               // 1 GB/s = 1 byte per ns
+    t.mte2_cube_bytes_per_ns = p.mte2_cube_GiBps * kGiB;
+    t.mte2_vector_bytes_per_ns = p.mte2_vector_GiBps * kGiB;
+    t.mte3_bytes_per_ns = p.mte3_GiBps * kGiB;
+    t.fixp_bytes_per_ns = p.fixp_GiBps * kGiB;
+    run->device_overhead_ns = p.device_preamble_ns + p.device_teardown_ns;
   }
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
   run->args.assign(args, args + num_args);
@@ -547,6 +559,7 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
   if (run.timed) {
     run.stats.predicted_makespan_ns = device_->virtual_makespan_ns();
+    run.stats.predicted_device_ns = run.stats.predicted_makespan_ns + run.device_overhead_ns;
     device_->virtual_priced(run.stats.priced);
     if (run.stats.price_note[0]) say_once(std::string("sim_timing: ") + run.stats.price_note);
   }

@@ -205,6 +205,7 @@ pto_status set_kernel_costs(const pto_callable_desc &callable, const std::map<ui
     c.entry = entry;
     c.model_price = isa_model_price;
     c.model = m;
+    c.cube = kernels.at(k.func_id).core_type == PTO_CORE_AIC;
     t->kernel_costs.push_back(c);
     source_of[entry] = PTO_PRICE_ISA_MODEL;
   }

@@ -322,12 +322,38 @@ class JsonReader {
 
 // ---- The profile.
 
+// A constant is a whole number of ns (0 or more) or a rate (a positive number); each is stored in
+// one field of the profile. The first four are required; a profile without one of the others
+// leaves that part of the model out (0: free, or for gm_GBps: no bandwidth limit).
 struct Constant {
   const char *name;
-  bool latency;  // a whole number of ns, else the clock (a positive number)
+  uint64_t SimTimingProfile::*ns;  // a whole number of ns, else
+  double SimTimingProfile::*rate;  // a positive number
+  bool required = false;
 };
 constexpr Constant kConstants[] = {
-    {"dispatch_ns", true}, {"completion_ns", true}, {"submit_ns", true}, {"cycles_per_us", false}};
+    {"dispatch_ns", &SimTimingProfile::dispatch_ns, nullptr, true},
+    {"completion_ns", &SimTimingProfile::completion_ns, nullptr, true},
+    {"submit_ns", &SimTimingProfile::submit_ns, nullptr, true},
+    {"cycles_per_us", nullptr, &SimTimingProfile::cycles_per_us, true},
+    {"aicpu_submit_ns", &SimTimingProfile::aicpu_submit_ns, nullptr},
+    {"aicpu_submit_tensor_ns", &SimTimingProfile::aicpu_submit_tensor_ns, nullptr},
+    {"aicpu_dispatch_ns", &SimTimingProfile::aicpu_dispatch_ns, nullptr},
+    {"aicpu_completion_ns", &SimTimingProfile::aicpu_completion_ns, nullptr},
+    {"device_preamble_ns", &SimTimingProfile::device_preamble_ns, nullptr},
+    {"device_teardown_ns", &SimTimingProfile::device_teardown_ns, nullptr},
+    {"gm_GBps", nullptr, &SimTimingProfile::gm_GBps},
+    {"mte2_cube_GiBps", nullptr, &SimTimingProfile::mte2_cube_GiBps},
+    {"mte2_vector_GiBps", nullptr, &SimTimingProfile::mte2_vector_GiBps},
+    {"mte3_GiBps", nullptr, &SimTimingProfile::mte3_GiBps},
+    {"fixp_GiBps", nullptr, &SimTimingProfile::fixp_GiBps},
+};
+
+std::string constant_names() {
+  std::string all;
+  for (const Constant &c : kConstants) all += (all.empty() ? "" : ", ") + std::string(c.name);
+  return all;
+}
 
 bool read_whole_file(const std::string &path, std::string *text, std::string *error) {
   FILE *f = fopen(path.c_str(), "rb");
@@ -378,7 +404,7 @@ bool read_constant(const Constant &c, const Json &j, SimTimingProfile *out, std:
     return false;
   }
   const std::string &v = value->text;
-  if (c.latency) {
+  if (c.ns != nullptr) {
     if (v[0] == '-') {
       *error = name + ".value is negative (" + v + "): a latency is a whole number of ns, 0 or more";
       return false;
@@ -393,17 +419,16 @@ bool read_constant(const Constant &c, const Json &j, SimTimingProfile *out, std:
       *error = name + ".value is " + v + ", too large";
       return false;
     }
-    uint64_t *field = strcmp(c.name, "dispatch_ns") == 0     ? &out->dispatch_ns
-                      : strcmp(c.name, "completion_ns") == 0 ? &out->completion_ns
-                                                             : &out->submit_ns;
-    *field = ns;
+    out->*c.ns = ns;
   } else {
-    const double mhz = strtod(v.c_str(), nullptr);
-    if (!(mhz > 0) || !std::isfinite(mhz)) {
-      *error = name + ".value is " + v + ": the clock (MHz) must be a positive number";
+    const double rate = strtod(v.c_str(), nullptr);
+    if (!(rate > 0) || !std::isfinite(rate)) {
+      *error = name + ".value is " + v + ": a rate (" +
+               (c.rate == &SimTimingProfile::cycles_per_us ? "the clock in MHz" : "GB/s or GiB/s") +
+               ") must be a positive number";
       return false;
     }
-    out->cycles_per_us = mhz;
+    out->*c.rate = rate;
   }
   return true;
 }
@@ -441,12 +466,13 @@ bool check_profile(const Json &doc, SimTimingProfile *out, std::string *error) {
     for (const Constant &c : kConstants) known = known || m.first == c.name;
     if (!known) {
       *error = "constants has an unknown key \"" + m.first +
-               "\" (the constants are dispatch_ns, completion_ns, submit_ns, cycles_per_us)";
+               "\" (the constants are " + constant_names() + ")";
       return false;
     }
   }
   for (const Constant &c : kConstants) {
     const Json *j = constants->member(c.name);
+    if (j == nullptr && !c.required) continue;
     if (j == nullptr) {
       *error = std::string("constants.") + c.name + " is missing";
       return false;

@@ -24,6 +24,14 @@ struct SimTimingProfile {
   uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
   // The chip clock in MHz: a cost model's cycles / cycles_per_us = microseconds. > 0.
   double cycles_per_us = 0;
+  // What the AICPU's cores spend on each piece of runtime work (DeviceWork, pto_platform/clock.h).
+  uint64_t aicpu_submit_ns = 0, aicpu_submit_tensor_ns = 0, aicpu_dispatch_ns = 0, aicpu_completion_ns = 0;
+  // A run's device time before its first task can start and after its last one ended.
+  uint64_t device_preamble_ns = 0, device_teardown_ns = 0;
+  // Global memory (HBM) bandwidth shared by every core, GB/s (1e9 bytes/s); and the per-core
+  // rates, GiB/s, at which the kernels' cost model prices its transfers by pipe (MTE2 of a cube
+  // core: GM -> L1, of a vector core: GM -> UB; MTE3: UB -> GM; FIXP: L0C -> GM).
+  double gm_GBps = 0, mte2_cube_GiBps = 0, mte2_vector_GiBps = 0, mte3_GiBps = 0, fixp_GiBps = 0;
   std::string path;  // the file it was read from
 };
 

@@ -430,6 +430,7 @@ RunStats to_run_stats(const pto_run_stats &s, const ClusterLayout &layout) {
   out.dispatch_work_stealing = s.dispatch_tasks[2];
   out.dispatch_switches = s.dispatch_switches;
   out.tasks_retired_inline = s.tasks_retired_inline;
+  out.predicted_device_us = static_cast<double>(s.predicted_device_ns) / 1e3;
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
     const HandshakeSlotPlace place = layout.place(slot);

@@ -145,12 +145,13 @@ TEST_F(SimTiming, AFixedCostChainTakesNTimesCostPlusTheProfilesHandOffs) {
   const pto::SimTimingProfile p = default_profile();
   // Each task: the scheduler dispatches it (dispatch_ns until the core starts), the core runs
   // it (the cost), the parked scheduler sees it done (completion_ns) and dispatches the next.
-  const uint64_t per_task = p.dispatch_ns + kCostNs + p.completion_ns;
+  // The scheduler's own AICPU time: retiring one task and dispatching the next.
+  const uint64_t per_task = p.dispatch_ns + kCostNs + p.completion_ns + p.aicpu_completion_ns + p.aicpu_dispatch_ns;
   EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5), kTasks * per_task);
   // The trace is in virtual time: kernel starts are per_task apart, the first after a dispatch.
   const std::vector<long long> starts = kernel_starts(w.last_trace_json());
   ASSERT_EQ(starts.size(), static_cast<size_t>(kTasks)) << w.last_trace_json().substr(0, 400);
-  EXPECT_EQ(starts[0], static_cast<long long>(p.dispatch_ns)) << "the launch is virtual time 0";
+  EXPECT_EQ(starts[0], static_cast<long long>(p.aicpu_dispatch_ns + p.dispatch_ns)) << "the launch is virtual time 0";
   for (int i = 1; i < kTasks; ++i)
     EXPECT_EQ(starts[i] - starts[i - 1], static_cast<long long>(per_task)) << i;
   // One core did all the work: its predicted utilisation is the cost's share of the makespan.
@@ -173,19 +174,19 @@ TEST_F(SimTiming, ACostMayGrowWithOneOfTheTasksArguments) {
   const pto::SimTimingProfile p = default_profile();
   uint64_t work = 0;
   for (int i = 0; i < kTasks; ++i) work += 1000 + 250 * static_cast<uint64_t>(i);
-  EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5),
-            work + kTasks * (p.dispatch_ns + p.completion_ns));
+  const uint64_t handoffs = p.dispatch_ns + p.completion_ns + p.aicpu_dispatch_ns + p.aicpu_completion_ns;
+  EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5), work + kTasks * handoffs);
   const std::vector<long long> starts = kernel_starts(w.last_trace_json());
   ASSERT_EQ(starts.size(), static_cast<size_t>(kTasks));
   for (int i = 1; i < kTasks; ++i)  // the gap after task i-1 is its cost plus the two hand-offs
     EXPECT_EQ(starts[i] - starts[i - 1],
-              static_cast<long long>(1000 + 250 * (i - 1) + p.dispatch_ns + p.completion_ns))
+              static_cast<long long>(1000 + 250 * (i - 1) + handoffs))
         << i;
   // An index beyond the task's arguments adds nothing: only the fixed part remains.
   const Costs beyond("0=1000+250*a9");
   EXPECT_EQ(
       static_cast<uint64_t>(w.run(c, pto::ChipStorageTaskArgs(), cfg).predicted_makespan_us * 1e3 + 0.5),
-      kTasks * (1000 + p.dispatch_ns + p.completion_ns));
+      kTasks * (1000 + handoffs));
 }
 
 TEST_F(SimTiming, IndependentTasksFinishSoonerOnMoreCores) {
@@ -213,7 +214,7 @@ TEST_F(SimTiming, UncostedKernelsTakeTheirHostTimeScaled) {
   cfg.sim_kernel_time_pct = 0;
   const pto::SimTimingProfile p = default_profile();
   EXPECT_EQ(w.run(c, pto::ChipStorageTaskArgs(), cfg).predicted_makespan_us * 1e3,
-            5.0 * (p.dispatch_ns + p.completion_ns));
+            5.0 * (p.dispatch_ns + p.completion_ns + p.aicpu_dispatch_ns + p.aicpu_completion_ns));
 }
 
 void expect_invalid(pto::ChipWorker &w, const pto::ChipCallable &c, const pto::ChipCallConfig &cfg,
@@ -302,15 +303,18 @@ std::string profile_with(const std::map<std::string, std::string> &changed,
   return out + "}}";
 }
 
-TEST(SimTimingProfile, TheDefaultFilesHoldTheFormerBuiltInNumbers) {
-  // The numbers the profile table compiled into the host held before it became these files.
+TEST(SimTimingProfile, TheDefaultFilesHoldThePublishedAndFittedNumbers) {
+  // docs/design/timing_model.md gives each number's source; these are the published ones.
   for (const char *family : {"a2a3", "a5"}) {
     SCOPED_TRACE(family);
     const pto::SimTimingProfile p = default_profile(family);
     EXPECT_EQ(p.family, family);
-    EXPECT_EQ(p.dispatch_ns, 1000u);
-    EXPECT_EQ(p.completion_ns, 500u);
-    EXPECT_EQ(p.submit_ns, 200u);
+    EXPECT_EQ(p.dispatch_ns, 430u);     // AICPU -> AICore ~140 ns + the core's set-up ~290 ns
+    EXPECT_EQ(p.completion_ns, 600u);   // AICore -> AICPU through COND, mean ~600 ns
+    EXPECT_EQ(p.device_preamble_ns, 9000u);
+    EXPECT_EQ(p.gm_GBps, 1600.0);
+    EXPECT_EQ(p.mte2_cube_GiBps, 135.0);  // pto-isa's kA2A3ArchConfig rates
+    EXPECT_EQ(p.fixp_GiBps, 70.0);
     EXPECT_EQ(p.cycles_per_us, 1850.0);  // a2a3: pto-isa's kMainFrequencyHz; a5: the same, unknown
     // The staged copy is the source tree's file.
     EXPECT_EQ(file_text(default_profile_path(family)),
@@ -338,18 +342,19 @@ TEST_F(SimTiming, ACopiedProfileWithAnotherDispatchChangesTheChainsMakespan) {
     const pto_test::ScopedEnv profile("PTO_SIM_PROFILE", copy.c_str());
     const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
     // As in AFixedCostChainTakesNTimesCostPlusTheProfilesHandOffs, with the copy's dispatch.
-    const uint64_t per_task = kDispatchNs + kCostNs + p.completion_ns;
+    const uint64_t aicpu = p.aicpu_dispatch_ns + p.aicpu_completion_ns;
+    const uint64_t per_task = kDispatchNs + kCostNs + p.completion_ns + aicpu;
     EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5), kTasks * per_task);
     const std::vector<long long> starts = kernel_starts(w.last_trace_json());
     ASSERT_EQ(starts.size(), static_cast<size_t>(kTasks));
-    EXPECT_EQ(starts[0], static_cast<long long>(kDispatchNs));
+    EXPECT_EQ(starts[0], static_cast<long long>(p.aicpu_dispatch_ns + kDispatchNs));
     for (int i = 1; i < kTasks; ++i)
       EXPECT_EQ(starts[i] - starts[i - 1], static_cast<long long>(per_task)) << i;
   }
   // Unset again: the next run reads the default file.
   const pto::RunStats s = w.run(c, pto::ChipStorageTaskArgs(), cfg);
   EXPECT_EQ(static_cast<uint64_t>(s.predicted_makespan_us * 1e3 + 0.5),
-            kTasks * (p.dispatch_ns + kCostNs + p.completion_ns));
+            kTasks * (p.dispatch_ns + kCostNs + p.completion_ns + p.aicpu_dispatch_ns + p.aicpu_completion_ns));
 }
 
 TEST_F(SimTiming, BadProfilesAreTypedErrorsNamingTheVariableThePathAndTheFault) {
@@ -359,7 +364,7 @@ TEST_F(SimTiming, BadProfilesAreTypedErrorsNamingTheVariableThePathAndTheFault) 
   w.set_device(0);
   const Costs costs("0=1000");
   const pto::SimTimingProfile p = default_profile();
-  const uint64_t good_ns = 4 * (1000 + p.dispatch_ns + p.completion_ns);
+  const uint64_t good_ns = 4 * (1000 + p.dispatch_ns + p.completion_ns + p.aicpu_dispatch_ns + p.aicpu_completion_ns);
   const std::string good = file_text(default_profile_path("a2a3"));
   const pto_test::ScratchDir dir("pto_sim_profile");
   struct Case {
@@ -375,10 +380,10 @@ TEST_F(SimTiming, BadProfilesAreTypedErrorsNamingTheVariableThePathAndTheFault) 
        dir.write("no_submit.json", profile_with({{"submit_ns", ""}})),
        {"constants.submit_ns is missing"}},
       {"negative constant",
-       dir.write("negative.json", replaced(good, "\"value\": 1000", "\"value\": -5")),
+       dir.write("negative.json", replaced(good, "\"value\": " + std::to_string(p.dispatch_ns), "\"value\": -5")),
        {"constants.dispatch_ns.value is negative (-5)"}},
       {"fractional ns",
-       dir.write("fraction.json", replaced(good, "\"value\": 500", "\"value\": 500.5")),
+       dir.write("fraction.json", replaced(good, "\"value\": " + std::to_string(p.completion_ns), "\"value\": 500.5")),
        {"constants.completion_ns.value is 500.5, not a whole number of ns"}},
       {"string value",
        dir.write("string.json", profile_with({{"submit_ns", "{\"value\": \"200\", \"source\": \"s\"}"}})),

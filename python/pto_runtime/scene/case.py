@@ -269,15 +269,20 @@ class SceneTestCase:
         name = type(self).__name__
         # Under the pytest plugin each test is one case, which its st_platform fixture names.
         only = getattr(getattr(request, "node", None), "_pto_scene_case", None)
+        from .driver import HARDWARE_TWINS
+
+        # -p a2a3: the cases that list the chip, on its sim twin (st_platform).
+        chip = request.config.getoption("--platform", None)
+        listed = chip if HARDWARE_TWINS.get(chip) == st_platform else st_platform
         out: list[Mapping[str, Any]] = []
         for case in self.CASES:
             if only is not None and case["name"] != only:
                 continue
-            if st_platform not in case["platforms"]:
+            if listed not in case["platforms"]:
                 continue
             if not match_selectors(name, case["name"], selectors):
                 continue
-            is_manual = is_manual_for_platform(case.get("manual"), st_platform)
+            is_manual = is_manual_for_platform(case.get("manual"), listed)
             if (manual == "exclude" and is_manual) or (manual == "only" and not is_manual):
                 continue
             out.append(case)

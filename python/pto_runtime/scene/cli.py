@@ -31,7 +31,8 @@ def add_case_options(add: Callable[..., Any], platform_flags: tuple[str, ...]) -
         *platform_flags,
         dest="platform",
         default=None,
-        help="a2a3sim or a5sim (default: every sim platform each case lists)",
+        help="a2a3sim or a5sim (default: every sim platform each case lists); a2a3 or a5: the "
+        "cases that list that chip, run on its sim twin in timing mode to predict its device time",
     )
     add(
         "--case",

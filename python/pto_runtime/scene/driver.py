@@ -39,6 +39,9 @@ __all__ = [
 ]
 
 SIM_PLATFORMS = ("a2a3sim", "a5sim")
+# A chip's own name selects the cases that list it and runs them on the chip's sim twin in timing
+# mode: every round predicts the chip's device time (docs/guide/timing.md, "Predicting a chip").
+HARDWARE_TWINS = {"a2a3": "a2a3sim", "a5": "a5sim"}
 
 
 class _Config:
@@ -74,6 +77,7 @@ def options_from(request: Any) -> RunOptions:
         pmu=bool(get("--enable-pmu", 0)),
         dump_tensors=bool(get("--dump-args", 0)),
         run_timeout=None if get("--run-timeout", None) is None else float(get("--run-timeout")),
+        predict=get("--platform", None) in HARDWARE_TWINS,
     )
 
 
@@ -105,7 +109,10 @@ def select(
     manual: str,
 ) -> list[Selected]:
     """The (class, case, platform) triples to run: on ``platform``, or on every sim platform a
-    case lists when None; filtered by selectors and the manual mode (exclude/include/only)."""
+    case lists when None; filtered by selectors and the manual mode (exclude/include/only).
+    A chip's name (``a2a3``, ``a5``: HARDWARE_TWINS) selects the cases that list the chip, to
+    run on its sim twin."""
+    twin = HARDWARE_TWINS.get(platform or "")
     out = []
     for cls in classes:
         for case in cls.CASES:
@@ -120,7 +127,7 @@ def select(
                 is_manual = is_manual_for_platform(case.get("manual"), p)
                 if (manual == "exclude" and is_manual) or (manual == "only" and not is_manual):
                     continue
-                out.append(Selected(cls, case, p, is_manual))
+                out.append(Selected(cls, case, twin or p, is_manual))
     return out
 
 
@@ -157,7 +164,7 @@ def run_selected_cases(
     sub_handles: dict[str, Any] = {}
     if test._st_level == SceneTestLevel.NODE:
         sub_handles = prepare_l3(type(test), worker)
-    elif options.timing:
+    elif options.timing or options.predict:
         callable_obj.add_cost_models()
     for case in cases:
         test._run_and_validate(

@@ -58,6 +58,8 @@ class CaseRecord:
     tasks: int = 0
     worst_error: float | None = None  # largest |actual - golden| over the outputs
     predicted_makespan_us: float | None = None  # --timing
+    # -p a2a3 / a5: the last round's timing.Prediction as a dict (device_us, effective_us, ...)
+    predicted: dict[str, Any] | None = None
     swimlane: str = ""  # --timing: the page
     fuzz_seeds: int = 0  # --fuzz-schedules: seeds run
     divergent_seed: int | None = None  # --fuzz-schedules: a seed whose result differs

@@ -37,9 +37,12 @@ def _error(value: float | None) -> str:
 def format_summary(records: Sequence[CaseRecord], total: int | None = None) -> str:
     """The table, the failures and the last line."""
     timing = any(r.predicted_makespan_us is not None for r in records)
+    predicted = any(r.predicted for r in records)
     fuzz = any(r.fuzz_seeds for r in records)
     header = ["case", "platform", "result", "wall s", "tasks", "worst error"]
-    if timing:
+    if predicted:
+        header += ["pred. Device us", "pred. Effective us", "pred. Orch us"]
+    elif timing:
         header.append("predicted us")
     if fuzz:
         header.append("fuzz seeds")
@@ -54,7 +57,12 @@ def format_summary(records: Sequence[CaseRecord], total: int | None = None) -> s
             str(r.tasks or "-"),
             _error(r.worst_error),
         ]
-        if timing:
+        if predicted:
+            p = r.predicted or {}
+            row += [
+                f"{p[k]:.1f}" if p.get(k) else "-" for k in ("device_us", "effective_us", "orch_us")
+            ]
+        elif timing:
             row.append("-" if r.predicted_makespan_us is None else f"{r.predicted_makespan_us:.1f}")
         if fuzz:
             seeds = str(r.fuzz_seeds or "-")
@@ -69,6 +77,11 @@ def format_summary(records: Sequence[CaseRecord], total: int | None = None) -> s
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    if predicted:
+        lines.append(
+            "pred.: the chip's device time as the sim's timing model predicts it, not a "
+            "measurement (its measured error: docs/timing_accuracy.md)"
+        )
     failures = [r for r in records if r.result not in (record.PASSED, record.SKIPPED)]
     for r in failures:
         lines.append("")

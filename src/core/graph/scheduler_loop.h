@@ -218,6 +218,7 @@ class SchedulerLoop {
 
   // A task whose cores all finished (an SPMD task: one of its blocks; the last one finishes it).
   void completed(int64_t id, const CoreTiming &timing) {
+    platform_device_work(DeviceWork::kCompletion);  // timing mode: the AICPU's time for it
     TaskRecord &t = policy_.task(id);
     if (t.block_num > 1 && t.blocks_done.fetch_add(1, std::memory_order_acq_rel) + 1 != t.block_num) return;
     const int32_t status = policy_.status_of(id);

@@ -49,7 +49,11 @@ struct DeterministicExecutor::Impl {
 
   void push_yielded(Fiber *f) {
     std::lock_guard<std::mutex> lock(mu);
-    if (time.on()) time.yielded(f, runnable);
+    // A fiber that yields to wait (polling) waits for the others; one that yields after its
+    // clock moved on by work (a kernel's end, AICPU work) keeps its clock: it only lets the
+    // earlier fibers go first.
+    if (time.on() && !f->keeps_clock) time.yielded(f, runnable);
+    f->keeps_clock = false;
     runnable.push_back(f);
     if (holds == 0) cv.notify_one();
   }
@@ -151,6 +155,18 @@ void hook_kernel_end() {
   d->time.kernel_end(f);
   // Let every fiber that is earlier go first: what the core does next (report the kernel done)
   // happens at the kernel's end in virtual time.
+  f->keeps_clock = true;
+  f->request = Fiber::kYield;
+  suspend(f);
+}
+
+void hook_device_work(uint32_t what, uint32_t count) {
+  Fiber *f;
+  DeterministicExecutor::Impl *d;
+  if (!timed_fiber(&f, &d)) return;
+  if (!d->time.device_work(f, what, count)) return;  // free: nothing to wait for
+  // As at a kernel's end: what the thread does next happens once the work is done.
+  f->keeps_clock = true;
   f->request = Fiber::kYield;
   suspend(f);
 }

@@ -129,6 +129,15 @@ void platform_kernel_end() {
   if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_end();
 }
 
+uint64_t platform_device_now_ns() {
+  if (uint64_t v; timed_now() && platform_virtual_clock(&v)) return v;
+  return platform_now_ns();
+}
+
+void platform_device_work_timed(DeviceWork what, uint32_t count) {
+  if (const SimExecHooks *hooks = exec_hooks()) hooks->device_work(static_cast<uint32_t>(what), count);
+}
+
 ClockPair platform_clock_pair() {
   // On a fiber of a timed launch both are its virtual clock (ticks one ahead, as above): hosts
   // then map the run's ticks to virtual ns one to one (core/tick_clock.h).

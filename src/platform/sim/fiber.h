@@ -100,6 +100,7 @@ struct Fiber {
   bool kernel_fixed = false;  // the cost table or a model gives its time: kernel_vt0 + kernel_ns
   uint64_t kernel_vt0 = 0, kernel_ns = 0;
   uint64_t segment_start = 0;  // platform_now_ns() when the kernel last started or went on
+  bool keeps_clock = false;    // its next yield is not a wait: its clock stays (VirtualTime)
 
   void *tsan = nullptr;
   void *asan_fake = nullptr;

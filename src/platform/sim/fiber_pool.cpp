@@ -168,7 +168,8 @@ const SimExecHooks kHooks = {hook_on_fiber,
                              &fibers::g_timed_runs,
                              fibers::hook_virtual_clock,
                              fibers::hook_kernel_begin,
-                             fibers::hook_kernel_end};
+                             fibers::hook_kernel_end,
+                             fibers::hook_device_work};
 
 }  // namespace
 

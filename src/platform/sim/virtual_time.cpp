@@ -24,6 +24,21 @@ void VirtualTime::begin(const SimTiming *timing) {
   latency_[A][C] = timing->dispatch_ns;
   latency_[C][A] = timing->completion_ns;
   latency_[A][A] = timing->submit_ns;
+  for (uint32_t k = 0; k < kDeviceWorkKinds; ++k) work_ns_[k] = timing->work_ns[k];
+  gm_bytes_per_ns_ = timing->gm_bytes_per_ns;
+  mte2_cube_ = timing->mte2_cube_bytes_per_ns;
+  mte2_vector_ = timing->mte2_vector_bytes_per_ns;
+  mte3_ = timing->mte3_bytes_per_ns;
+  fixp_ = timing->fixp_bytes_per_ns;
+  gm_free_ = 0;
+}
+
+bool VirtualTime::device_work(Fiber *f, uint32_t what, uint32_t count) {
+  if (what >= kDeviceWorkKinds || work_ns_[what] == 0 || count == 0) return false;
+  uint64_t &vt = clock(f);
+  vt += work_ns_[what] * count;
+  reached(vt);
+  return true;
 }
 
 void VirtualTime::rung(Fiber *f, Fiber *ringer) {
@@ -63,6 +78,15 @@ void VirtualTime::kernel_begin(Fiber *f, uint64_t entry, int64_t *args, uint32_t
   if (f->kernel_fixed && it->second.model_price != nullptr) {
     const SimKernelCost &c = it->second;
     f->kernel_ns = c.model_price(c.model, args, cycles_per_us_, price);  // sets source, cycles, pipes
+    if (gm_bytes_per_ns_ > 0) {
+      // The bytes its transfers move, at the rates the model priced them; they take their turn
+      // on the shared global memory: the kernel ends no earlier than its last byte.
+      const double bytes = price->pipe_ns[1] * (c.cube ? mte2_cube_ : mte2_vector_) +
+                           price->pipe_ns[6] * mte3_ + price->pipe_ns[4] * fixp_;
+      const uint64_t start = clock(f);
+      gm_free_ = std::max(gm_free_, start) + static_cast<uint64_t>(bytes / gm_bytes_per_ns_ + 0.5);
+      f->kernel_ns = std::max(f->kernel_ns, gm_free_ - start);
+    }
   } else if (f->kernel_fixed) {
     const SimKernelCost &c = it->second;
     f->kernel_ns = c.base_ns;

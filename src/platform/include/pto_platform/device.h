@@ -88,6 +88,7 @@ struct SimKernelCost {
   uint64_t (*model_price)(const void *model, int64_t *args, double cycles_per_us,
                           KernelPrice *price) = nullptr;
   const void *model = nullptr;
+  bool cube = false;  // an AIC kernel (its MTE2 pipe is GM -> L1), else AIV (GM -> UB)
 };
 
 struct SimTiming {
@@ -97,6 +98,14 @@ struct SimTiming {
   uint64_t completion_ns = 0;  // a core rings an AICPU thread: until a parked scheduler sees it
   uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
   double cycles_per_us = 0;    // the chip's clock (MHz): a model's cycles to ns; <= 0: the model's
+  // What the AICPU's cores spend per unit of each DeviceWork kind (pto_platform/clock.h), ns.
+  uint64_t work_ns[kDeviceWorkKinds] = {};
+  // Global memory shared by all cores: the bytes per ns it serves at most (0: no limit), and the
+  // rates at which the cost model prices one core's transfers, bytes per ns, by pipe (an
+  // isa_model price's MTE2/MTE3/FIXP busy time times its rate is the bytes it moves).
+  double gm_bytes_per_ns = 0;
+  double mte2_cube_bytes_per_ns = 0, mte2_vector_bytes_per_ns = 0, mte3_bytes_per_ns = 0,
+         fixp_bytes_per_ns = 0;
 };
 
 struct LaunchSpec {

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""scripts/timing_accuracy.py — timing mode's predictions against device times measured on a2a3.
+
+Runs the reference implementation's benchmark workloads (../shared/third_party/simpler, or
+PTO_REFERENCE_SUITE) on the a2a3 chip's sim twin in timing mode (``python -m pto_runtime.scene
+-p a2a3``), sets each predicted Device, Effective and Orch time beside the figure published
+from real a2a3 dies, and writes docs/timing_accuracy.md with the table and, where matplotlib is
+installed, docs/images/timing_accuracy.png (predicted against measured, ±10 % and ±25 % bands).
+
+    python3 scripts/timing_accuracy.py            run the cases, write the page and the plot
+    python3 scripts/timing_accuracy.py --check    run the cases, exit 1 if a prediction differs
+                                                  from the page's (what CI runs)
+    python3 scripts/timing_accuracy.py --from F   write the page from a runner --json file F
+
+Predictions are deterministic (a seeded run in virtual time), so the page's numbers are exact.
+Needs the package installed (scripts/install_package.sh "[test]") and PTO-ISA (PTO_ISA_ROOT).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "timing_accuracy.md"
+PLOT = ROOT / "docs" / "images" / "timing_accuracy.png"
+
+TMR, HBG = "tensormap_and_ringbuffer", "host_build_graph"
+# Where each figure comes from: hw-native-sys/simpler pull requests (comments), a2a3 dies.
+SRC = {
+    "1575": "simpler#1575 (comment 2026-08-17: 100 rounds, Effective)",
+    "1784": "simpler#1784 (2026-08-11: 72 rounds, Device)",
+    "1785": "simpler#1785 (2026-08-11: 72 rounds, Device)",
+    "1786": "simpler#1786 (2026-08-11: 72 rounds, Device)",
+    "1787": "simpler#1787 (2026-08-11: 72 rounds, Device)",
+    "2130": "simpler#2130 (comment 2026-09-07: 100 rounds, Device)",
+    "694": "simpler#694 (2026-04-28: 100 rounds, Orch; an older runtime)",
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One published hardware figure of one case."""
+
+    path: str  # the test's folder in the reference suite
+    cls: str  # its scene-test class
+    case: str
+    runtime: str
+    metric: str  # Device, Effective or Orch
+    us: float
+    source: str  # a key of SRC
+    role: str  # calibration (the model's fit uses it) or validation (never fitted to)
+
+
+def _figures() -> list[Figure]:
+    f: list[Figure] = []
+
+    def add(
+        path: str, cls: str, case: str, rt: str, role: str, **metrics: tuple[float, str]
+    ) -> None:
+        for metric, (us, src) in metrics.items():
+            f.append(Figure(path, cls, case, rt, metric.capitalize(), us, src, role))
+
+    ex, st = "examples/a2a3", "tests/st/a2a3"
+    cal, val = "calibration", "validation"
+    # The calibration set (issue "Predict the chip").
+    add(
+        f"{ex}/tensormap_and_ringbuffer/benchmark_bgemm",
+        "TestBenchmarkBgemm",
+        "Case0",
+        TMR,
+        cal,
+        effective=(720.3, "1575"),
+        orch=(549.2, "694"),
+    )
+    add(
+        f"{ex}/host_build_graph/benchmark_bgemm",
+        "TestBenchmarkBgemmHostBuildGraph",
+        "Case0",
+        HBG,
+        cal,
+        device=(710.8, "2130"),
+    )
+    for case, eff, dev, orch in (("Case1", 1098.7, 1386.0, 721.6), ("Case2", 572.1, 766.0, 273.2)):
+        add(
+            f"{st}/tensormap_and_ringbuffer/paged_attention_unroll",
+            "TestPagedAttentionUnroll",
+            case,
+            TMR,
+            cal,
+            effective=(eff, "1575"),
+            device=(dev, "1784"),
+            orch=(orch, "694"),
+        )
+    for case, dev in (("Case1", 1268.0), ("Case2", 670.0)):
+        add(
+            f"{st}/host_build_graph/paged_attention_unroll",
+            "TestPagedAttentionUnrollHostBuildGraph",
+            case,
+            HBG,
+            cal,
+            device=(dev, "1784"),
+        )
+    # Validation: the rest of the benchmark set (tools/benchmark_rounds.sh's list).
+    add(
+        f"{st}/tensormap_and_ringbuffer/alternating_matmul_add",
+        "TestAlternatingMatmulAdd",
+        "Case1",
+        TMR,
+        val,
+        effective=(772.0, "1575"),
+        device=(988, "1785"),
+        orch=(788.4, "694"),
+    )
+    add(
+        f"{st}/host_build_graph/alternating_matmul_add",
+        "TestAlternatingMatmulAddHostBuildGraph",
+        "Case1",
+        HBG,
+        val,
+        device=(838.4, "2130"),
+    )
+    for case, eff, dev, orch in (("Case1", 1090.1, 1334.0, 621.0), ("Case2", 560.3, 716.0, 229.8)):
+        add(
+            f"{ex}/tensormap_and_ringbuffer/paged_attention_unroll_manual_scope",
+            "TestPagedAttentionUnrollManualScope",
+            case,
+            TMR,
+            val,
+            effective=(eff, "1575"),
+            device=(dev, "1786"),
+            orch=(orch, "694"),
+        )
+    for case, dev in (("Case1", 1258.1), ("Case2", 658.0)):
+        add(
+            f"{ex}/host_build_graph/paged_attention_unroll_manual_scope",
+            "TestPagedAttentionUnrollManualScopeHostBuildGraph",
+            case,
+            HBG,
+            val,
+            device=(dev, "2130"),
+        )
+    add(
+        f"{st}/tensormap_and_ringbuffer/batch_paged_attention",
+        "TestBatchPagedAttention",
+        "Case1",
+        TMR,
+        val,
+        effective=(3565.1, "1575"),
+        device=(4272, "1787"),
+        orch=(2005.5, "694"),
+    )
+    add(
+        f"{st}/host_build_graph/batch_paged_attention",
+        "TestBatchPagedAttentionHostBuildGraph",
+        "Case1",
+        HBG,
+        val,
+        device=(3518, "1787"),
+    )
+    return f
+
+
+def _suite() -> Path:
+    suite = Path(
+        os.environ.get("PTO_REFERENCE_SUITE", ROOT.parent / "shared" / "third_party" / "simpler")
+    )
+    if not (suite / "PIN").is_file():
+        sys.exit(f"timing_accuracy.py: no reference suite at {suite} (set PTO_REFERENCE_SUITE)")
+    return suite
+
+
+def run_cases(figures: list[Figure], out: Path) -> None:
+    """Every case of `figures` through the runner with -p a2a3, records into `out`."""
+    suite = _suite()
+    by_path: dict[str, set[str]] = {}
+    for fig in figures:
+        by_path.setdefault(fig.path, set()).add(f"{fig.cls}::{fig.case}")
+    cases: list[dict] = []
+    for path, selected in sorted(by_path.items()):
+        with tempfile.TemporaryDirectory() as tmp:
+            part = Path(tmp) / "part.json"
+            cmd = [
+                sys.executable,
+                "-m",
+                "pto_runtime.scene",
+                str(suite / path),
+                "-p",
+                "a2a3",
+                "--manual",
+                "include",
+                "--skip-golden",
+                "--json",
+                str(part),
+            ]
+            for s in sorted(selected):
+                cmd += ["--case", s]
+            print("==", " ".join(cmd[1:]), flush=True)
+            subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
+            data = json.loads(part.read_text())
+            for c in data["cases"]:
+                c["path"] = path
+            cases += data["cases"]
+    out.write_text(json.dumps({"cases": cases}, indent=1))
+
+
+@dataclass
+class Row:
+    fig: Figure
+    predicted: float | None  # µs; None: the case did not run
+    note: str
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.predicted is None else self.predicted / self.fig.us
+
+
+def rows_of(figures: list[Figure], records: dict) -> list[Row]:
+    key = {"Device": "device_us", "Effective": "effective_us", "Orch": "orch_us"}
+    found = {(c["path"], c["cls"], c["case"]): c for c in records["cases"]}
+    rows = []
+    for fig in figures:
+        c = found.get((fig.path, fig.cls, fig.case))
+        if c is None or not c.get("predicted") or c.get("result") != "PASSED":
+            why = "not run" if c is None else f"{c.get('result')}: {c.get('message', '')[:80]}"
+            rows.append(Row(fig, None, why))
+            continue
+        rows.append(Row(fig, float(c["predicted"][key[fig.metric]]), ""))
+    return rows
+
+
+def _pct(r: float | None) -> str:
+    return "-" if r is None else f"{(r - 1) * 100:+.1f} %"
+
+
+INTRO = """\
+Timing mode (`python -m pto_runtime.scene FILE -p a2a3`, or `ChipCallConfig(sim_timing=True)`)
+predicts what a program's run takes on the a2a3 chip. This page sets those predictions beside
+device times published from real a2a3 dies for the reference implementation's benchmark
+workloads, with its test files unchanged. **Calibration** cases are the ones the model's fitted
+parameters were fitted to (share/sim_profiles/a2a3.json says which parameters those are);
+**validation** cases were never fitted to. The metrics are the reference's
+([Timing model](design/timing_model.md)): Device is the whole AICPU run, Effective the
+orchestration and scheduling windows merged, Orch the device orchestrator's window."""
+
+
+def write_page(rows: list[Row]) -> str:
+    lines = [
+        "# Timing mode against the chip",
+        "",
+        "<!-- Generated by scripts/timing_accuracy.py from the predictions of this commit; edit",
+        "the script, not this page. CI reruns it with --check. -->",
+        "",
+        *INTRO.splitlines(),
+        "",
+    ]
+    for role in ("calibration", "validation"):
+        rs = [r for r in rows if r.fig.role == role]
+        errs = [abs(r.ratio - 1) for r in rs if r.ratio is not None and r.fig.metric != "Orch"]
+        lines += [f"## {role.capitalize()}", ""]
+        if errs:
+            within10 = sum(e <= 0.10 for e in errs)
+            within25 = sum(e <= 0.25 for e in errs)
+            median = statistics.median(errs) * 100
+            lines += [
+                f"Device and Effective: median absolute error {median:.1f} %, "
+                f"largest {max(errs) * 100:.1f} %; {within10} of {len(errs)} within ±10 %, "
+                f"{within25} within ±25 %.",
+                "",
+            ]
+        lines += [
+            "| case | runtime | metric | hardware µs | source | predicted µs | error |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in rs:
+            rt = "tensormap" if r.fig.runtime == TMR else "host_build_graph"
+            pred = "-" if r.predicted is None else f"{r.predicted:.1f}"
+            note = f" ({r.note})" if r.note else ""
+            name = r.fig.path.split("/")[-1]
+            lines.append(
+                f"| `{name}` {r.fig.case} | {rt} | {r.fig.metric} | {r.fig.us:g} | "
+                f"{SRC[r.fig.source]} | {pred} | {_pct(r.ratio)}{note} |"
+            )
+        lines.append("")
+    pa = {}
+    for r in rows:
+        if "paged_attention_unroll" == r.fig.path.split("/")[-1] and r.predicted is not None:
+            pa[(r.fig.runtime, r.fig.metric, r.fig.case)] = (r.predicted, r.fig.us)
+    ratio_lines = []
+    for (rt, metric, case), (p1, h1) in sorted(pa.items()):
+        if case != "Case1" or (rt, metric, "Case2") not in pa:
+            continue
+        p2, h2 = pa[(rt, metric, "Case2")]
+        ratio_lines.append(
+            f"| {'tensormap' if rt == TMR else 'host_build_graph'} | {metric} | {h1 / h2:.2f} | "
+            f"{p1 / p2:.2f} | {_pct((p1 / p2) / (h1 / h2))} |"
+        )
+    if ratio_lines:
+        lines += [
+            "## Paged attention, Case1 ÷ Case2",
+            "",
+            "| runtime | metric | hardware | predicted | error |",
+            "|---|---|---|---|---|",
+            *ratio_lines,
+            "",
+        ]
+    lines += [
+        "![Predicted against measured device times, with the ±10 % and ±25 % bands]"
+        "(images/timing_accuracy.png)",
+        "",
+        "Regenerate with `python3 scripts/timing_accuracy.py` (minutes: every case runs once in",
+        "the default mode to check its result is right, then once in timing mode).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def plot(rows: list[Row]) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(matplotlib not installed: the plot is not redrawn; bench/setup.sh installs it)")
+        return
+    fig, ax = plt.subplots(figsize=(7, 6))
+    pts = [r for r in rows if r.predicted is not None]
+    hi = max([r.fig.us for r in pts] + [r.predicted for r in pts if r.predicted] + [100]) * 1.15
+    xs = [0, hi]
+    ax.plot(xs, xs, color="black", lw=1)
+    for band, alpha in ((0.25, 0.10), (0.10, 0.18)):
+        ax.fill_between(
+            xs,
+            [x * (1 - band) for x in xs],
+            [x * (1 + band) for x in xs],
+            color="tab:green",
+            alpha=alpha,
+            label=f"±{band * 100:.0f} %",
+        )
+    marker = {"Device": "o", "Effective": "s", "Orch": "^"}
+    for role, color in (("calibration", "tab:blue"), ("validation", "tab:orange")):
+        for metric, m in marker.items():
+            sel = [r for r in pts if r.fig.role == role and r.fig.metric == metric]
+            if sel:
+                ax.scatter(
+                    [r.fig.us for r in sel],
+                    [r.predicted for r in sel],
+                    marker=m,
+                    color=color,
+                    label=f"{role}, {metric}",
+                )
+    ax.set_xlim(0, hi)
+    ax.set_ylim(0, hi)
+    ax.set_xlabel("measured on a2a3 (µs)")
+    ax.set_ylabel("predicted by timing mode (µs)")
+    ax.set_title("Timing mode against a2a3 hardware")
+    ax.legend(fontsize=7, loc="upper left")
+    PLOT.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(PLOT, dpi=110, bbox_inches="tight")
+    print(f"== wrote {PLOT.relative_to(ROOT)}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--check", action="store_true", help="exit 1 if the page differs from the predictions"
+    )
+    p.add_argument("--from", dest="from_", metavar="JSON", help="a runner --json file: no rerun")
+    args = p.parse_args()
+    figures = _figures()
+    if args.from_:
+        records = json.loads(Path(args.from_).read_text())
+    else:
+        out = ROOT / "build" / "timing_accuracy.json"
+        out.parent.mkdir(exist_ok=True)
+        run_cases(figures, out)
+        records = json.loads(out.read_text())
+    rows = rows_of(figures, records)
+    page = write_page(rows)
+    if args.check:
+        if not PAGE.is_file() or PAGE.read_text() != page:
+            print(
+                "timing_accuracy.py --check: docs/timing_accuracy.md does not match this commit's "
+                "predictions; rerun python3 scripts/timing_accuracy.py and commit the page",
+                file=sys.stderr,
+            )
+            return 1
+        print("== docs/timing_accuracy.md matches the predictions")
+        return 0
+    PAGE.write_text(page)
+    print(f"== wrote {PAGE.relative_to(ROOT)}")
+    plot(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
