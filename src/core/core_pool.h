@@ -184,7 +184,9 @@ class CorePool {
   // Hands `payload` (task id `task`, reported back by collect) to core i, which has room
   // (core_for or feed chose it).
   // `tag`: dispatch_threshold's decision, for the trace (profiling only).
+  // Timing mode charges the AICPU's time for each dispatch (one per task, block or MIX task).
   void dispatch(uint32_t i, int64_t task, const DispatchPayload *payload, graph::DispatchTag tag = 0) {
+    platform_device_work(DeviceWork::kDispatch);
     push(i, task, reinterpret_cast<uint64_t>(payload), false, tag);
   }
 
@@ -192,6 +194,7 @@ class CorePool {
   // core's for the handshake place it goes to, reused only after that place is collected.
   void dispatch_block(uint32_t i, int64_t task, const DispatchPayload *payload, uint32_t idx, uint32_t num,
                       graph::DispatchTag tag = 0) {
+    platform_device_work(DeviceWork::kDispatch);
     Core &c = cores_[i];
     BlockDispatch &b = c.block[(c.seq + 1) % kDepth];
     b.payload = *payload;
@@ -450,6 +453,7 @@ class CorePool {
   // are shared by blocks running on other clusters.
   void dispatch_mix(uint32_t c, int64_t task, const DispatchPayload *const payloads[kMaxCoresPerCluster],
                     graph::DispatchTag tag = 0, uint32_t block_idx = 0, uint32_t block_num = 1) {
+    platform_device_work(DeviceWork::kDispatch);  // the cluster's parts in one pass
     Cluster &cl = clusters_[c];
     uint64_t words[kMaxCoresPerCluster];
     MixSync *m = mix_ ? &mix_[cl.id] : nullptr;
@@ -544,7 +548,6 @@ class CorePool {
 
   // `word`: the payload's address, or a BlockDispatch's with kBlockDispatch set.
   void push(uint32_t i, int64_t task, uint64_t word, bool mix, graph::DispatchTag tag) {
-    platform_device_work(DeviceWork::kDispatch);  // timing mode: the AICPU's time for it
     Core &c = cores_[i];
     const uint32_t e = (c.seq + 1) % kDepth;
     if (c.collected == c.seq) {

@@ -419,6 +419,7 @@ struct DeviceRunner::InFlight {
   SimTiming timing;  // timing mode: what launched.spec.timing points to
   bool timed = false;
   uint64_t device_overhead_ns = 0;  // timing mode: the profile's device preamble + teardown
+  uint64_t device_per_task_ns = 0;  // ... and its device time per task outside the makespan
   pto_run_stats stats{};
 };
 
@@ -519,6 +520,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
     t.mte3_bytes_per_ns = p.mte3_GiBps * kGiB;
     t.fixp_bytes_per_ns = p.fixp_GiBps * kGiB;
     run->device_overhead_ns = p.device_preamble_ns + p.device_teardown_ns;
+    run->device_per_task_ns = p.device_reset_per_task_ns;
   }
   if ((rc = stage_arguments(args, num_args, &in)) != PTO_OK) return rc;
   run->args.assign(args, args + num_args);
@@ -559,7 +561,8 @@ pto_status DeviceRunner::poll(bool block, int *done, pto_run_stats *stats) {
   copy_outputs(run.args.data(), static_cast<uint32_t>(run.args.size()), run.in);
   if (run.timed) {
     run.stats.predicted_makespan_ns = device_->virtual_makespan_ns();
-    run.stats.predicted_device_ns = run.stats.predicted_makespan_ns + run.device_overhead_ns;
+    run.stats.predicted_device_ns = run.stats.predicted_makespan_ns + run.device_overhead_ns +
+                                    run.device_per_task_ns * (run.stats.tasks_run + run.stats.tasks_retired_inline);
     device_->virtual_priced(run.stats.priced);
     if (run.stats.price_note[0]) say_once(std::string("sim_timing: ") + run.stats.price_note);
   }

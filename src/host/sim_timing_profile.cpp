@@ -342,6 +342,7 @@ constexpr Constant kConstants[] = {
     {"aicpu_completion_ns", &SimTimingProfile::aicpu_completion_ns, nullptr},
     {"device_preamble_ns", &SimTimingProfile::device_preamble_ns, nullptr},
     {"device_teardown_ns", &SimTimingProfile::device_teardown_ns, nullptr},
+    {"device_reset_per_task_ns", &SimTimingProfile::device_reset_per_task_ns, nullptr},
     {"gm_GBps", nullptr, &SimTimingProfile::gm_GBps},
     {"mte2_cube_GiBps", nullptr, &SimTimingProfile::mte2_cube_GiBps},
     {"mte2_vector_GiBps", nullptr, &SimTimingProfile::mte2_vector_GiBps},

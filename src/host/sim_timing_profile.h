@@ -26,8 +26,9 @@ struct SimTimingProfile {
   double cycles_per_us = 0;
   // What the AICPU's cores spend on each piece of runtime work (DeviceWork, pto_platform/clock.h).
   uint64_t aicpu_submit_ns = 0, aicpu_submit_tensor_ns = 0, aicpu_dispatch_ns = 0, aicpu_completion_ns = 0;
-  // A run's device time before its first task can start and after its last one ended.
-  uint64_t device_preamble_ns = 0, device_teardown_ns = 0;
+  // A run's device time outside its tasks' window: before the first can start, after the last
+  // one ended, and per task (the runtime resetting the task's shared state between runs).
+  uint64_t device_preamble_ns = 0, device_teardown_ns = 0, device_reset_per_task_ns = 0;
   // Global memory (HBM) bandwidth shared by every core, GB/s (1e9 bytes/s); and the per-core
   // rates, GiB/s, at which the kernels' cost model prices its transfers by pipe (MTE2 of a cube
   // core: GM -> L1, of a vector core: GM -> UB; MTE3: UB -> GM; FIXP: L0C -> GM).
