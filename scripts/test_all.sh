@@ -172,6 +172,9 @@ python3 -m pytest -q -n "$jobs" -rs --durations=15 tests/python
 echo "== Scene tests: the reference implementation's non-manual sim cases, each result as docs/conformance.md has it"
 scripts/reference_suite.sh --ci -j "$jobs"  # as many cases at once as CPUs
 
+echo "== Timing mode against the chip: docs/timing_accuracy.md and README.md's line match this commit's predictions"
+python3 scripts/timing_accuracy.py --check -j "$jobs"
+
 echo "== Python: lint, type check and docs (run beside pytest; their output follows)"
 checks_rc=0
 wait "$checks_pid" || checks_rc=$?

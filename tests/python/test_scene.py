@@ -221,6 +221,44 @@ def test_timing_adds_the_predicted_makespan_and_the_swimlanes(tmp_path):
     assert "predicted us" in result.stdout
 
 
+SUITE = Path(
+    os.environ.get(
+        "PTO_REFERENCE_SUITE", Path(__file__).resolve().parents[3] / "shared/third_party/simpler"
+    )
+)
+
+
+@pytest.mark.skipif(not SEEDED, reason="timing mode needs the sim's fiber pool")
+def test_a_chip_name_predicts_its_cases_on_the_sim_twin_as_the_references_markers(
+    tmp_path, monkeypatch
+):
+    # -p a2a3 selects the cases that list the chip itself, runs each round in timing mode on
+    # a2a3sim, and prints the rounds as the reference's [STRACE] markers. Its scalar kernels
+    # have no cost model: a cost table fixes their time, so every round predicts the same.
+    monkeypatch.setenv("PTO_SIM_KERNEL_COSTS", "0=2000,1=3000")
+    result, records = runner(tmp_path, "test_pipeline.py", "-p", "a2a3", "--rounds", "2")
+    assert {case for (_, case, _) in records} == {"hardware_only"}, result.stdout
+    rec = records[("TestPipeline", "hardware_only", "a2a3sim")]
+    assert rec["result"] == "PASSED", result.stdout
+    p = rec["predicted"]
+    assert p["device_us"] > p["effective_us"] > 0  # the device preamble and teardown
+    assert 0 < p["orch_us"] <= p["effective_us"]  # tensormap: the device orchestrator's window
+    assert "not a measurement" in result.stdout
+    log = tmp_path / "run.log"
+    log.write_text(result.stdout)
+    strace = [line for line in result.stdout.splitlines() if line.startswith("[STRACE] ")]
+    assert len(strace) == 2 * 4, result.stdout  # chip.run, device_wall, .orch, .sched per round
+    tool = SUITE / "simpler_setup" / "tools" / "strace_timing.py"
+    if not tool.is_file():
+        pytest.skip(f"no reference suite at {SUITE} (set PTO_REFERENCE_SUITE)")
+    table = run(str(tool), str(log), "--rounds-table")
+    assert table.returncode == 0, table.stderr
+    # Every round predicts the same times: the reference's own tool reads them back.
+    assert f"Avg Device: {p['device_us']:.1f} us [2/2]" in table.stdout, table.stdout
+    assert f"Avg Effective: {p['effective_us']:.1f} us" in table.stdout, table.stdout
+    assert f"Avg Orch: {p['orch_us']:.1f} us" in table.stdout, table.stdout
+
+
 # ----- pytest -----
 
 

@@ -280,6 +280,19 @@ def _context() -> Any:
     return ctx
 
 
+def _echo_strace(log: str) -> None:
+    """A predicted case's [STRACE] markers (timing.strace_lines) from its log to this process's
+    stdout, in one write, so the reference's strace_timing tool reads the runner's output."""
+    try:
+        text = Path(log).read_text(errors="replace")
+    except OSError:
+        return
+    lines = [line for line in text.splitlines() if line.startswith("[STRACE] ")]
+    if lines:
+        sys.stdout.write("".join(line + "\n" for line in lines))
+        sys.stdout.flush()
+
+
 def _tail(log: str, lines: int = 30) -> str:
     try:
         text = Path(log).read_text(errors="replace").splitlines()
@@ -346,6 +359,10 @@ def _iter_results(
 ) -> Iterator[CaseRecord]:
     from concurrent.futures import ThreadPoolExecutor
 
+    from .driver import HARDWARE_TWINS
+
+    predict = options.get("platform") in HARDWARE_TWINS  # -p a2a3: pass the [STRACE] lines on
+
     def one(index_item: tuple[int, Item]) -> CaseRecord:
         index, item = index_item
         rec = item.record()
@@ -355,6 +372,8 @@ def _iter_results(
         log = str(logs / f"case{index:04d}.log")
         start = time.monotonic()
         got, why = _run_child(ctx, _child_case, (vars(item), options, reference), timeout, log)
+        if predict:
+            _echo_strace(log)
         if got is not None:
             rec = CaseRecord.from_json(got)
             rec.process_s = time.monotonic() - start
