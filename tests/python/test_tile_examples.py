@@ -116,7 +116,9 @@ def test_bgemm_timing_predicts_longer_for_twice_the_tiles_per_task(run_example, 
     eight = predicted_makespan(
         run_example("bgemm", *BGEMM_TIMED, "--tile-loop", "8", "-o", str(tmp_path))
     )
-    assert eight > four * 1.5, (four, eight)
+    # The kernels' part of the makespan doubles; the runtime's part (the orchestrator's submits,
+    # the hand-offs, a few tasks at this size) does not: more than 1.3x, at most 2x.
+    assert four * 1.3 < eight <= four * 2, (four, eight)
 
 
 def test_bgemm_timing_is_reproducible_across_processes(run_example, tmp_path):
