@@ -510,7 +510,7 @@ pto_status DeviceRunner::start(const pto_callable_desc *callable, const pto_arg_
     t.submit_ns = p.submit_ns;
     t.cycles_per_us = p.cycles_per_us;
     t.work_ns[static_cast<uint32_t>(DeviceWork::kSubmit)] = p.aicpu_submit_ns;
-    t.work_ns[static_cast<uint32_t>(DeviceWork::kSubmitTensor)] = p.aicpu_submit_tensor_ns;
+    t.work_unit_ns[static_cast<uint32_t>(DeviceWork::kSubmit)] = p.aicpu_submit_tensor_ns;
     t.work_ns[static_cast<uint32_t>(DeviceWork::kDispatch)] = p.aicpu_dispatch_ns;
     t.work_ns[static_cast<uint32_t>(DeviceWork::kCompletion)] = p.aicpu_completion_ns;
     constexpr double kGiB = 1073741824.0 / 1e9;  // bytes per ns at 1 GiB/s

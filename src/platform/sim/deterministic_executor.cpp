@@ -132,6 +132,14 @@ bool timed_fiber(Fiber **f, DeterministicExecutor::Impl **det) {
   *det = d;
   return true;
 }
+
+// f's clock moved on by work: every fiber that is earlier goes first, and f keeps its clock (a
+// yield to wait would move it to theirs, push_yielded).
+void yield_after_work(Fiber *f) {
+  f->keeps_clock = true;
+  f->request = Fiber::kYield;
+  suspend(f);
+}
 }  // namespace
 
 bool hook_virtual_clock(uint64_t *ns) {
@@ -153,22 +161,16 @@ void hook_kernel_end() {
   DeterministicExecutor::Impl *d;
   if (!timed_fiber(&f, &d)) return;
   d->time.kernel_end(f);
-  // Let every fiber that is earlier go first: what the core does next (report the kernel done)
-  // happens at the kernel's end in virtual time.
-  f->keeps_clock = true;
-  f->request = Fiber::kYield;
-  suspend(f);
+  // What the core does next (report the kernel done) happens at the kernel's end.
+  yield_after_work(f);
 }
 
-void hook_device_work(uint32_t what, uint32_t count) {
+void hook_device_work(uint32_t what, uint32_t units) {
   Fiber *f;
   DeterministicExecutor::Impl *d;
   if (!timed_fiber(&f, &d)) return;
-  if (!d->time.device_work(f, what, count)) return;  // free: nothing to wait for
-  // As at a kernel's end: what the thread does next happens once the work is done.
-  f->keeps_clock = true;
-  f->request = Fiber::kYield;
-  suspend(f);
+  // What the thread does next happens once the work is done (unless it was free).
+  if (d->time.device_work(f, what, units)) yield_after_work(f);
 }
 
 }  // namespace fibers

@@ -112,36 +112,30 @@ uint64_t platform_virtual_ticks() {
   return platform_virtual_clock(&ns) ? ns + 1 : platform_host_ticks();
 }
 
-namespace {
-bool timed_now() {
-  const std::atomic<uint32_t> *timed = g_platform_timed_runs.load(std::memory_order_relaxed);
-  return timed != nullptr && timed->load(std::memory_order_relaxed) != 0;
-}
-}  // namespace
 
 void platform_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price) {
-  if (!timed_now()) return;
+  if (!platform_timed_runs()) return;
   if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_begin(kernel_entry, args, num_args, price);
 }
 
 void platform_kernel_end() {
-  if (!timed_now()) return;
+  if (!platform_timed_runs()) return;
   if (const SimExecHooks *hooks = exec_hooks()) hooks->kernel_end();
 }
 
 uint64_t platform_device_now_ns() {
-  if (uint64_t v; timed_now() && platform_virtual_clock(&v)) return v;
+  if (uint64_t v; platform_timed_runs() && platform_virtual_clock(&v)) return v;
   return platform_now_ns();
 }
 
-void platform_device_work_timed(DeviceWork what, uint32_t count) {
-  if (const SimExecHooks *hooks = exec_hooks()) hooks->device_work(static_cast<uint32_t>(what), count);
+void platform_device_work_timed(DeviceWork what, uint32_t units) {
+  if (const SimExecHooks *hooks = exec_hooks()) hooks->device_work(static_cast<uint32_t>(what), units);
 }
 
 ClockPair platform_clock_pair() {
   // On a fiber of a timed launch both are its virtual clock (ticks one ahead, as above): hosts
   // then map the run's ticks to virtual ns one to one (core/tick_clock.h).
-  if (uint64_t v; timed_now() && platform_virtual_clock(&v)) return ClockPair{v, v + 1};
+  if (uint64_t v; platform_timed_runs() && platform_virtual_clock(&v)) return ClockPair{v, v + 1};
   ClockPair best;
   uint64_t best_gap = UINT64_MAX;
   for (int i = 0; i < 5; ++i) {

@@ -50,7 +50,7 @@ void det_push(void *det, Fiber *f, Fiber *ringer);
 bool hook_virtual_clock(uint64_t *ns);
 void hook_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price);
 void hook_kernel_end();
-void hook_device_work(uint32_t what, uint32_t count);
+void hook_device_work(uint32_t what, uint32_t units);
 
 }  // namespace fibers
 

@@ -30,8 +30,8 @@ struct SimExecHooks {
   void (*kernel_begin)(uint64_t kernel_entry, int64_t *args, uint32_t num_args,
                        KernelPrice *price);  // a core starts a kernel
   void (*kernel_end)();                         // ... it returned: advance the clock, let earlier fibers go
-  // AICPU work of `count` times kind `what` (DeviceWork): advance the clock, let earlier fibers go.
-  void (*device_work)(uint32_t what, uint32_t count);
+  // AICPU work of kind `what` (DeviceWork) over `units`: advance the clock, let earlier fibers go.
+  void (*device_work)(uint32_t what, uint32_t units);
 };
 
 // The doorbell's sleeper count holds OS-thread waiters in its low half (futex) and fiber

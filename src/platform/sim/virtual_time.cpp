@@ -24,7 +24,10 @@ void VirtualTime::begin(const SimTiming *timing) {
   latency_[A][C] = timing->dispatch_ns;
   latency_[C][A] = timing->completion_ns;
   latency_[A][A] = timing->submit_ns;
-  for (uint32_t k = 0; k < kDeviceWorkKinds; ++k) work_ns_[k] = timing->work_ns[k];
+  for (uint32_t k = 0; k < kDeviceWorkKinds; ++k) {
+    work_ns_[k] = timing->work_ns[k];
+    work_unit_ns_[k] = timing->work_unit_ns[k];
+  }
   gm_bytes_per_ns_ = timing->gm_bytes_per_ns;
   mte2_cube_ = timing->mte2_cube_bytes_per_ns;
   mte2_vector_ = timing->mte2_vector_bytes_per_ns;
@@ -33,10 +36,12 @@ void VirtualTime::begin(const SimTiming *timing) {
   gm_free_ = 0;
 }
 
-bool VirtualTime::device_work(Fiber *f, uint32_t what, uint32_t count) {
-  if (what >= kDeviceWorkKinds || work_ns_[what] == 0 || count == 0) return false;
+bool VirtualTime::device_work(Fiber *f, uint32_t what, uint32_t units) {
+  if (what >= kDeviceWorkKinds) return false;
+  const uint64_t ns = work_ns_[what] + work_unit_ns_[what] * units;
+  if (ns == 0) return false;
   uint64_t &vt = clock(f);
-  vt += work_ns_[what] * count;
+  vt += ns;
   reached(vt);
   return true;
 }

@@ -84,9 +84,9 @@ class VirtualTime {
   void kernel_begin(Fiber *f, uint64_t entry, int64_t *args, uint32_t num_args, KernelPrice *price);
   // ... and it returned: f's clock moves to the kernel's end.
   void kernel_end(Fiber *f);
-  // f did `count` units of AICPU work of kind `what` (DeviceWork): its clock moves on by their
-  // price. True when it moved (the caller then lets earlier fibers go first).
-  bool device_work(Fiber *f, uint32_t what, uint32_t count);
+  // f did one piece of AICPU work of kind `what` (DeviceWork) over `units`: its clock moves on
+  // by its price. True when it moved (the caller then lets earlier fibers go first).
+  bool device_work(Fiber *f, uint32_t what, uint32_t units);
 
   // The largest clock a fiber of the launch begun last reached so far (ns); any thread.
   uint64_t makespan() const { return makespan_.load(std::memory_order_acquire); }
@@ -107,6 +107,7 @@ class VirtualTime {
   std::unordered_map<uint64_t, SimKernelCost> kernel_costs_;  // by entry
   uint64_t latency_[3][3] = {};                               // [ringer role][woken role]
   uint64_t work_ns_[kDeviceWorkKinds] = {};                   // SimTiming::work_ns
+  uint64_t work_unit_ns_[kDeviceWorkKinds] = {};              // SimTiming::work_unit_ns
   // Global memory as one server of gm_bytes_per_ns_ (0: unlimited): every kernel's transfers
   // queue on it in the order the kernels start, and it is free again at gm_free_ (virtual ns).
   double gm_bytes_per_ns_ = 0;

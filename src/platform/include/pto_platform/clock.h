@@ -45,12 +45,14 @@ inline uint64_t platform_host_ticks() {
 extern std::atomic<const std::atomic<uint32_t> *> g_platform_timed_runs;
 uint64_t platform_virtual_ticks();
 
-inline uint64_t platform_ticks() {
+// True while some launch of the process runs in virtual time (the one test every timing-mode
+// hook below makes first).
+inline bool platform_timed_runs() {
   const std::atomic<uint32_t> *timed = g_platform_timed_runs.load(std::memory_order_relaxed);
-  if (__builtin_expect(timed != nullptr && timed->load(std::memory_order_relaxed) != 0, 0))
-    return platform_virtual_ticks();
-  return platform_host_ticks();
+  return __builtin_expect(timed != nullptr && timed->load(std::memory_order_relaxed) != 0, 0);
 }
+
+inline uint64_t platform_ticks() { return platform_timed_runs() ? platform_virtual_ticks() : platform_host_ticks(); }
 
 constexpr uint32_t kPricePipes = 7;  // SCALAR, MTE2, MTE1, CUBE, FIXP, VEC, MTE3 (pto_costmodel_probe.h)
 
@@ -70,32 +72,26 @@ struct KernelPrice {
 void platform_kernel_begin(uint64_t kernel_entry, int64_t *args, uint32_t num_args, KernelPrice *price);
 void platform_kernel_end();
 
-// Sim timing mode: work the AICPU's own cores do, which takes device time on a chip (an ARM core
-// submitting or scheduling a task) but only host time on the sim. Device code says what it did
-// and how often; the timing model (src/platform/sim/virtual_time.h) charges each kind at the
-// platform profile's price (share/sim_profiles/<family>.json, "aicpu_*_ns") on the calling
-// thread's virtual clock. Outside a timed run it costs one load and a branch.
+// Sim timing mode: one piece of work the AICPU's own cores do, which takes device time on a chip
+// (an ARM core submitting or scheduling a task) but only host time on the sim. Device code says
+// what it did and over how many units; the timing model (src/platform/sim/virtual_time.h)
+// charges the platform profile's price for it (share/sim_profiles/<family>.json: a fixed part
+// plus a part per unit) on the calling thread's virtual clock. Outside a timed run it costs one
+// load and a branch; a caller that must count its units first tests platform_timed_runs().
 enum class DeviceWork : uint32_t {
-  kSubmit = 0,      // the orchestrator submits one task (allocation, publication)
-  kSubmitTensor,    // ... per tensor argument of it (dependency lookup and insertion)
-  kDispatch,        // a scheduler dispatches one task to a core
-  kCompletion,      // a scheduler retires one completed task (fanout walk, release)
+  kSubmit = 0,  // the orchestrator submits one task; units: its tensor arguments
+  kDispatch,    // a scheduler dispatches one task, block or MIX task to its core(s)
+  kCompletion,  // a scheduler retires one completed task (fanout walk, release)
   kCount
 };
 constexpr uint32_t kDeviceWorkKinds = static_cast<uint32_t>(DeviceWork::kCount);
-void platform_device_work_timed(DeviceWork what, uint32_t count);
+void platform_device_work_timed(DeviceWork what, uint32_t units);
+inline void platform_device_work(DeviceWork what, uint32_t units = 0) {
+  if (platform_timed_runs()) platform_device_work_timed(what, units);
+}
 // The device's time now, in ns: on a fiber of a timed launch its virtual clock, else
 // platform_now_ns(). For spans a runtime measures on the device (its orchestration's).
 uint64_t platform_device_now_ns();
-// True while some launch of the process runs in virtual time (then count the work and call
-// platform_device_work_timed; platform_device_work does both for a count at hand).
-inline bool platform_timed_runs() {
-  const std::atomic<uint32_t> *timed = g_platform_timed_runs.load(std::memory_order_relaxed);
-  return __builtin_expect(timed != nullptr && timed->load(std::memory_order_relaxed) != 0, 0);
-}
-inline void platform_device_work(DeviceWork what, uint32_t count = 1) {
-  if (platform_timed_runs()) platform_device_work_timed(what, count);
-}
 
 // Both clocks at (nearly) the same instant: the tick read that brackets the nanosecond read
 // most tightly of a few tries, so a pre-emption between two reads does not skew the pair.

@@ -98,8 +98,10 @@ struct SimTiming {
   uint64_t completion_ns = 0;  // a core rings an AICPU thread: until a parked scheduler sees it
   uint64_t submit_ns = 0;      // an AICPU thread rings another: until the other goes on
   double cycles_per_us = 0;    // the chip's clock (MHz): a model's cycles to ns; <= 0: the model's
-  // What the AICPU's cores spend per unit of each DeviceWork kind (pto_platform/clock.h), ns.
+  // What the AICPU's cores spend on one piece of each DeviceWork kind (pto_platform/clock.h), ns:
+  // work_ns, plus work_unit_ns per unit of it.
   uint64_t work_ns[kDeviceWorkKinds] = {};
+  uint64_t work_unit_ns[kDeviceWorkKinds] = {};
   // Global memory shared by all cores: the bytes per ns it serves at most (0: no limit), and the
   // rates at which the cost model prices one core's transfers, bytes per ns, by pipe (an
   // isa_model price's MTE2/MTE3/FIXP busy time times its rate is the bytes it moves).

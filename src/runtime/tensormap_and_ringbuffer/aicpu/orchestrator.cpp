@@ -88,11 +88,10 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
                                                      uint32_t num_after, const Launch *launch) {
   const uint32_t func_id = mix_task_func(funcs);
   const int64_t id = next_id_;
-  if (platform_timed_runs()) {  // timing mode: the AICPU's own time for this submit
+  if (platform_timed_runs()) {  // timing mode: the AICPU's own time for this submit and its tensors
     uint32_t tensors = 0;
     for (uint32_t i = 0; i < num_args; ++i) tensors += args[i].kind != PTO_ARG_SCALAR ? 1 : 0;
-    platform_device_work_timed(DeviceWork::kSubmit, 1);
-    platform_device_work_timed(DeviceWork::kSubmitTensor, tensors);
+    platform_device_work_timed(DeviceWork::kSubmit, tensors);
   }
   // task_window_overflow (docs/design/tensormap_runtime.md, "Task window overflow"): the window
   // decides (core/graph/task_window.h); this waits or reports.
