@@ -58,113 +58,57 @@ class Figure:
     role: str  # calibration (the model's fit uses it) or validation (never fitted to)
 
 
+# The published figures, in the page's order: (role, folder of the suite, workload, the tensormap
+# test's class (host_build_graph's adds "HostBuildGraph"), case, runtime, {metric: (µs, source)}).
+# calibration: the six cases of the issue "Predict the chip", which the fitted constants were
+# fitted to; validation: the rest of the reference's tools/benchmark_rounds.sh list.
+CAL, VAL, EX, ST = "calibration", "validation", "examples/a2a3", "tests/st/a2a3"
+BGEMM, PAU, AMA = "benchmark_bgemm", "paged_attention_unroll", "alternating_matmul_add"
+PAU_MS, BATCH = "paged_attention_unroll_manual_scope", "batch_paged_attention"
+# fmt: off
+TABLE: list[tuple[str, str, str, str, str, str, dict[str, tuple[float, str]]]] = [
+    (CAL, EX, BGEMM, "TestBenchmarkBgemm", "Case0", TMR,
+     {"Effective": (720.3, "1575"), "Orch": (549.2, "694")}),
+    (CAL, EX, BGEMM, "TestBenchmarkBgemm", "Case0", HBG, {"Device": (710.8, "2130")}),
+    (CAL, ST, PAU, "TestPagedAttentionUnroll", "Case1", TMR,
+     {"Effective": (1098.7, "1575"), "Device": (1386.0, "1784"), "Orch": (721.6, "694")}),
+    (CAL, ST, PAU, "TestPagedAttentionUnroll", "Case2", TMR,
+     {"Effective": (572.1, "1575"), "Device": (766.0, "1784"), "Orch": (273.2, "694")}),
+    (CAL, ST, PAU, "TestPagedAttentionUnroll", "Case1", HBG, {"Device": (1268.0, "1784")}),
+    (CAL, ST, PAU, "TestPagedAttentionUnroll", "Case2", HBG, {"Device": (670.0, "1784")}),
+    (VAL, ST, AMA, "TestAlternatingMatmulAdd", "Case1", TMR,
+     {"Effective": (772.0, "1575"), "Device": (988.0, "1785"), "Orch": (788.4, "694")}),
+    (VAL, ST, AMA, "TestAlternatingMatmulAdd", "Case1", HBG, {"Device": (838.4, "2130")}),
+    (VAL, EX, PAU_MS, "TestPagedAttentionUnrollManualScope", "Case1", TMR,
+     {"Effective": (1090.1, "1575"), "Device": (1334.0, "1786"), "Orch": (621.0, "694")}),
+    (VAL, EX, PAU_MS, "TestPagedAttentionUnrollManualScope", "Case2", TMR,
+     {"Effective": (560.3, "1575"), "Device": (716.0, "1786"), "Orch": (229.8, "694")}),
+    (VAL, EX, PAU_MS, "TestPagedAttentionUnrollManualScope", "Case1", HBG,
+     {"Device": (1258.1, "2130")}),
+    (VAL, EX, PAU_MS, "TestPagedAttentionUnrollManualScope", "Case2", HBG,
+     {"Device": (658.0, "2130")}),
+    (VAL, ST, BATCH, "TestBatchPagedAttention", "Case1", TMR,
+     {"Effective": (3565.1, "1575"), "Device": (4272.0, "1787"), "Orch": (2005.5, "694")}),
+    (VAL, ST, BATCH, "TestBatchPagedAttention", "Case1", HBG, {"Device": (3518.0, "1787")}),
+]
+# fmt: on
+
+
 def _figures() -> list[Figure]:
-    f: list[Figure] = []
-
-    def add(
-        path: str, cls: str, case: str, rt: str, role: str, **metrics: tuple[float, str]
-    ) -> None:
-        for metric, (us, src) in metrics.items():
-            f.append(Figure(path, cls, case, rt, metric.capitalize(), us, src, role))
-
-    ex, st = "examples/a2a3", "tests/st/a2a3"
-    cal, val = "calibration", "validation"
-    # The calibration set (issue "Predict the chip").
-    add(
-        f"{ex}/tensormap_and_ringbuffer/benchmark_bgemm",
-        "TestBenchmarkBgemm",
-        "Case0",
-        TMR,
-        cal,
-        effective=(720.3, "1575"),
-        orch=(549.2, "694"),
-    )
-    add(
-        f"{ex}/host_build_graph/benchmark_bgemm",
-        "TestBenchmarkBgemmHostBuildGraph",
-        "Case0",
-        HBG,
-        cal,
-        device=(710.8, "2130"),
-    )
-    for case, eff, dev, orch in (("Case1", 1098.7, 1386.0, 721.6), ("Case2", 572.1, 766.0, 273.2)):
-        add(
-            f"{st}/tensormap_and_ringbuffer/paged_attention_unroll",
-            "TestPagedAttentionUnroll",
+    return [
+        Figure(
+            f"{base}/{rt}/{workload}",
+            cls + ("HostBuildGraph" if rt == HBG else ""),
             case,
-            TMR,
-            cal,
-            effective=(eff, "1575"),
-            device=(dev, "1784"),
-            orch=(orch, "694"),
+            rt,
+            metric,
+            us,
+            src,
+            role,
         )
-    for case, dev in (("Case1", 1268.0), ("Case2", 670.0)):
-        add(
-            f"{st}/host_build_graph/paged_attention_unroll",
-            "TestPagedAttentionUnrollHostBuildGraph",
-            case,
-            HBG,
-            cal,
-            device=(dev, "1784"),
-        )
-    # Validation: the rest of the benchmark set (tools/benchmark_rounds.sh's list).
-    add(
-        f"{st}/tensormap_and_ringbuffer/alternating_matmul_add",
-        "TestAlternatingMatmulAdd",
-        "Case1",
-        TMR,
-        val,
-        effective=(772.0, "1575"),
-        device=(988, "1785"),
-        orch=(788.4, "694"),
-    )
-    add(
-        f"{st}/host_build_graph/alternating_matmul_add",
-        "TestAlternatingMatmulAddHostBuildGraph",
-        "Case1",
-        HBG,
-        val,
-        device=(838.4, "2130"),
-    )
-    for case, eff, dev, orch in (("Case1", 1090.1, 1334.0, 621.0), ("Case2", 560.3, 716.0, 229.8)):
-        add(
-            f"{ex}/tensormap_and_ringbuffer/paged_attention_unroll_manual_scope",
-            "TestPagedAttentionUnrollManualScope",
-            case,
-            TMR,
-            val,
-            effective=(eff, "1575"),
-            device=(dev, "1786"),
-            orch=(orch, "694"),
-        )
-    for case, dev in (("Case1", 1258.1), ("Case2", 658.0)):
-        add(
-            f"{ex}/host_build_graph/paged_attention_unroll_manual_scope",
-            "TestPagedAttentionUnrollManualScopeHostBuildGraph",
-            case,
-            HBG,
-            val,
-            device=(dev, "2130"),
-        )
-    add(
-        f"{st}/tensormap_and_ringbuffer/batch_paged_attention",
-        "TestBatchPagedAttention",
-        "Case1",
-        TMR,
-        val,
-        effective=(3565.1, "1575"),
-        device=(4272, "1787"),
-        orch=(2005.5, "694"),
-    )
-    add(
-        f"{st}/host_build_graph/batch_paged_attention",
-        "TestBatchPagedAttentionHostBuildGraph",
-        "Case1",
-        HBG,
-        val,
-        device=(3518, "1787"),
-    )
-    return f
+        for role, base, workload, cls, case, rt, metrics in TABLE
+        for metric, (us, src) in metrics.items()
+    ]
 
 
 def _suite() -> Path:
@@ -248,17 +192,13 @@ published Orch figures date from April 2026 (simpler#694), an older runtime: its
 on benchmark_bgemm was 598.6 µs then and 720.3 µs in August, so they are shown, not fitted to."""
 
 
-def summary(rows: list[Row], role: str) -> tuple[float, float, int, int]:
-    """Median and largest absolute error of a role's Device and Effective rows, how many there
-    are and how many are within ±10 %."""
-    errs = [
+def errors(rows: list[Row], role: str) -> list[float]:
+    """The absolute errors of a role's Device and Effective rows (the targets' figures)."""
+    return [
         abs(r.predicted / r.fig.us - 1)
         for r in rows
         if r.fig.role == role and r.predicted is not None and r.fig.metric != "Orch"
     ]
-    if not errs:
-        return 0.0, 0.0, 0, 0
-    return statistics.median(errs), max(errs), len(errs), sum(e <= 0.10 for e in errs)
 
 
 README = ROOT / "README.md"
@@ -270,11 +210,12 @@ README_MARK = (
 
 def readme_line(rows: list[Row]) -> str:
     """The README's sentence on how close timing mode comes to the chip."""
-    med, worst, n, within = summary(rows, "validation")
+    errs = errors(rows, "validation")
+    med, worst, within = statistics.median(errs), max(errs), sum(e <= 0.10 for e in errs)
     return (
         f"Against device times measured on real a2a3 dies, its predictions for the reference's "
-        f"benchmark workloads are {med * 100:.1f} % off in the median ({within} of {n} validation "
-        f"figures within ±10 %, the worst {worst * 100:.0f} % off): "
+        f"benchmark workloads are {med * 100:.1f} % off in the median ({within} of {len(errs)} "
+        f"validation figures within ±10 %, the worst {worst * 100:.0f} % off): "
         "[Timing mode against the chip](docs/timing_accuracy.md)."
     )
 
@@ -298,17 +239,13 @@ def write_page(rows: list[Row]) -> str:
     for role in ("calibration", "validation"):
         rs = [r for r in rows if r.fig.role == role]
         lines += [f"## {role.capitalize()}", ""]
-        median, worst, n, within10 = summary(rows, role)
-        if n:
-            within25 = sum(
-                abs(r.predicted / r.fig.us - 1) <= 0.25
-                for r in rs
-                if r.predicted is not None and r.fig.metric != "Orch"
-            )
+        errs = errors(rows, role)
+        if errs:
             lines += [
-                f"Device and Effective: median absolute error {median * 100:.1f} %, "
-                f"largest {worst * 100:.1f} %; {within10} of {n} within ±10 %, "
-                f"{within25} within ±25 %.",
+                "Device and Effective: median absolute error "
+                f"{statistics.median(errs) * 100:.1f} %, "
+                f"largest {max(errs) * 100:.1f} %; {sum(e <= 0.10 for e in errs)} of {len(errs)} "
+                f"within ±10 %, {sum(e <= 0.25 for e in errs)} within ±25 %.",
                 "",
             ]
         lines += [

@@ -266,7 +266,7 @@ def run_case_l2(
         if options.predict:
             stats = worker.last_stats
             prediction = Prediction.of(stats, type(test)._st_runtime)
-            print_strace(prediction, t0, host_ns, _callable_id(handle), round_index + 1)
+            print_strace(prediction, t0, host_ns, _callable_id(handle))
             if rec is not None:
                 rec.predicted = dataclasses.asdict(prediction)
                 rec.predicted_makespan_us = prediction.effective_us
@@ -315,11 +315,9 @@ def run_case_l2(
             )
 
 
-def print_strace(
-    p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: int, round_no: int
-) -> None:
-    """Prints one predicted round's [STRACE] markers (timing.strace_lines) to stdout."""
-    del round_no  # the markers' inv numbers the rounds
+def print_strace(p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: int) -> None:
+    """Prints one predicted round's [STRACE] markers (timing.strace_lines) to stdout; their
+    inv numbers the rounds."""
     sys.stdout.write(
         "".join(line + "\n" for line in strace_lines(p, host_ts_ns, host_dur_ns, callable_id))
     )
