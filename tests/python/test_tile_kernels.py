@@ -132,6 +132,49 @@ def test_bfloat16_is_real_bfloat16_in_a_tile_kernel_run_by_the_worker(tile_root:
     assert out.astype(np.float32).tolist() == [1.0, 3.140625, -2.5]
 
 
+def test_a_chip_kernels_column_major_tmuls_and_pipe_entry_offset_compile_and_run(tile_root: Path):
+    # Both refused by the pinned PTO-ISA's CPU simulation, accepted by the chips
+    # (include/pto_sim_isa/pto/cpu/TBinSOps.hpp, TPush.hpp); the reference suite's
+    # spmd_paged_attention needs both.
+    kc = pto.KernelCompiler("a2a3sim", pto_isa_root=tile_root)
+    c = pto.ChipCallable(kc.compile_orchestration_source("host_build_graph", ONE_TASK_ORCH, "one"))
+    kernel = TILE_KERNELS / "colmajor_muls.cpp"
+    c.add_kernel(0, pto.CoreType.AIV, kc.compile_incore(kernel, pto.CoreType.AIV))
+    data = np.arange(1, 17, dtype=np.float32)
+    args = pto.ChipStorageTaskArgs()
+    args.add_tensor(data, pto.Direction.INOUT)
+    args.add_scalar(-0.5)
+    with pto.Worker(level=2, platform="a2a3sim") as w:
+        w.run(c, args)
+    assert data.tolist() == [-0.5 * v for v in range(1, 17)]
+
+
+def test_a_scalar_op_the_chips_keep_row_major_is_still_refused_on_a_column_major_tile(tmp_path: Path, tile_root: Path):
+    src = write(
+        tmp_path / "sels.cpp",
+        TILE.replace(
+            "PTO_KERNEL(args) { (void)args; }",
+            "using namespace pto;\n"
+            "PTO_KERNEL(args) {\n"
+            "  (void)args;\n"
+            "  using ColTile = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, 16, 1>;\n"
+            "  ColTile a, b;\n"
+            "  TASSIGN(a, 0x0);\n"
+            "  TASSIGN(b, 0x100);\n"
+            "  TMAXS(a, b, 1.0f);\n"
+            "  TDIVS(a, 2.0f, b);\n"
+            "}\n",
+        ),
+    )
+    kc = pto.KernelCompiler("a2a3sim", pto_isa_root=tile_root)
+    with pytest.raises(pto.KernelCompileError) as info:
+        kc.compile_incore(src, pto.CoreType.AIV)
+    # TMAXS is accepted (any layout, as on the chips); TDIVS of a scalar by a tile (OP_RDIVS),
+    # which nobody has checked on the chips, keeps PTO-ISA's row-major rule.
+    assert "Row Major" in str(info.value) and "OP_RDIVS" in str(info.value)
+    assert "OP_MAXS" not in str(info.value)
+
+
 def test_compile_incore_many_keeps_order_prints_progress_and_reuses_the_cache(
     tile_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture
 ):
