@@ -42,6 +42,10 @@ __all__ = [
 _MASK64 = (1 << 64) - 1
 # The AICPU threads a run uses when the case does not say (the reference's defaults).
 _DEFAULT_AICPU_THREADS = {"a2a3": 4, "a5": 5}
+# The arguments a task may have on the reference: its descriptor's 32 tensors and 16 scalars
+# (PTO_ABI_MAX_TENSOR_ARGS + PTO_ABI_MAX_SCALAR_ARGS, include/pto_abi/intrinsic.h). Our own
+# default (max_args_per_task, 16) keeps task records small; a case is run with the reference's.
+_REFERENCE_MAX_ARGS_PER_TASK = 32 + 16
 
 
 @dataclass
@@ -140,8 +144,8 @@ def build_config(
     options: RunOptions,
 ) -> ChipCallConfig:
     """A case's ``config`` as a ChipCallConfig: every cluster unless ``block_dim`` says, the
-    reference's AICPU thread count unless ``aicpu_thread_num`` says, the ring sizes of
-    ``runtime_env``."""
+    reference's AICPU thread count unless ``aicpu_thread_num`` says, the reference's arguments
+    per task, the ring sizes of ``runtime_env``."""
     clusters = info.num_clusters if info is not None else 0
     max_threads = info.max_aicpu_threads if info is not None else 0
     block_dim = int(config.get("block_dim") or clusters or 1)
@@ -150,7 +154,11 @@ def build_config(
         threads = _DEFAULT_AICPU_THREADS.get(platform.removesuffix("sim"), 4)
         if max_threads:
             threads = min(threads, max_threads)
-    cfg = ChipCallConfig(block_dim=block_dim, aicpu_thread_num=threads)
+    cfg = ChipCallConfig(
+        block_dim=block_dim,
+        aicpu_thread_num=threads,
+        max_args_per_task=_REFERENCE_MAX_ARGS_PER_TASK,
+    )
     env = config.get("runtime_env", {})
     for key, attr in (
         ("ring_task_window", "task_window"),
