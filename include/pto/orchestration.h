@@ -140,7 +140,7 @@ struct Launch {
   int32_t timing_slot = -1;
 
   bool is_default() const {
-    return block_num == 1 && !sync_start && predicate.op == PredicateOp::NONE && timing_slot < 0;
+    return block_num == 1 && !sync_start && predicate.op == PredicateOp::NONE && timing_slot == -1;
   }
 };
 
