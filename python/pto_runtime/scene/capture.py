@@ -146,10 +146,19 @@ class FdCapture:
         self._targets = (_FdTarget(1), _FdTarget(2))
         for t in self._targets:
             t.redirect()
+        # Python's own prints go to the descriptors too, whatever sys.stdout was (a harness
+        # may have put an in-memory stream there), as pytest's capfd does.
+        saved = sys.stdout, sys.stderr
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
         try:
             yield self
         finally:
             _flush_all()
+            mine = sys.stdout, sys.stderr
+            sys.stdout, sys.stderr = saved
+            for stream in mine:
+                stream.close()  # closefd=False: the descriptor stays
             for t in self._targets:
                 t.close()
             self._targets = None
