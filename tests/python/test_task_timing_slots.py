@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pto_runtime as pto
 import pytest
-from orch_snippets import SET_BLOCKS
+from orch_snippets import ADD_KERNEL, SET_BLOCKS
 from pto_runtime.scene.capture import FdCapture
 from pto_runtime.scene.workers import ChipSceneWorker
 from pto_runtime.timing import Prediction, strace_lines
@@ -28,22 +28,6 @@ TMR = "tensormap_and_ringbuffer"
 RUNTIMES = [TMR, "host_build_graph"]
 N = 1024
 SEEDED = os.environ.get("PTO_SIM_EXEC") != "threads"  # timing mode needs the fiber pool
-
-# out = a + b over out's elements (descriptor ABI, so SPMD blocks may run it; each block
-# computes the whole tensor, the same values).
-ADD_KERNEL = r"""
-#include "tensor.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
-  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
-  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
-  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] + y[i];
-}
-"""
 
 # scalar 0 == 0: the chain t0 (slot 3) -> t1, t2 (both slot 7) -> t3 (SPMD, 4 blocks, slot 15),
 # out = a + 4b, and an untagged task beside it. scalar 0 == 1: one task tagged scalar 1.
@@ -68,24 +52,18 @@ void aicpu_orchestration_entry(const ChipTaskArgs &args) {
   }
   uint32_t shapes[1] = {a.shapes[0]};
   TensorCreateInfo ci(shapes, 1, DataType::FLOAT32);
-  CoreTaskArgs t0;
-  t0.add_input(a, b);
-  t0.add_output(ci);
-  t0.set_task_timing_slot(3);
-  TaskOutputTensors o0 = rt_submit_aiv_task(0, t0);
-  const ChipTensor &c = o0.get_ref(0);
-  CoreTaskArgs t1;
-  t1.add_input(c, b);
-  t1.add_output(ci);
-  t1.set_task_timing_slot(7);
-  TaskOutputTensors o1 = rt_submit_aiv_task(0, t1);
-  const ChipTensor &d = o1.get_ref(0);
-  CoreTaskArgs t2;
-  t2.add_input(d, b);
-  t2.add_output(ci);
-  t2.set_task_timing_slot(7);
-  TaskOutputTensors o2 = rt_submit_aiv_task(0, t2);
-  const ChipTensor &e = o2.get_ref(0);
+  const int32_t chain_slots[3] = {3, 7, 7};
+  TaskOutputTensors outs[3];
+  const ChipTensor *prev = &a;
+  for (int i = 0; i < 3; ++i) {
+    CoreTaskArgs t;
+    t.add_input(*prev, b);
+    t.add_output(ci);
+    t.set_task_timing_slot(chain_slots[i]);
+    outs[i] = rt_submit_aiv_task(0, t);
+    prev = &outs[i].get_ref(0);
+  }
+  const ChipTensor &e = *prev;
   CoreTaskArgs t3;
   t3.add_input(e, b);
   t3.add_output(out);
