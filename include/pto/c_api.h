@@ -25,8 +25,9 @@ extern "C" {
  * 7: pto_run_stats ends with load_ns.
  * 8: pto_arg_desc.kind may be PTO_ARG_DEVICE_TENSOR (host_ptr is a device address, used in place).
  * 9: pto_arg_desc.kind may be PTO_ARG_SHARED_TENSOR (host memory the chip reaches, used in place;
- * an OUTPUT one is zeroed first). */
-#define PTO_C_API_VERSION 9
+ * an OUTPUT one is zeroed first).
+ * 10: pto_run_stats ends with task_slot_mask, task_slot_dispatch_ns[], task_slot_finish_ns[]. */
+#define PTO_C_API_VERSION 10
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -154,6 +155,14 @@ typedef struct pto_run_stats {
   /* sim_timing (0 otherwise): the predicted device time of the whole AICPU run, the makespan
    * plus the platform profile's device preamble and teardown (the reference's "Device"). */
   uint64_t predicted_device_ns;
+  /* Task timing slots (pto::Launch::timing_slot; the reference API's set_task_timing_slot):
+   * bit s of task_slot_mask is set when a task tagged s was dispatched and finished; its
+   * entries are then the earliest dispatch and latest finish of every task tagged s (each
+   * block, each MIX part, every scheduler thread), in ns since the launch (sim_timing: virtual
+   * ns, the launch at 0). */
+  uint32_t task_slot_mask;
+  uint64_t task_slot_dispatch_ns[PTO_TASK_TIMING_SLOTS];
+  uint64_t task_slot_finish_ns[PTO_TASK_TIMING_SLOTS];
 } pto_run_stats;
 
 /* Defaults for every field (the same as pto::ChipCallConfig's). */

@@ -180,6 +180,15 @@ struct RunStats {
   // sim_timing: the predicted device time of the whole AICPU run: predicted_makespan_us plus the
   // platform profile's device preamble and teardown (the reference's "Device"); 0 otherwise.
   double predicted_device_us = 0;
+  // Task timing slots (pto::Launch::timing_slot), each slot some task was tagged with: the
+  // slot, the earliest dispatch and the latest finish of its tasks, in ns since the launch
+  // (sim_timing: predicted virtual ns; otherwise the sim's measured ns), by slot.
+  struct TaskTimingSlot {
+    uint32_t slot = 0;
+    uint64_t dispatch_ns = 0;
+    uint64_t finish_ns = 0;
+  };
+  std::vector<TaskTimingSlot> task_timing_slots;
 
   // A short printable table of everything above.
   std::string table() const;

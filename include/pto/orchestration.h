@@ -129,12 +129,19 @@ struct Arg {
 //               block. (The reference's a5 launch spec calls the same count core_num.)
 //   sync_start  every block starts together: the scheduler reserves block_num cores first.
 //   predicate   see DispatchPredicate.
+//   timing_slot 0 .. PTO_TASK_TIMING_SLOTS - 1: the run records the task's earliest dispatch and
+//               latest finish (every block, every MIX part) into that slot, folded with every
+//               other task tagged alike (RunStats::task_timing_slots; docs/guide/profiling.md,
+//               "Task timing slots"); -1: untagged.
 struct Launch {
   uint32_t block_num = 1;
   bool sync_start = false;
   DispatchPredicate predicate;
+  int32_t timing_slot = -1;
 
-  bool is_default() const { return block_num == 1 && !sync_start && predicate.op == PredicateOp::NONE; }
+  bool is_default() const {
+    return block_num == 1 && !sync_start && predicate.op == PredicateOp::NONE && timing_slot == -1;
+  }
 };
 
 // Handle of a submitted task, for explicit extra dependencies.

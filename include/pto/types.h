@@ -19,6 +19,9 @@ typedef enum pto_core_type {
   PTO_TASK_SHAPE_COUNT = 3
 } pto_core_type;
 
+/* Task timing slots a task may be tagged with (pto::Launch::timing_slot): 0 .. 15. */
+#define PTO_TASK_TIMING_SLOTS 16
+
 /* Element types a tensor argument can carry (the NumPy dtypes the Python API accepts). */
 typedef enum pto_dtype {
   PTO_DTYPE_ANY = 0, /* in a kernel signature: any dtype */

@@ -70,6 +70,7 @@ struct GraphNode {
   bool mixed = false;
   int32_t kernels[3] = {};
   PTO2LaunchSpec launch;
+  int32_t timing_slot = -1;  // set_task_timing_slot
   std::vector<GraphTensor> tensors;
   std::vector<GraphScalar> scalars;
   std::vector<GraphDep> deps;
@@ -156,6 +157,7 @@ inline void graph_note(int core, int32_t func_id, const CoreTaskArgs &args, cons
     for (int c = 0; c < 3; ++c) n.kernels[c] = mixed[c];
   }
   n.launch = args.launch_spec;
+  n.timing_slot = args.task_timing_slot();
   for (int32_t i = 0; i < args.tensor_count(); ++i) {
     GraphTensor t;
     t.tag = args.tag(i);
@@ -310,6 +312,7 @@ inline PTO2TaskId graph_replay(const GraphDefinition &def, const GraphTaskArgs &
       deps.push_back(d.boundary_owner ? args.tensor_ref(d.index).owner_task_id : outs[d.index].task_id());
     if (!deps.empty()) a.set_dependencies(deps.data(), static_cast<uint32_t>(deps.size()));
     a.launch_spec = n.launch;
+    a.set_task_timing_slot(n.timing_slot);
     ChipTensor operand;
     if (n.has_predicate) {
       operand = bind(n.predicate_tensor);

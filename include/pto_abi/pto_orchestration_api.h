@@ -29,9 +29,9 @@
 // Dependency-only tasks (rt_submit_dummy_task) are Orchestrator::submit_dummy; SPMD launches
 // (launch_spec.set_block_num, or a5's name set_core_num, for the same count;
 // set_require_sync_start) and dispatch predicates (CoreTaskArgs::set_predicate, the operand
-// resolved to an element address at submit) become a pto::Launch. A runtime that lacks one
-// fails the run with NOT_SUPPORTED naming it. set_allow_early_resolve and set_task_timing_slot
-// are accepted and have no effect.
+// resolved to an element address at submit) and timing slots (set_task_timing_slot) become a
+// pto::Launch. A runtime that lacks one fails the run with NOT_SUPPORTED naming it.
+// set_allow_early_resolve is accepted and has no effect.
 //
 // Which orchestrator a call goes to: the entry binds it to the calling thread; every call that
 // can wait (and so let the simulator move this fiber to another thread) binds it again before
@@ -210,10 +210,12 @@ inline TaskOutputTensors submit(int core, int32_t func_id, const CoreTaskArgs &a
   }
   launch.block_num = static_cast<uint32_t>(args.launch_spec.block_num());
   launch.sync_start = args.launch_spec.require_sync_start();
+  launch.timing_slot = args.task_timing_slot();  // checked by the runtime (core/launch_check.h)
   if (args.predicate().op != PredicateOp::NONE && !resolve_predicate(o, args.predicate(), &launch.predicate))
     return out;
   if (core == kDummyTask && !launch.is_default()) {
-    fail(o, PTO_INVALID_ARGUMENT, "rt_submit_dummy_task: a dependency-only task has no launch_spec or predicate");
+    fail(o, PTO_INVALID_ARGUMENT,
+         "rt_submit_dummy_task: a dependency-only task has no launch_spec, predicate or timing slot");
     return out;
   }
   pto::Arg a[MAX_TENSOR_ARGS + MAX_SCALAR_ARGS];

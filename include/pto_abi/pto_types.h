@@ -264,11 +264,10 @@ struct Arg {
   void set_predicate(const CoreTaskPredicate &p) { predicate_ = p; }
   const CoreTaskPredicate &predicate() const { return predicate_; }
   bool allow_early_resolve() const { return early_resolve_; }
-  // A profiling tag of the reference's (0..15, -1 = none); checked, then not used here.
-  void set_task_timing_slot(int32_t slot) {
-    if (slot < -1 || slot > 15) return set_error("set_task_timing_slot: slot outside 0..15");
-    timing_slot_ = slot;
-  }
+  // Tags the task with a timing slot (0 .. 15; -1: untagged): the run folds its dispatch and
+  // finish into that slot (pto::Launch::timing_slot). A slot outside the range fails the submit
+  // with INVALID_ARGUMENT naming it (the runtime's launch check, core/launch_check.h).
+  void set_task_timing_slot(int32_t slot) { timing_slot_ = slot; }
   int32_t task_timing_slot() const { return timing_slot_; }
 
   // The reference's args-dump markers: dump() marks every argument added so far, dump(x, ...)
@@ -298,6 +297,7 @@ struct Arg {
     early_resolve_ = false;
     predicate_ = CoreTaskPredicate{};
     launch_spec = PTO2LaunchSpec{};
+    timing_slot_ = -1;
   }
   void reset() {
     clear();

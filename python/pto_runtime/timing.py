@@ -6,13 +6,17 @@ cost-model twin the callable carries is charged, per invocation, the cycles PTO-
 model predicts for it; :func:`add_cost_models` builds the twins and attaches them, and
 :func:`timing_lines` says what a timed run predicted and what priced its kernels.
 :class:`Prediction` is a timed run's predicted Device, Effective, Orch and Sched times, the
-figures the reference implementation measures on a chip, and :func:`strace_lines` writes them
-as its ``[STRACE]`` markers (docs/design/timing_model.md, "What a prediction reports").
+figures the reference implementation measures on a chip (or, ``Prediction.of_run``, a measured
+run's device time), with the run's task timing slots; :func:`strace_lines` writes them as its
+``[STRACE]`` markers (docs/design/timing_model.md, "What a prediction reports") and
+:func:`print_strace` prints them to stderr, which our own API does only when asked
+(docs/guide/profiling.md, "Task timing slots and [STRACE] markers").
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +26,14 @@ from ._native import ChipCallable, ChipCallConfig, ChipWorker, CoreType, KernelC
 from .task_args import ChipStorageTaskArgs
 from .trace import Trace, write_swimlanes
 
-__all__ = ["Prediction", "add_cost_models", "report_timing", "strace_lines", "timed_rerun"]
+__all__ = [
+    "Prediction",
+    "add_cost_models",
+    "print_strace",
+    "report_timing",
+    "strace_lines",
+    "timed_rerun",
+]
 
 
 @dataclass(frozen=True)
@@ -32,13 +43,19 @@ class Prediction:
     makespan plus the platform profile's preamble and teardown), ``effective_us`` the
     orchestration and scheduling windows merged (the makespan: every thread of a timed run
     starts at 0), ``orch_us`` the device orchestrator's window (tensormap_and_ringbuffer; 0 for
-    host_build_graph, whose graph the host builds), ``sched_us`` the schedulers' window."""
+    host_build_graph, whose graph the host builds), ``sched_us`` the schedulers' window.
+    ``slots``: the run's task timing slots, ``(slot, dispatch_ns, finish_ns)`` since the launch
+    (``RunStats.task_timing_slots``). ``source``: ``"predicted"`` (timing mode) or
+    ``"measured"`` (:meth:`of_run` of an ordinary run: ``device_us`` is its launch to
+    completion, the other windows 0, not predicted)."""
 
     device_us: float
     effective_us: float
     orch_us: float
     sched_us: float
     runtime: str
+    slots: tuple[tuple[int, int, int], ...] = ()
+    source: str = "predicted"
 
     @staticmethod
     def of(stats: RunStats, runtime: str) -> Prediction:
@@ -53,6 +70,23 @@ class Prediction:
             orch_us=float(stats.orchestration_us) if device_orch else 0.0,
             sched_us=makespan,
             runtime=runtime,
+            slots=tuple(stats.task_timing_slots),
+        )
+
+    @staticmethod
+    def of_run(stats: RunStats, runtime: str) -> Prediction:
+        """A run's device times, whatever its mode: :meth:`of` for a timed run; for any other
+        the measured device time (launch to completion) and task timing slots."""
+        if stats.predicted_makespan_us > 0:
+            return Prediction.of(stats, runtime)
+        return Prediction(
+            device_us=float(stats.device_us),
+            effective_us=0.0,
+            orch_us=0.0,
+            sched_us=0.0,
+            runtime=runtime,
+            slots=tuple(stats.task_timing_slots),
+            source="measured",
         )
 
 
@@ -66,7 +100,10 @@ def strace_lines(p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: 
     device spans predicted, so its ``simpler_setup/tools/strace_timing.py --rounds-table``
     tabulates a sim run as it does one on a die. ``host_ts_ns``/``host_dur_ns``: the host's
     own wall time of the run (monotonic); ``callable_id``: a number the callable keeps across
-    rounds (the tool groups rounds by it). Every device span says ``sim=predicted``."""
+    rounds (the tool groups rounds by it). Every device span says ``sim=predicted``
+    (``sim=measured`` for a measured run); a task timing slot is ``device_wall.task_slot_<N>``
+    from its earliest dispatch to its latest finish, on the device wall's origin (the launch),
+    so a consumer's span starts after its producer's ends."""
     global _strace_invocations
     with _strace_lock:
         _strace_invocations += 1
@@ -76,20 +113,30 @@ def strace_lines(p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: 
     wall = "chip.run.runner_run.device_wall"
     # A device phase's ts counts from the earliest phase emitted: orch and sched start together.
     preamble_ns = 0
-    lines = [
-        f"{head} depth=2 name={wall} ts=0 dur={round(p.device_us * 1e3)} clk=dev sim=predicted",
-    ]
+    dev = f"clk=dev sim={p.source}"
+    lines = [f"{head} depth=2 name={wall} ts=0 dur={round(p.device_us * 1e3)} {dev}"]
     if p.orch_us > 0:
         lines.append(
-            f"{head} depth=3 name={wall}.orch ts={preamble_ns} dur={round(p.orch_us * 1e3)} "
-            "clk=dev sim=predicted"
+            f"{head} depth=3 name={wall}.orch ts={preamble_ns} dur={round(p.orch_us * 1e3)} {dev}"
         )
         lines.append(
-            f"{head} depth=3 name={wall}.sched ts={preamble_ns} dur={round(p.sched_us * 1e3)} "
-            "clk=dev sim=predicted"
+            f"{head} depth=3 name={wall}.sched ts={preamble_ns} dur={round(p.sched_us * 1e3)} {dev}"
+        )
+    for slot, dispatch_ns, finish_ns in p.slots:
+        lines.append(
+            f"{head} depth=3 name={wall}.task_slot_{slot} ts={dispatch_ns} "
+            f"dur={finish_ns - dispatch_ns} {dev}"
         )
     lines.append(f"{head} depth=0 name=chip.run ts={host_ts_ns} dur={host_dur_ns}")
     return lines
+
+
+def print_strace(p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: int) -> None:
+    """Writes one run's :func:`strace_lines` to stderr (fd 2, one write, so a marker line is
+    whole even when processes share the stream), where the reference prints them."""
+    sys.stderr.flush()
+    text = "".join(line + "\n" for line in strace_lines(p, host_ts_ns, host_dur_ns, callable_id))
+    os.write(2, text.encode())
 
 
 def add_cost_models(

@@ -389,6 +389,17 @@ void bind_run_stats(nb::module_ &m) {
       .def_ro("predicted_device_us", &RunStats::predicted_device_us,
               "sim_timing: the predicted device time of the whole AICPU run, predicted_makespan_us "
               "plus the platform profile's device preamble and teardown (0 otherwise)")
+      .def_prop_ro(
+          "task_timing_slots",
+          [](const RunStats &s) {
+            std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> out;
+            for (const RunStats::TaskTimingSlot &t : s.task_timing_slots)
+              out.emplace_back(t.slot, t.dispatch_ns, t.finish_ns);
+            return out;
+          },
+          "task timing slots (set_task_timing_slot / Launch.timing_slot): (slot, dispatch_ns, "
+          "finish_ns) for each slot some task was tagged with, the earliest dispatch and latest "
+          "finish of its tasks in ns since the launch (sim_timing: predicted virtual ns)")
       .def_ro("pmu_note", &RunStats::pmu_note,
               "enable_pmu: which counters could not be read and why ('' if none); the per-task "
               "counters are in the trace")

@@ -37,6 +37,10 @@ inline std::string launch_fault(const std::string &who, const Launch &launch, bo
   *code = PTO_INVALID_ARGUMENT;
   if (launch.block_num < 1 || launch.block_num > 65535)
     return who + ": block_num " + blocks + " (1 .. 65535 blocks are allowed)";
+  if (launch.timing_slot < -1 || launch.timing_slot >= PTO_TASK_TIMING_SLOTS) {
+    return who + ": task timing slot " + std::to_string(launch.timing_slot) + " (0 .. " +
+           std::to_string(PTO_TASK_TIMING_SLOTS - 1) + " are allowed; -1: untagged)";
+  }
   if (launch.sync_start && launch.block_num > places.count()) {
     return who + ": sync-start launch of block_num " + blocks + ": every block runs at once, and the run has " +
            std::to_string(places.count()) + " " + places.noun() + " (block_dim " + std::to_string(places.block_dim) +

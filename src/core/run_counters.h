@@ -36,15 +36,44 @@ struct alignas(kCacheLine) SchedulerCounters {
 };
 static_assert(sizeof(SchedulerCounters) == kCacheLine, "one line per scheduler thread");
 
-// The counters region of a run: SchedulerCounters[threads], then CoreCounters[cores] by slot.
+// Task timing slots (pto::Launch::timing_slot), as one scheduler thread saw them: for each slot,
+// the earliest dispatch and latest finish (platform ticks) of the tagged tasks, blocks and MIX
+// tasks it dispatched or collected; 0: none. Each thread folds into its own copy with no
+// atomics (the scheduler loop's member) and writes it out once at the end of its run; the host
+// folds the threads' copies (min dispatch, max finish) after every device thread has returned.
+struct alignas(kCacheLine) TaskTimingSlots {
+  uint64_t dispatch[PTO_TASK_TIMING_SLOTS] = {};
+  uint64_t finish[PTO_TASK_TIMING_SLOTS] = {};
+
+  // `tag`: TaskRecord::timing_tag (slot + 1; the caller tests it non-zero).
+  void dispatched(uint8_t tag, uint64_t ticks) {
+    uint64_t &d = dispatch[tag - 1];
+    d = d == 0 || ticks < d ? ticks : d;
+  }
+  void finished(uint8_t tag, uint64_t ticks) {
+    uint64_t &f = finish[tag - 1];
+    f = ticks > f ? ticks : f;
+  }
+};
+static_assert(sizeof(TaskTimingSlots) == 4 * kCacheLine, "16 slots, two stamps each");
+
+// The counters region of a run: SchedulerCounters[threads], then CoreCounters[cores] by slot,
+// then TaskTimingSlots[threads] (on a line boundary).
+inline uint64_t run_counters_slots_offset(uint32_t threads, uint32_t cores) {
+  const uint64_t end = threads * sizeof(SchedulerCounters) + cores * sizeof(CoreCounters);
+  return (end + kCacheLine - 1) / kCacheLine * kCacheLine;
+}
 inline uint64_t run_counters_bytes(uint32_t threads, uint32_t cores) {
-  return threads * sizeof(SchedulerCounters) + cores * sizeof(CoreCounters);
+  return run_counters_slots_offset(threads, cores) + threads * sizeof(TaskTimingSlots);
 }
 inline SchedulerCounters *scheduler_counters(uint64_t region) {
   return reinterpret_cast<SchedulerCounters *>(region);
 }
 inline CoreCounters *core_counters(uint64_t region, uint32_t threads) {
   return reinterpret_cast<CoreCounters *>(region + threads * sizeof(SchedulerCounters));
+}
+inline TaskTimingSlots *task_timing_slots(uint64_t region, uint32_t threads, uint32_t cores) {
+  return reinterpret_cast<TaskTimingSlots *>(region + run_counters_slots_offset(threads, cores));
 }
 
 }  // namespace pto

@@ -1,6 +1,7 @@
 // src/host/run_wait.cpp — launch, wait with a deadline, and the time-out path (see run_wait.h).
 #include "host/run_wait.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <vector>
@@ -32,6 +33,30 @@ TickClock read_tick_clock(Device &device, const void *region, double ns_per_tick
   return tick_clock_of(s, ns_per_tick);
 }
 
+namespace {
+// The threads' TaskTimingSlots (`slots`, unaligned in the host's copy) folded into the stats:
+// the earliest dispatch and latest finish of each slot, in platform ns (complete_run rebases
+// them on the launch).
+void fold_task_timing_slots(const char *slots, uint32_t threads, const TickClock &clock, pto_run_stats *stats) {
+  uint64_t dispatch[PTO_TASK_TIMING_SLOTS] = {}, finish[PTO_TASK_TIMING_SLOTS] = {};
+  for (uint32_t t = 0; t < threads; ++t) {
+    TaskTimingSlots s;
+    memcpy(&s, slots + t * sizeof s, sizeof s);
+    for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+      if (s.dispatch[k] != 0 && (dispatch[k] == 0 || s.dispatch[k] < dispatch[k])) dispatch[k] = s.dispatch[k];
+      if (s.finish[k] > finish[k]) finish[k] = s.finish[k];
+    }
+  }
+  stats->task_slot_mask = 0;
+  for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+    if (dispatch[k] == 0 || finish[k] == 0) continue;  // never dispatched, or never finished
+    stats->task_slot_mask |= 1u << k;
+    stats->task_slot_dispatch_ns[k] = clock.ns(dispatch[k]);
+    stats->task_slot_finish_ns[k] = clock.ns(finish[k]);
+  }
+}
+}  // namespace
+
 void read_run_counters(Device &device, const void *region, uint32_t threads, const ClusterLayout &layout,
                        uint32_t block_dim, double ns_per_tick, pto_run_stats *stats) {
   const uint32_t cores = layout.cores();
@@ -62,6 +87,7 @@ void read_run_counters(Device &device, const void *region, uint32_t threads, con
     last = core[c].last_end > last ? core[c].last_end : last;
   }
   stats->effective_ns = last > first ? clock.span_ns(last - first) : 0;
+  fold_task_timing_slots(buf.data() + run_counters_slots_offset(threads, cores), threads, clock, stats);
 }
 
 void launch_run(DeviceRunner &runner, LaunchedRun *run) {
@@ -125,7 +151,14 @@ pto_status complete_run(DeviceRunner &runner, LaunchedRun &run, pto_run_stats *s
     return PTO_INTERNAL;
   }
   // Timing mode: the run's timestamps are virtual ns and the launch is virtual time 0.
-  return run.finish(run.spec.timing != nullptr ? 0 : run.launch_ns, stats, error);
+  const uint64_t origin = run.spec.timing != nullptr ? 0 : run.launch_ns;
+  const pto_status rc = run.finish(origin, stats, error);
+  for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+    if ((stats->task_slot_mask >> k & 1u) == 0) continue;
+    stats->task_slot_dispatch_ns[k] -= std::min(origin, stats->task_slot_dispatch_ns[k]);
+    stats->task_slot_finish_ns[k] -= std::min(origin, stats->task_slot_finish_ns[k]);
+  }
+  return rc;
 }
 
 }  // namespace pto

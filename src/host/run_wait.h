@@ -72,7 +72,7 @@ struct LaunchedRun {
 };
 
 // Fills the always-collected part of *stats (effective and scheduling time, per-core busy time
-// and task counts) from a run's counters region (core/run_counters.h) at device address
+// and task counts, task timing slots in platform ns) from a run's counters region (core/run_counters.h) at device address
 // `region`, written by `threads` scheduler threads for a chip of `layout`'s clusters of which
 // the run used `block_dim`; `ns_per_tick` is Device::ns_per_tick().
 void read_run_counters(Device &device, const void *region, uint32_t threads, const ClusterLayout &layout,

@@ -431,6 +431,10 @@ RunStats to_run_stats(const pto_run_stats &s, const ClusterLayout &layout) {
   out.dispatch_switches = s.dispatch_switches;
   out.tasks_retired_inline = s.tasks_retired_inline;
   out.predicted_device_us = static_cast<double>(s.predicted_device_ns) / 1e3;
+  for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+    if (s.task_slot_mask >> k & 1u)
+      out.task_timing_slots.push_back({k, s.task_slot_dispatch_ns[k], s.task_slot_finish_ns[k]});
+  }
   out.cores.reserve(s.num_cores);
   for (uint32_t slot = 0; slot < s.num_cores; ++slot) {
     const HandshakeSlotPlace place = layout.place(slot);

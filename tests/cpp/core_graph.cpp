@@ -8,6 +8,9 @@
 //    the count reach zero, and it sees the poison any of them stored.
 //  - Flat fan-out: the writer packs successor lists back to back, refuses what does not fit,
 //    and for_each visits exactly a task's range, in order.
+//  - Task timing slots: a slot keeps its tasks' earliest dispatch and latest finish, in any
+//    order of the stamps, and touches no other slot; the tag of an untagged launch is 0; the
+//    launch check refuses a slot outside 0..15 naming it and the range.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,6 +21,8 @@
 
 #include "core/graph/ready_queue_set.h"
 #include "core/graph/task_record.h"
+#include "core/launch_check.h"
+#include "core/run_counters.h"
 
 namespace {
 
@@ -246,6 +251,39 @@ TEST(FlatFanout, WriterRefusesAListThatDoesNotFitAndWritesNothing) {
   EXPECT_EQ(w.used(), 2u);
   EXPECT_EQ(edges[2], 0xdeadu);
   EXPECT_EQ(r.begin, 0u) << "the range of a refused list is not touched";
+}
+
+TEST(TaskTimingSlots, ASlotKeepsItsEarliestDispatchAndLatestFinishAndNoOtherSlotMoves) {
+  pto::TaskTimingSlots s;
+  const uint8_t tag = pto::graph::timing_tag_of(5);
+  ASSERT_EQ(tag, 6);
+  EXPECT_EQ(pto::graph::timing_tag_of(-1), 0);  // untagged: the zeroed record's value
+  for (uint64_t d : {300u, 100u, 200u}) s.dispatched(tag, d);
+  for (uint64_t f : {400u, 900u, 500u}) s.finished(tag, f);
+  EXPECT_EQ(s.dispatch[5], 100u);
+  EXPECT_EQ(s.finish[5], 900u);
+  for (int k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+    if (k == 5) continue;
+    EXPECT_EQ(s.dispatch[k], 0u) << k;
+    EXPECT_EQ(s.finish[k], 0u) << k;
+  }
+}
+
+TEST(TaskTimingSlots, TheLaunchCheckRefusesASlotOutside0To15NamingIt) {
+  const pto::LaunchPlaces places{PTO_CORE_AIV, pto::ClusterLayout{2, 1, 2}, 2};
+  pto_status code = PTO_OK;
+  for (int32_t slot : {-1, 0, 15}) {
+    pto::Launch l;
+    l.timing_slot = slot;
+    EXPECT_EQ(pto::launch_fault("task 0", l, true, false, places, &code), "") << slot;
+  }
+  for (int32_t slot : {16, -2}) {
+    pto::Launch l;
+    l.timing_slot = slot;
+    EXPECT_EQ(pto::launch_fault("task 0", l, true, false, places, &code),
+              "task 0: task timing slot " + std::to_string(slot) + " (0 .. 15 are allowed; -1: untagged)");
+    EXPECT_EQ(code, PTO_INVALID_ARGUMENT);
+  }
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pto_runtime as pto
 import pytest
-from orch_snippets import SET_BLOCKS
+from orch_snippets import ADD_KERNEL, SET_BLOCKS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUITE = Path(
@@ -39,21 +39,6 @@ SUITE = Path(
 )
 TMR = "tensormap_and_ringbuffer"
 CONFIG = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=3)
-
-# A descriptor-ABI kernel (no PTO-ISA): out = a + b over out's elements.
-ADD_KERNEL = r"""
-#include "tensor.h"
-#include "pto/kernel.h"
-extern "C" PTO_EXPORT void kernel_entry(__gm__ int64_t *args) {
-  const ChipTensor *a = reinterpret_cast<const ChipTensor *>(args[0]);
-  const ChipTensor *b = reinterpret_cast<const ChipTensor *>(args[1]);
-  const ChipTensor *o = reinterpret_cast<const ChipTensor *>(args[2]);
-  const float *x = reinterpret_cast<const float *>(a->buffer.addr) + a->start_offset;
-  const float *y = reinterpret_cast<const float *>(b->buffer.addr) + b->start_offset;
-  float *z = reinterpret_cast<float *>(o->buffer.addr) + o->start_offset;
-  for (uint64_t i = 0; i < o->numel(); ++i) z[i] = x[i] + y[i];
-}
-"""
 
 # A reference-API orchestration whose entry and config have names of their own; the config
 # expects EXPECTED_ARGS arguments. The entry submits out = a + b when it has three tensors.

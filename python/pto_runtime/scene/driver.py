@@ -9,7 +9,6 @@ pytest's), so a test that overrides ``test_run`` runs its own checks here too.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import record
+from .capture import captures
 from .case import SceneTestCase
 from .execute import RunOptions
 from .record import CaseRecord
@@ -214,39 +214,26 @@ def run_case(
     return rec
 
 
-class _NoCapture:
-    """pytest's ``capfd``/``capsys`` for a test that reads what the run printed: that output is
-    the reference runtime's own log lines, which this runtime does not print."""
-
-    def readouterr(self) -> Any:
-        raise record.not_supported(
-            "the reference's internal Python API",
-            "the test reads the run's captured output (capfd), i.e. the reference runtime's "
-            "own log lines ([STRACE] markers), which this runtime does not print",
-        )
-
-    def disabled(self) -> Any:
-        return contextlib.nullcontext()
-
-
 def call_test_run(
     test: SceneTestCase, platform: str, worker: Any, request: Any, tmp_path: Path
 ) -> None:
     """Calls ``test.test_run`` with the pytest fixtures its signature names, as pytest would:
     ``st_platform``, ``st_worker``, ``request``, ``st_device_ids``, ``tmp_path``, ``capfd``,
-    ``capsys``. Any other fixture is NOT_SUPPORTED, named."""
-    available = {
-        "st_platform": platform,
-        "st_worker": worker,
-        "request": request,
-        "st_device_ids": (
-            list(worker.device_ids) if isinstance(worker, NodeSceneWorker) else [worker.device_id]
-        ),
-        "tmp_path": tmp_path,
-        "capfd": _NoCapture(),
-        "capsys": _NoCapture(),
-    }
-    call_with_fixtures(test.test_run, available, f"{type(test).__name__}.test_run")
+    ``capsys`` (scene/capture.py). Any other fixture is NOT_SUPPORTED, named."""
+    with captures(test.test_run) as fixtures:
+        available = {
+            "st_platform": platform,
+            "st_worker": worker,
+            "request": request,
+            "st_device_ids": (
+                list(worker.device_ids)
+                if isinstance(worker, NodeSceneWorker)
+                else [worker.device_id]
+            ),
+            "tmp_path": tmp_path,
+            **fixtures,
+        }
+        call_with_fixtures(test.test_run, available, f"{type(test).__name__}.test_run")
 
 
 def call_with_fixtures(fn: Any, available: Mapping[str, Any], who: str) -> None:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import struct
-import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +23,7 @@ import numpy as np
 from .._native import ChipCallConfig, Direction, PlatformInfo
 from ..fuzz import fuzz_schedules
 from ..task_args import ChipStorageTaskArgs
-from ..timing import Prediction, strace_lines
+from ..timing import Prediction
 from ..trace import Trace, write_swimlanes
 from . import arrays, record
 from .spec import Scalar, TaskArgsBuilder, TensorArg
@@ -63,7 +61,7 @@ class RunOptions:
     dump_tensors: bool = False
     run_timeout: float | None = None  # a chip run's time limit in s (0: none); None: the default
     # -p a2a3 / -p a5: every round runs in timing mode on the sim twin and predicts the chip's
-    # device time; each prints the reference's [STRACE] markers (strace_markers)
+    # device time (the worker prints each run's [STRACE] markers, workers.ChipSceneWorker.run)
     predict: bool = False
 
 
@@ -266,15 +264,12 @@ def run_case_l2(
         if options.predict:
             config.sim_timing = True
             config.sim_seed = options.sim_seed or 0
-        t0 = time.monotonic_ns()
         worker.run(handle, args, config=config)
-        host_ns = time.monotonic_ns() - t0
         if golden is not None:
             compare_and_record(test, test_args, golden, outputs, params)
         if options.predict:
             stats = worker.last_stats
             prediction = Prediction.of(stats, type(test)._st_runtime)
-            print_strace(prediction, t0, host_ns, _callable_id(handle))
             if rec is not None:
                 rec.predicted = dataclasses.asdict(prediction)
                 rec.predicted_makespan_us = prediction.effective_us
@@ -321,20 +316,6 @@ def run_case_l2(
             raise AssertionError(
                 f"schedule fuzzing: {named}\nreplay it with --sim-seed {report.divergent_seed}"
             )
-
-
-def print_strace(p: Prediction, host_ts_ns: int, host_dur_ns: int, callable_id: int) -> None:
-    """Prints one predicted round's [STRACE] markers (timing.strace_lines) to stdout; their
-    inv numbers the rounds."""
-    sys.stdout.write(
-        "".join(line + "\n" for line in strace_lines(p, host_ts_ns, host_dur_ns, callable_id))
-    )
-    sys.stdout.flush()
-
-
-def _callable_id(handle: Any) -> int:
-    """A number that names the callable across rounds (the [STRACE] markers' hid)."""
-    return id(_native_callable(handle))
 
 
 def _native_callable(handle: Any) -> Any:

@@ -13,19 +13,16 @@ function returns; an AssertionError is FAILED, and the rest is classified like a
 from __future__ import annotations
 
 import inspect
-import io
-import sys
 import tempfile
 import types
-from collections import namedtuple
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import record
-from .driver import SIM_PLATFORMS, _NoCapture, call_with_fixtures
+from .capture import Capture, captures
+from .driver import SIM_PLATFORMS, call_with_fixtures
 from .record import CaseRecord
 from .spec import is_manual_for_platform, match_selectors
 
@@ -130,69 +127,11 @@ def select_programs(
     return out
 
 
-CaptureResult = namedtuple("CaptureResult", ["out", "err"])
-
-
-class _Tee(io.TextIOBase):
-    """Writes through to ``stream`` and keeps a copy."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.kept = io.StringIO()
-
-    def write(self, s: str) -> int:
-        self.kept.write(s)
-        return int(self.stream.write(s))
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-    def fileno(self) -> int:
-        return int(self.stream.fileno())
-
-    def isatty(self) -> bool:
-        return False
-
-    def take(self) -> str:
-        text = self.kept.getvalue()
-        self.kept = io.StringIO()
-        return text
-
-
-class Capture:
-    """pytest's ``capsys``: what the test printed from Python (sys.stdout and sys.stderr) since
-    the last :meth:`readouterr`, while it still reaches the case's log."""
-
-    def __init__(self) -> None:
-        self._out: _Tee | None = None
-        self._err: _Tee | None = None
-
-    @contextmanager
-    def active(self) -> Iterator[Capture]:
-        saved = sys.stdout, sys.stderr
-        self._out, self._err = _Tee(sys.stdout), _Tee(sys.stderr)
-        sys.stdout, sys.stderr = self._out, self._err
-        try:
-            yield self
-        finally:
-            sys.stdout, sys.stderr = saved
-
-    def readouterr(self) -> CaptureResult:
-        return CaptureResult(
-            self._out.take() if self._out else "", self._err.take() if self._err else ""
-        )
-
-    @contextmanager
-    def disabled(self) -> Iterator[None]:
-        yield
-
-
 def run_program(
     program: Program, platform: str, manual: bool, options: Mapping[str, Any], file: str
 ) -> CaseRecord:
     """Calls the function with the fixtures it names (``st_platform``, ``st_device_ids`` as
-    ``list(range(device_count))``, ``capsys``, ``tmp_path``; ``capfd`` reads the runtime's own
-    log lines, which are the reference's: NOT_SUPPORTED when read). Never raises for the
+    ``list(range(device_count))``, ``capsys``, ``capfd``, ``tmp_path``). Never raises for the
     program's own failure."""
     rec = CaseRecord(
         file=file,
@@ -203,18 +142,16 @@ def run_program(
         runtime=program.runtime,
         manual=manual,
     )
-    capture = Capture()
     with (
         record.case_body(rec),
         tempfile.TemporaryDirectory(prefix="pto-scene-program-") as tmp,
-        capture.active(),
+        captures(program.fn) as fixtures,
     ):
         available = {
             "st_platform": platform,
             "st_device_ids": list(range(program.device_count)),
-            "capsys": capture,
-            "capfd": _NoCapture(),
             "tmp_path": Path(tmp),
+            **fixtures,
         }
         call_with_fixtures(program.fn, available, program.name)
     return rec

@@ -6,10 +6,15 @@ chip is made on first use and made again after a run that failed in the runtime,
 case never leaves the next with a worker in an unknown state. :class:`NodeSceneWorker` is one
 host (L3) with its chips and SUB workers. Anything else a reference test asks of its worker is
 the reference's own internals, and says so (NOT_SUPPORTED).
+
+Every chip run prints the reference's ``[STRACE]`` markers to stderr, as the reference's host
+does at its default log level (``timing.print_strace``: ``chip.run``, its device wall, the
+task timing slots; predicted in timing mode, measured otherwise).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,6 +23,7 @@ import numpy as np
 from .._native import ChipWorker, PlatformInfo, RunStats
 from ..errors import Error, InvalidArgumentError
 from ..l3 import Worker as L3Worker
+from ..timing import Prediction, print_strace
 from . import record
 from .buffers import BufferOwner
 from .build import CompiledCallable
@@ -111,12 +117,15 @@ class ChipSceneWorker(BufferOwner):
         if config is not None and hasattr(config, "to_native"):
             config = config.to_native(self.platform)
         chip = self.chip
+        t0 = time.monotonic_ns()
         try:
             stats = chip.run(native, args, config) if config is not None else chip.run(native, args)
         except Error:
             self._drop_chip()  # the next run starts on a fresh chip; buffer handles stay valid
             raise
+        host_ns = time.monotonic_ns() - t0
         self.last_stats = stats
+        print_strace(Prediction.of_run(stats, self.runtime), t0, host_ns, id(native))
         rec = record.current()
         if rec is not None and not rec.tasks:
             rec.add_tasks(stats.tasks_run)

@@ -20,6 +20,14 @@
 // completion returns the token and releases the gate's oldest deferred task. Without gates
 // each of the two costs one predictable branch.
 //
+// Task timing slots (pto::Launch::timing_slot, TaskRecord::timing_tag): a tagged task's dispatch
+// (each block's; a MIX task's one) and finish (each block's) are folded into this thread's
+// TaskTimingSlots (core/run_counters.h) with platform_ticks(), the device clock the timing
+// model drives: virtual time in a timed run, the measured counter otherwise. The finish is
+// stamped when this thread collects the completion, before it releases any consumer, so a
+// consumer's dispatch is never stamped before its producer's finish. An untagged task costs
+// one predictable branch at each.
+//
 // dispatch_threshold (core/graph/dispatch_threshold.h): when the run has a dispatch metric,
 // each release and each feed pass first measures it and takes the policy and active core set
 // it selects (release_by_policy, CorePool::feed_by_pool); the decision travels with the task
@@ -189,6 +197,10 @@ class SchedulerLoop {
   // Loops until the run is done, or aborted with none of this thread's cores busy; then
   // writes this thread's counters.
   void run() {
+    if (idx_ == 0) {  // the reference's AICPU executor says the same ("AicpuExecutor: Initializing")
+      DEV_INFO(env_.log, "AicpuExecutor: Initializing run: %u scheduler thread(s), %u cluster(s)", env_.sched_threads,
+               env_.block_dim);
+    }
     for (;;) {
       const uint32_t seen = doorbell_prepare(*bell_);
       const bool progress = poll();
@@ -210,6 +222,7 @@ class SchedulerLoop {
     if (dispatch_.on()) dispatch_.write_counters(&counters_);
     scheduler_counters(env_.counters_addr)[idx_] = counters_;
     cores_.write_counters(core_counters(env_.counters_addr, env_.counter_threads));
+    task_timing_slots(env_.counters_addr, env_.counter_threads, env_.layout.cores())[idx_] = slots_;
   }
 
  private:
@@ -218,8 +231,9 @@ class SchedulerLoop {
 
   // A task whose cores all finished (an SPMD task: one of its blocks; the last one finishes it).
   void completed(int64_t id, const CoreTiming &timing) {
-    platform_device_work(DeviceWork::kCompletion);  // timing mode: the AICPU's time for it
     TaskRecord &t = policy_.task(id);
+    if (__builtin_expect(t.timing_tag != 0, 0)) slots_.finished(t.timing_tag, platform_ticks());
+    platform_device_work(DeviceWork::kCompletion);  // timing mode: the AICPU's time for it
     if (t.block_num > 1 && t.blocks_done.fetch_add(1, std::memory_order_acq_rel) + 1 != t.block_num) return;
     const int32_t status = policy_.status_of(id);
     // pipeline_depth: its token back (before retire() may free the record), and the oldest
@@ -318,6 +332,7 @@ class SchedulerLoop {
     if (kProfilingBuilt && env_.trace_addr && static_cast<uint64_t>(id) < env_.trace_capacity)
       __builtin_prefetch(reinterpret_cast<TaskTrace *>(env_.trace_addr) + id, 1);
     cores_.dispatch(core, id, &t.payload, tag);
+    note_dispatch(t.timing_tag);
     return true;
   }
 
@@ -341,6 +356,7 @@ class SchedulerLoop {
     const DispatchPayload *parts[kMaxCoresPerCluster];
     policy_.mix_parts(id, parts);
     cores_.dispatch_mix(cluster, id, parts, tag);
+    note_dispatch(t.timing_tag);
     return true;
   }
 
@@ -370,6 +386,7 @@ class SchedulerLoop {
     t.core.store(static_cast<int16_t>(slot), std::memory_order_relaxed);
     for (;;) {
       dispatch_at(place, next);
+      note_dispatch(t.timing_tag);
       if (++next == t.block_num) break;
       const int32_t more = next_place();
       if (more < 0) break;
@@ -381,6 +398,11 @@ class SchedulerLoop {
       peers_.wake_one();
     }
     return true;
+  }
+
+  // Task timing slots: a tagged task (block, MIX task) was just handed to its core(s).
+  void note_dispatch(uint8_t timing_tag) {
+    if (__builtin_expect(timing_tag != 0, 0)) slots_.dispatched(timing_tag, platform_ticks());
   }
 
   // A popped task whose producer failed is finished unrun (false: the place takes the next).
@@ -480,6 +502,7 @@ class SchedulerLoop {
   // frees the slot for the next sync-start task.
   void launch_gang(GangSlot &g, int64_t id, TaskRecord &t) {
     const uint32_t blocks = t.block_num, held = gang_held_;  // t may finish once its blocks run
+    const uint8_t timing_tag = t.timing_tag;
     if (t.core_type == PTO_CORE_MIX) {
       if constexpr (Policy::kHasMix) {
         const DispatchPayload *parts[kMaxCoresPerCluster];
@@ -490,6 +513,7 @@ class SchedulerLoop {
       for (uint32_t k = 0; k < held; ++k)
         cores_.dispatch_block(gang_place_[k], id, &t.payload, gang_block_[k], blocks);
     }
+    if (held != 0) note_dispatch(timing_tag);
     gang_held_ = 0;
     if (g.launched.fetch_add(held, std::memory_order_acq_rel) + held == blocks) {
       g.launched.store(0, std::memory_order_relaxed);
@@ -597,6 +621,7 @@ class SchedulerLoop {
   CorePool cores_;
   DispatchThreshold dispatch_;  // dispatch_threshold's config and this thread's decisions
   SchedulerCounters counters_;  // written to the run's counters when run() ends
+  TaskTimingSlots slots_;       // this thread's task timing slots, written out with counters_
   // The places this thread holds for the sync-start task in the GangSlot, and their blocks.
   uint32_t gang_place_[CorePool::kMaxCores];
   uint32_t gang_block_[CorePool::kMaxCores];

@@ -82,11 +82,21 @@ struct TaskRecord {
   uint16_t block_num;
   std::atomic<uint16_t> blocks_started;
   std::atomic<uint16_t> blocks_done;
-  uint16_t reserved2;
+  // Builder-written: its task timing slot + 1 (pto::Launch::timing_slot), 0 when untagged (a
+  // zeroed record is untagged). The scheduler folds a tagged task's dispatch and finish into
+  // its own TaskTimingSlots (core/run_counters.h).
+  uint8_t timing_tag;
+  uint8_t reserved2;
   // pipeline_depth only: the next task deferred at the same gate, written and read under that
   // gate's lock (core/graph/pipeline_gates.h).
   int64_t next_deferred;
 };
+
+// TaskRecord::timing_tag of a task launched with `timing_slot` (-1: untagged; the launch check
+// admitted only -1 .. PTO_TASK_TIMING_SLOTS - 1).
+inline uint8_t timing_tag_of(int32_t timing_slot) {
+  return timing_slot >= 0 ? static_cast<uint8_t>(timing_slot + 1) : 0;
+}
 
 // One finished producer of `consumer`: poisons it when the producer did not succeed and counts
 // it off. True for exactly one caller, the one whose decrement reached zero: it must make the

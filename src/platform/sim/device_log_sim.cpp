@@ -7,6 +7,8 @@
 #include <cstring>
 #include <ctime>
 
+#include <unistd.h>
+
 #include "pto_platform/files.h"
 
 namespace pto {
@@ -74,6 +76,10 @@ void SimDeviceLog::write(const pto_device_log *log, int32_t level, const char *f
 }
 
 void SimDeviceLog::append(const char *text, size_t len) {
+  // PTO_LOG_STDERR=1: each line on stderr (fd 2) too, one write, as the reference's sim prints
+  // its device log (read per line: a test may set it after the device was opened).
+  const char *echo = getenv("PTO_LOG_STDERR");
+  if (echo && echo[0] == '1') (void)!::write(2, text, len);
   std::lock_guard<std::mutex> lock(mu_);
   if (failed_) return;
   if (!file_) {

@@ -4,6 +4,7 @@
 // (where Ascend hosts keep device logs). Lines are appended whole (one write each, under a
 // mutex), so several contexts or processes may share a device's file. A directory that cannot
 // be created is reported once on stderr and its messages are dropped: logging never fails a run.
+// With PTO_LOG_STDERR=1 in the environment every line is also written to stderr.
 #ifndef PTO_PLATFORM_SIM_DEVICE_LOG_SIM_H
 #define PTO_PLATFORM_SIM_DEVICE_LOG_SIM_H
 

@@ -38,6 +38,7 @@ _SHIMS = {
     "simpler_setup.pto_isa": "pto_runtime.scene.reference.simpler_setup",
     "simpler_setup.log_config": "pto_runtime.scene.reference.simpler_setup",
     "simpler_setup.environment": "pto_runtime.scene.reference.simpler_setup",
+    "simpler._log": "pto_runtime.scene.reference.simpler_setup",
 }
 _PACKAGES = {"simpler", "simpler_setup"}
 # Pure-Python helpers loaded from the reference checkout itself.

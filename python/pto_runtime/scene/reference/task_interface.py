@@ -207,6 +207,7 @@ class CallConfig:
 
     def to_native(self, platform: str, info: Any = None) -> ChipCallConfig:
         from ..execute import RunOptions, build_config
+        from .simpler_setup import device_log_level
 
         env = {k: getattr(self.runtime_env, k) for k in vars(self.runtime_env)}
         options = RunOptions(
@@ -215,7 +216,9 @@ class CallConfig:
             dump_tensors=bool(self.enable_dump_args),
         )
         config = {"aicpu_thread_num": self.aicpu_thread_num, "runtime_env": env}
-        return build_config(platform, info, config, options)
+        native = build_config(platform, info, config, options)
+        native.log_level = device_log_level()  # simpler_setup.configure_logging's
+        return native
 
 
 _COMM = {

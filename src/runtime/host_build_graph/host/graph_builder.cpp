@@ -444,6 +444,7 @@ bool HostGraphBuilder::set_launch(TaskId id, const Launch &launch) {
   if (p.op != PredicateOp::NONE) ++inline_candidates_;
   t.block_num = static_cast<uint16_t>(launch.block_num);
   t.sync_start = launch.sync_start;
+  t.timing_slot = launch.timing_slot;
   t.predicate = p;
   return true;
 }

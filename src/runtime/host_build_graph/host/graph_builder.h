@@ -43,6 +43,7 @@ struct HostTask {
   bool dummy = false;
   bool sync_start = false;  // its blocks start together (graph::kTaskSyncStart)
   uint16_t block_num = 1;
+  int32_t timing_slot = -1;  // pto::Launch::timing_slot (-1: untagged)
   DispatchPredicate predicate;
 };
 

@@ -224,6 +224,7 @@ void build_image(char *base, const hbg::HostGraphBuilder &b, const Layout &L, ui
                                                  : static_cast<uint32_t>(ht.core_type));
     t->block_num = ht.block_num;
     t->flags = ht.sync_start ? graph::kTaskSyncStart : 0;
+    t->timing_tag = graph::timing_tag_of(ht.timing_slot);
     t->pred_op = static_cast<uint8_t>(ht.predicate.op);
     t->pred_size = ht.predicate.elem_size;
     if (preds) preds[i] = ht.predicate;

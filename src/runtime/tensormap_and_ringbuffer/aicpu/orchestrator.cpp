@@ -139,6 +139,7 @@ inline TaskHandle DeviceOrchestrator::submit_checked(const int32_t funcs[3], uin
   t.blocks_started.store(0, std::memory_order_relaxed);
   t.blocks_done.store(0, std::memory_order_relaxed);
   t.flags = launch && launch->sync_start ? graph::kTaskSyncStart : 0;
+  t.timing_tag = graph::timing_tag_of(launch ? launch->timing_slot : -1);
   if (launch == nullptr || launch->predicate.op == PredicateOp::NONE) {
     t.pred_op = 0;
   } else {
