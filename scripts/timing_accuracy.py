@@ -232,15 +232,14 @@ NOT_PREDICTED = """## Not predicted yet
 
 `spmd_paged_attention` (tensormap; one SPMD MIX task whose AIC and AIV parts hand tiles to each
 other with TPUSH/TPOP; the April table of simpler#694 has Case1 at 1507.0 µs and Case2 at
-744.9 µs Elapsed on a2a3). Its kernel now compiles on a2a3sim: the pinned PTO-ISA's CPU
-simulation refused two things the chips accept, and `include/pto_sim_isa/pto/cpu/TPush.hpp` and
-`TBinSOps.hpp` mend them (tests/python/test_tile_kernels.py,
-`test_a_chip_kernels_column_major_tmuls_and_pipe_entry_offset_compile_and_run`). Its run then
-stops with the sim's TPUSH/TPOP deadlock report: the AIC part waits on a full `sij` pipe that
-neither AIV part drains. The kernel splits each pipe's slot between the two AIV lanes by hand
-(`setEntryOffset`, because the chip's lane register reads 0 for both lanes under the
-reference's MIX dispatch), while the CPU simulation splits it by lane as well; which of the two
-leaves the slot unreleased is not found yet."""
+744.9 µs Elapsed on a2a3). Its kernel compiles and runs to the end on a2a3sim since three
+differences between the pinned PTO-ISA's CPU simulation and the a2a3 chip were mended
+(`include/pto_sim_isa/pto/cpu/`: `TPush.hpp`, `TBinSOps.hpp`, `TPop.hpp`; tests in
+tests/python/test_tile_kernels.py and tests/cpp/test_tile_pipes.cpp), but its output is wrong:
+the kernel finds each AIV lane's half of a pipe slot by hand (`setEntryOffset`, since the chip's
+lane register reads 0 for both lanes under the reference's MIX dispatch), and the CPU simulation
+splits the slot by lane as well, so the second lane reads past its half. A prediction from a run
+whose result is wrong is not published."""
 
 
 def write_page(rows: list[Row]) -> str:

@@ -29,6 +29,8 @@ constexpr int kN = 32;  // tiles are kN x kN floats
 //           d = sum @ I (through L0A/L0B, so d equals c).
 //   mode 1: AIC pushes once and returns; each AIV lane pops twice: its second TPOP waits for ever.
 //   mode 2: AIC pushes three tiles into the two-slot pipe; the AIV lanes return at once.
+//   mode 3: AIC pushes three tiles; each AIV lane pops its three halves without a TFREE and adds
+//           them to its half of C (a2a3's protocol: the TPOP releases the slot).
 const char *const kPipeKernel = R"(
 #include <cstdint>
 #include <pto/pto-inst.hpp>
@@ -84,7 +86,7 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   Acc p;
   TASSIGN(p, 0x0);
   matmul(p, a_mat, data_of(args, 1));
-  const int pushes = mode == 2 ? 3 : 1;
+  const int pushes = mode == 2 || mode == 3 ? 3 : 1;
   for (int i = 0; i < pushes; ++i) TPUSH<Down, Acc, TileSplitAxis::TILE_UP_DOWN>(down, p);
   if (mode != 0) return;
   Mat sum;
@@ -104,6 +106,16 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   TASSIGN(half, 0x0);
   TASSIGN(c_half, 0x4000);
   TASSIGN(sum, 0x6000);
+  if (mode == 3) {
+    GlobalHalf c_gm(c);
+    TLOAD(c_half, c_gm);
+    for (int i = 0; i < 3; ++i) {
+      TPOP<Down, HalfTile, TileSplitAxis::TILE_UP_DOWN>(down, half);
+      TADD(c_half, c_half, half);
+    }
+    TSTORE(c_gm, c_half);
+    return;
+  }
   TPOP<Down, HalfTile, TileSplitAxis::TILE_UP_DOWN>(down, half);
   if (mode == 1) {
     TFREE<Down, TileSplitAxis::TILE_UP_DOWN>(down);
@@ -292,6 +304,31 @@ TEST_P(TilePipes, AWaitNoPartCanEndFailsTheTaskNamingPartAndPipeAndTheWorkerGoes
       error_of(w, aiv, 0, PTO_TASK_FAILED),
       {"failed", "a TPUSH, TPOP or TFREE on PTO-ISA pipe FlagID 0 waits in a task that is not a MIX task"});
   run_and_check(w, c, 6, 2);
+}
+
+// On a2a3 a TPOP of a tile releases its slot and TFREE of a tile does nothing
+// (pto/npu/a2a3/TPop.hpp, TFree.hpp); the sim follows (include/pto_sim_isa/pto/cpu/TPop.hpp), so
+// three tiles go through a two-slot pipe whose consumers never call TFREE. a5 keeps PTO-ISA's CPU
+// protocol (TFREE releases), where the same kernel stops in the deadlock report.
+TEST_P(TilePipes, OnA2a3ATpopReleasesItsSlotWithoutTfree) {
+  const pto::ChipCallable c = callable();
+  pto::ChipWorker w;
+  w.init(platform(), runtime());
+  w.set_device(0);
+  if (std::string(platform()) != "a2a3sim") {
+    expect_has(error_of(w, c, 3, PTO_TASK_FAILED),
+               {"failed", "part 0 (AIC) waits in a TPUSH on PTO-ISA pipe FlagID 0, which is full"});
+    return;
+  }
+  Data data(4);
+  std::vector<float> want = data.expected();  // c + a @ b
+  for (size_t i = 0; i < want.size(); ++i) want[i] = data.c[i] + 3.0f * (want[i] - data.c[i]);
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 2;
+  cfg.timeout_ms = 20000;
+  pto::ChipStorageTaskArgs args = data.args(3);
+  EXPECT_EQ(w.run(c, args, cfg).mix_tasks, 4u);
+  EXPECT_EQ(data.c, want) << "c += 3 (a @ b), each AIV part its halves";
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, TilePipes,
