@@ -1,6 +1,6 @@
-// src/host/sim_timing_profile.cpp — reads a sim timing profile (sim_timing_profile.h): a small
+// src/timing_model/sim_timing_profile.cpp — reads a sim timing profile (sim_timing_profile.h): a small
 // JSON reader, the profile's checks, and where the default files are.
-#include "host/sim_timing_profile.h"
+#include "timing_model/sim_timing_profile.h"
 
 #include <errno.h>
 #include <stdio.h>
