@@ -10,12 +10,12 @@
 #   <p>/<includedir>/pto_costmodel_shim/                  cost-model twins' shims and probe
 #   <p>/<libdir>/libpto_runtime.so                        pto::ChipWorker, KernelCompiler, L3 Worker
 #   <p>/<libdir>/pto_runtime/runtimes/sim/<runtime>/      lib{host,aicpu,aicore}.so (src/runtime)
-#   <p>/<libdir>/pto_runtime/sim_profiles/<family>.json   the sim timing mode's profiles (src/host)
+#   <p>/<libdir>/pto_runtime/sim_profiles/<family>.json   the sim timing mode's profiles (src/timing_model)
 #   <p>/<libdir>/cmake/pto_runtime/                       pto_runtimeConfig.cmake, ...Version, targets
 #   <p>/<libdir>/libpto_l4.so, <p>/<includedir>/pto/l4.h  L4 on MPI (pto_runtime::l4), only when
 #                                                         CMake found MPI (src/l4)
 # The library finds the runtimes and the headers relative to itself (src/worker/paths.cpp), and
-# each runtime's libhost.so the profiles relative to itself (src/host/sim_timing_profile.cpp), so
+# each runtime's libhost.so the profiles relative to itself (src/timing_model/sim_timing_profile.cpp), so
 # the prefix can be moved. Pip builds (SKBUILD) build the same library but install none of this:
 # the wheel ships it inside the Python package as libpto_runtime_py.so, the one copy of the
 # runtime that both extension modules call (python/CMakeLists.txt).

@@ -21,13 +21,13 @@
 #include "core/profiling.h"
 #include "core/scheduler_bell.h"
 #include "core/warm_up_program.h"
-#include "host/kernel_pricing.h"
 #include "host/run_wait.h"
-#include "host/sim_timing_profile.h"
 #include "pto/call_config.h"
 #include "pto/device_log.h"
 #include "pto_platform/doorbell.h"
 #include "pto_platform/files.h"
+#include "timing_model/kernel_pricing.h"
+#include "timing_model/sim_timing_profile.h"
 
 namespace pto {
 namespace {

@@ -2,7 +2,7 @@
 // (docs/design/sim_execution.md, "Timing mode"). The makespan it predicts is a function of the seed, the
 // program, the cost table (PTO_SIM_KERNEL_COSTS) and the platform's timing profile
 // (share/sim_profiles/<family>.json, or the file PTO_SIM_PROFILE names; read by
-// src/host/sim_timing_profile.cpp): the same across runs, exact for a chain, smaller on more cores.
+// src/timing_model/sim_timing_profile.cpp): the same across runs, exact for a chain, smaller on more cores.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include "common/scoped_env.h"
 #include "common/scratch_dir.h"
 #include "common/test_kernels.h"
-#include "host/sim_timing_profile.h"
+#include "timing_model/sim_timing_profile.h"
 
 namespace {
 

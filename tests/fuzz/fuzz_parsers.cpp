@@ -1,6 +1,6 @@
 // tests/fuzz/fuzz_parsers.cpp — the two text formats the host reads: the sim timing profile (its
-// JSON reader and checks, src/host/sim_timing_profile.cpp) and PTO_SIM_KERNEL_COSTS
-// (src/host/kernel_pricing.cpp).
+// JSON reader and checks, src/timing_model/sim_timing_profile.cpp) and PTO_SIM_KERNEL_COSTS
+// (src/timing_model/kernel_pricing.cpp).
 //
 // The first byte picks a mode:
 //   0  raw bytes as a profile: any answer but a crash; accepted means the profile's rules hold
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "fuzz_common.h"
-#include "host/kernel_pricing.h"
-#include "host/sim_timing_profile.h"
+#include "timing_model/kernel_pricing.h"
+#include "timing_model/sim_timing_profile.h"
 
 namespace {
 

@@ -106,7 +106,7 @@ if(run_output MATCHES "SKIP timing:" AND "$ENV{PTO_SIM_EXEC}" STREQUAL "threads"
 elseif(NOT run_output MATCHES "OK timing:")
   message(FATAL_ERROR "the consumer did not report its timed run (sim timing profile):\n${run_output}")
 endif()
-# The timing profiles, beside the runtimes (src/host/CMakeLists.txt).
+# The timing profiles, beside the runtimes (src/timing_model/CMakeLists.txt).
 file(GLOB installed_profile "${prefix}/lib*/pto_runtime/sim_profiles/a2a3.json"
      "${prefix}/lib/*/pto_runtime/sim_profiles/a2a3.json")
 if(NOT installed_profile)
@@ -166,7 +166,7 @@ if(strace_prefix)
   if(NOT kernel_h_read)
     message(FATAL_ERROR "strace saw no read of ${prefix}/include/pto/kernel.h; see ${WORK_DIR}/strace.txt")
   endif()
-  # The timed run's profile: the package's own (src/host/CMakeLists.txt installs it).
+  # The timed run's profile: the package's own (src/timing_model/CMakeLists.txt installs it).
   contains(profile_read "${trace}" "\"${installed_profile}\"")
   if(timed_run AND NOT profile_read)
     message(FATAL_ERROR "strace saw no read of ${installed_profile}; see ${WORK_DIR}/strace.txt")

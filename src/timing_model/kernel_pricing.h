@@ -1,4 +1,4 @@
-// src/host/kernel_pricing.h — what prices each kernel of a timed run (docs/design/sim_execution.md).
+// src/timing_model/kernel_pricing.h — what prices each kernel of a timed run (docs/design/sim_execution.md).
 //
 // Three sources, first match wins, per kernel binary (its entry address):
 //   table      PTO_SIM_KERNEL_COSTS lists its func_id;
@@ -8,8 +8,8 @@
 //              takes the cycles PTO-ISA's pipeline simulation predicts, at the model's clock;
 //   host_time  its measured host time x sim_kernel_time_pct / 100.
 // The sim runs the priced kernel itself for its values as before: a twin computes nothing.
-#ifndef PTO_HOST_KERNEL_PRICING_H
-#define PTO_HOST_KERNEL_PRICING_H
+#ifndef PTO_TIMING_MODEL_KERNEL_PRICING_H
+#define PTO_TIMING_MODEL_KERNEL_PRICING_H
 
 #include <cstdint>
 #include <map>
@@ -38,4 +38,4 @@ pto_status set_kernel_costs(const pto_callable_desc &callable, const std::map<ui
                             SimTiming *t, pto_run_stats *stats, std::string *error);
 
 }  // namespace pto
-#endif  // PTO_HOST_KERNEL_PRICING_H
+#endif  // PTO_TIMING_MODEL_KERNEL_PRICING_H

@@ -1,5 +1,5 @@
-// src/host/kernel_pricing.cpp — loads cost-model twins and prices invocations with them.
-#include "host/kernel_pricing.h"
+// src/timing_model/kernel_pricing.cpp — loads cost-model twins and prices invocations with them.
+#include "timing_model/kernel_pricing.h"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-// src/host/sim_timing_profile.h — the sim timing mode's per-chip-family profile: the latencies of
+// src/timing_model/sim_timing_profile.h — the sim timing mode's per-chip-family profile: the latencies of
 // the scheduler's hand-offs and the chip clock, read from a JSON file at each timed run.
 //
 // The files are data, not code: share/sim_profiles/<family>.json in the source tree, staged to
@@ -7,8 +7,8 @@
 // another file. Every constant carries its value and a `source` string saying where the number
 // comes from or that it is an estimate. docs/design/sim_execution.md ("Timing profile") describes the
 // format; the host copies the latencies into the launch's SimTiming (pto_platform/device.h).
-#ifndef PTO_HOST_SIM_TIMING_PROFILE_H
-#define PTO_HOST_SIM_TIMING_PROFILE_H
+#ifndef PTO_TIMING_MODEL_SIM_TIMING_PROFILE_H
+#define PTO_TIMING_MODEL_SIM_TIMING_PROFILE_H
 
 #include <cstdint>
 #include <string>
@@ -55,4 +55,4 @@ pto_status load_sim_timing_profile(const char *platform, const char *family, Sim
                                    std::string *error);
 
 }  // namespace pto
-#endif  // PTO_HOST_SIM_TIMING_PROFILE_H
+#endif  // PTO_TIMING_MODEL_SIM_TIMING_PROFILE_H

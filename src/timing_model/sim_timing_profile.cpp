@@ -1,6 +1,6 @@
-// src/host/sim_timing_profile.cpp — reads a sim timing profile (sim_timing_profile.h): a small
+// src/timing_model/sim_timing_profile.cpp — reads a sim timing profile (sim_timing_profile.h): a small
 // JSON reader, the profile's checks, and where the default files are.
-#include "host/sim_timing_profile.h"
+#include "timing_model/sim_timing_profile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -507,7 +507,7 @@ bool read_sim_timing_profile(const std::string &path, SimTimingProfile *out, std
 std::string default_sim_timing_profile_path(const std::string &family) {
   // The host program is <root>/runtimes/<backend>/<runtime>/libhost.so and the profiles are
   // <root>/sim_profiles/, <root> the build tree's stage/ directory or the installed package's
-  // pto_runtime/ (src/host/CMakeLists.txt puts them there).
+  // pto_runtime/ (src/timing_model/CMakeLists.txt puts them there).
   std::string dir = platform_directory_of_this_binary();  // libhost.so's
   for (int up = 0; up < 3 && !dir.empty(); ++up) {
     const size_t slash = dir.rfind('/');
