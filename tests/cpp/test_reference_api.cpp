@@ -239,7 +239,7 @@ TEST_F(ReferenceApi, UnsupportedAndInvalidUsesAreTypedErrorsAndTheWorkerStaysUsa
       {"dummy_with_launch",
        "CoreTaskArgs t; t.add_input(a); t.launch_spec.set_block_num(2); rt_submit_dummy_task(t);",
        PTO_INVALID_ARGUMENT,
-       {"rt_submit_dummy_task", "no launch_spec or predicate"}},
+       {"rt_submit_dummy_task", "no launch_spec, predicate or timing slot"}},
       {"predicate_without_tensor",
        "CoreTaskArgs t; t.add_input(a, b); t.add_output(f); CoreTaskPredicate p; p.op = PredicateOp::GT; "
        "t.set_predicate(p); rt_submit_aiv_task(0, t);",
