@@ -195,14 +195,21 @@ def kernel_seconds_uncontended(key: str, opts: argparse.Namespace) -> list[float
     return [float(x) for x in out.split()]
 
 
+def full_geometry(worker: pto.ChipWorker, **fields: Any) -> pto.ChipCallConfig:
+    """A run on every cluster and AICPU thread of the worker's platform."""
+    info = worker.platform_info
+    return pto.ChipCallConfig(
+        block_dim=info.num_clusters, aicpu_thread_num=info.max_aicpu_threads, **fields
+    )
+
+
 def measure_runs(w: Workload, opts: argparse.Namespace) -> dict[str, Any]:
     callable_ = w.build(opts.portable, False)
     args, check = w.make_args()
-    clusters, threads = {"a2a3sim": (24, 4), "a5sim": (18, 7)}[opts.platform]
-    config = pto.ChipCallConfig(block_dim=clusters, aicpu_thread_num=threads)
     cpus = sim_cpus()
     rows: dict[str, list[float]] = {"device_s": [], "wall_s": [], "kernels_s": [], "floor_s": []}
     with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
+        config = full_geometry(worker)
         for rep in range(
             opts.reps + 1
         ):  # the first run is a warm-up (kernels loaded, pool started)
@@ -223,15 +230,12 @@ def measure_timing(w: Workload, opts: argparse.Namespace) -> dict[str, list[floa
     """Pairs of runs on one worker: parallel, then timed (kernels priced by their twins)."""
     callable_ = w.build(opts.portable, True)
     args, check = w.make_args()
-    clusters, threads = {"a2a3sim": (24, 4), "a5sim": (18, 7)}[opts.platform]
-    parallel = pto.ChipCallConfig(block_dim=clusters, aicpu_thread_num=threads)
-    timed = pto.ChipCallConfig(
-        block_dim=clusters, aicpu_thread_num=threads, sim_seed=0, sim_timing=True
-    )
     rows: dict[str, list[float]] = {
         k: [] for k in ("parallel_s", "timed_s", "device_us", "predicted_us")
     }
     with pto.Worker(level=2, platform=opts.platform, runtime=opts.runtime) as worker:
+        parallel = full_geometry(worker)
+        timed = full_geometry(worker, sim_seed=0, sim_timing=True)
         for rep in range(opts.reps + 1):  # the first pair warms up (kernels and twins loaded)
             for mode, config in (("parallel", parallel), ("timed", timed)):
                 t0 = time.perf_counter()

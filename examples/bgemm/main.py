@@ -43,7 +43,6 @@ CLASSES = {  # (runtime, API) -> the scene test's class
     ("host_build_graph", "native"): TestBgemmHbg,
 }
 RUNTIMES = ["tensormap_and_ringbuffer", "host_build_graph"]
-FULL_GEOMETRY = {"a2a3sim": (24, 4), "a5sim": (18, 7)}  # (clusters, AICPU threads)
 CASE0 = {"groups": 250, "grid_k": 2, "tile_loop": 4, "tile": 128}
 
 
@@ -82,9 +81,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     opts = p.parse_args(argv)
     if (opts.runtime, opts.api) not in CLASSES:
         p.error(f"--api {opts.api} has no orchestration for {opts.runtime}")
-    clusters, threads = FULL_GEOMETRY[opts.platform]
-    opts.block_dim = clusters if opts.block_dim is None else opts.block_dim
-    opts.aicpu_threads = threads if opts.aicpu_threads is None else opts.aicpu_threads
     if opts.case0:
         for name, value in CASE0.items():
             setattr(opts, name, value)
@@ -139,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "name": "command_line",
         "platforms": [opts.platform],
         "params": {name: getattr(opts, name) for name in DEFAULT},  # the flags
+        # None: the scene layer's defaults, every cluster and all the platform's AICPU threads.
         "config": {"block_dim": opts.block_dim, "aicpu_thread_num": opts.aicpu_threads},
     }
     base = CLASSES[(opts.runtime, opts.api)]

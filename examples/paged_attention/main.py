@@ -45,7 +45,6 @@ CLASSES = {
     "tensormap_and_ringbuffer": TestPagedAttentionTmr,
     "host_build_graph": TestPagedAttentionHbg,
 }
-FULL_GEOMETRY = {"a2a3sim": (24, 4), "a5sim": (18, 7)}  # (clusters, AICPU threads)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -72,9 +71,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("-o", "--out", type=Path, default=Path("."), help="--timing: where the pages go")
     opts = p.parse_args(argv)
-    clusters, threads = FULL_GEOMETRY[opts.platform]
-    opts.block_dim = clusters if opts.block_dim is None else opts.block_dim
-    opts.aicpu_threads = threads if opts.aicpu_threads is None else opts.aicpu_threads
     return opts
 
 
@@ -127,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         "name": "command_line",
         "platforms": [opts.platform],
         "params": case_params(opts.case, opts.dtype, opts.scale, opts.seed),
+        # None: the scene layer's defaults, every cluster and all the platform's AICPU threads.
         "config": {"block_dim": opts.block_dim, "aicpu_thread_num": opts.aicpu_threads},
     }
     base = CLASSES[opts.runtime]

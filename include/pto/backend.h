@@ -2,7 +2,7 @@
 //
 // A backend is what a platform name runs on: the simulated chips a2a3sim / a5sim run on
 // `cpu_sim`, the Ascend chips a2a3 / a5 on `ascend_npu`; `amd_aie` has no platform yet. The
-// geometry table (src/core/geometry.cpp) says which backend each platform belongs to, and this
+// geometry table (src/core/geometry.h) says which backend each platform belongs to, and this
 // registry is the one place that turns that name into a backend (where its runtime programs
 // live, whether it can run here). RuntimeBuilder and KernelCompiler go through it.
 //

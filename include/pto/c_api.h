@@ -95,7 +95,9 @@ typedef struct pto_call_config {
   int32_t sim_kernel_time_pct;   /* sim_timing: uncosted kernels take host time x this / 100 */
 } pto_call_config;
 
-#define PTO_STATS_MAX_CORES 96 /* 32 clusters x 3 cores */
+/* The most cores of any platform (a5: 36 clusters x 3 cores); src/core/geometry.cpp checks it
+ * against the geometry table at compile time. */
+#define PTO_STATS_MAX_CORES 108
 #define PTO_STATS_MAX_KERNELS 64
 
 

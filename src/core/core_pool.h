@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "core/bit_walk.h"
+#include "core/geometry.h"
 #include "core/graph/dispatch_threshold.h"
 #include "core/graph/ready_queue_set.h"
 #include "core/handshake.h"
@@ -37,8 +38,9 @@ constexpr uint32_t kPipelineNs = 10000;
 
 class CorePool {
  public:
-  static constexpr uint32_t kMaxClusters = 32;
-  static constexpr uint32_t kMaxCores = kMaxCoresPerCluster * kMaxClusters;
+  // One scheduler may own every cluster of the largest chip (a run with one scheduler thread).
+  static constexpr uint32_t kMaxClusters = kMaxChipClusters;
+  static constexpr uint32_t kMaxCores = kMaxChipCores;
   static constexpr uint32_t kDepth = Handshake::kDepth;
 
   // Takes clusters idx, idx + stride, ... below block_dim of a chip laid out as `layout` (at
@@ -657,8 +659,8 @@ class CorePool {
   }
 
   // Room for the most a scheduler can own, constructed by init() only as far as it owns: a
-  // scheduler is built at every run, and zeroing all 96 cores and 32 clusters (~21 KB) was
-  // most of its construction.
+  // scheduler is built at every run, and zeroing every core and cluster of the largest chip
+  // (~21 KB when that was 96 cores and 32 clusters) was most of its construction.
   template <typename T, uint32_t N>
   struct Unbuilt {
     static_assert(std::is_trivially_destructible<T>::value, "never destroyed");

@@ -1,18 +1,12 @@
-// src/core/geometry.cpp — the geometry table (seed 001: a2a3 = 24 clusters, 4 AICPU threads;
-// a5 = 18 clusters, 7 AICPU threads; each cluster 1 AIC + 2 AIV).
+// src/core/geometry.cpp — looking up the geometry table (core/geometry.h) by platform name.
 #include "core/geometry.h"
 
 #include <string.h>
 
+#include "pto/c_api.h"
+
 namespace pto {
 namespace {
-constexpr ChipGeometry kGeometries[] = {
-    {"a2a3sim", "cpu_sim", "a2a3", 24, 1, 2, 4, 16},
-    {"a5sim", "cpu_sim", "a5", 18, 1, 2, 7, 16},
-    {"a2a3", "ascend_npu", "a2a3", 24, 1, 2, 4, 16},
-    {"a5", "ascend_npu", "a5", 18, 1, 2, 7, 16},
-};
-
 // CorePool keeps a cluster's cores in an array of kMaxCoresPerCluster.
 constexpr bool rows_fit() {
   for (const ChipGeometry &g : kGeometries) {
@@ -23,6 +17,9 @@ constexpr bool rows_fit() {
   return true;
 }
 static_assert(rows_fit(), "a geometry row has more cores a cluster than kMaxCoresPerCluster");
+// The C API cannot read the table, so its per-core arrays carry the number; it must be this one.
+static_assert(PTO_STATS_MAX_CORES == kMaxChipCores,
+              "PTO_STATS_MAX_CORES (pto/c_api.h) must be the largest geometry row's core count");
 }  // namespace
 
 const ChipGeometry *find_geometry(const char *platform) {

@@ -28,7 +28,7 @@ enum MailboxOp : uint32_t { kOpRun = 1, kOpExit = 2 };
 
 // RunStats as plain data (its per-core list has a fixed capacity here).
 struct MailboxStats {
-  static constexpr uint32_t kMaxCores = 256;
+  static constexpr uint32_t kMaxCores = PTO_STATS_MAX_CORES;  // RunStats comes from pto_run_stats
   uint64_t tasks_run, aic_tasks, aiv_tasks, mix_tasks;
   double orchestration_us, device_us, total_us, effective_us, scheduling_us;
   uint32_t cores_used, aicpu_threads_used;

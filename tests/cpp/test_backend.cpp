@@ -165,8 +165,8 @@ TEST(BackendOptions, EachBadFieldIsNamedInTheError) {
 
 TEST(BackendOptions, AicpuThreadLimitFollowsThePlatform) {
   pto::BackendOptions o;
-  o.platform = "a5sim";  // 7 AICPU threads
-  o.aicpu_threads = 7;
+  o.platform = "a5sim";  // 5 AICPU threads
+  o.aicpu_threads = 5;
   pto::get_backend("cpu_sim").check(o);
   o.platform = "a2a3sim";  // 4
   EXPECT_EQ(pto_test::error_of([&] { pto::get_backend("cpu_sim").check(o); }).code(), PTO_INVALID_ARGUMENT);

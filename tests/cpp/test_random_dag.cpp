@@ -87,8 +87,8 @@ TEST_P(RandomDag, TenThousandTasksMatchSequentialExecution) {
 
 INSTANTIATE_TEST_SUITE_P(Geometries, RandomDag,
                          ::testing::Values(Param{"a2a3sim", 1, 1}, Param{"a2a3sim", 3, 2},
-                                           Param{"a2a3sim", 24, 4}, Param{"a5sim", 18, 7},
-                                           Param{"a5sim", 2, 7}),
+                                           Param{"a2a3sim", 24, 4}, Param{"a5sim", 36, 5},
+                                           Param{"a5sim", 2, 5}),
                          [](const ::testing::TestParamInfo<Param> &i) {
                            return std::string(std::get<0>(i.param)) + "_blockdim" +
                                   std::to_string(std::get<1>(i.param)) + "_threads" +

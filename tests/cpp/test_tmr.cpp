@@ -418,7 +418,7 @@ TEST_P(TmrBasic, FormulaGivesFortyTwo) {
 INSTANTIATE_TEST_SUITE_P(Platforms, TmrBasic,
                          ::testing::Values(std::make_tuple("a2a3sim", 1, 1),
                                            std::make_tuple("a2a3sim", 24, 4), std::make_tuple("a5sim", 1, 2),
-                                           std::make_tuple("a5sim", 18, 7)),
+                                           std::make_tuple("a5sim", 36, 5)),
                          [](const auto &i) {
                            return std::string(std::get<0>(i.param)) + "_blockdim" +
                                   std::to_string(std::get<1>(i.param)) + "_threads" +

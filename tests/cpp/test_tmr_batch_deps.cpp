@@ -185,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"one_thread_tiny_window", "a2a3sim", 1, 1, 1500, 4, 16, 24},
                       Case{"two_threads_tiny_pools", "a2a3sim", 2, 2, 2000, 64, 8, 12},
                       Case{"four_threads_default_rings", "a2a3sim", 24, 4, 4000, 1024, 16384, 16384},
-                      Case{"a5_seven_threads_small_rings", "a5sim", 3, 7, 2000, 16, 64, 64}),
+                      Case{"a5_five_threads_small_rings", "a5sim", 3, 5, 2000, 16, 64, 64}),
     [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -70,8 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"one_thread_tiny_window_and_heap", "a2a3sim", 1, 1, 2000, 4, 16, 24, 4096},
                       Case{"two_threads_tiny_pools", "a2a3sim", 2, 2, 3000, 64, 8, 12, 4096},
                       Case{"full_a2a3_small_rings", "a2a3sim", 24, 4, 10000, 16, 64, 64, 8192},
-                      Case{"full_a5_default_rings", "a5sim", 18, 7, 10000, 1024, 16384, 16384, 1 << 20},
-                      Case{"a5_seven_threads_tiny_rings", "a5sim", 3, 7, 3000, 8, 24, 32, 4096}),
+                      Case{"full_a5_default_rings", "a5sim", 36, 5, 10000, 1024, 16384, 16384, 1 << 20},
+                      Case{"a5_five_threads_tiny_rings", "a5sim", 3, 5, 3000, 8, 24, 32, 4096}),
     [](const ::testing::TestParamInfo<Case> &i) { return std::string(i.param.name); });
 
 }  // namespace

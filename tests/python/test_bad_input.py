@@ -3,6 +3,7 @@ value and what is allowed, and the worker still runs the basic example afterward
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pto_runtime as pto
@@ -79,6 +80,30 @@ def test_config_block_dim_beyond_the_platform_is_named_at_run(worker) -> None:
     with pytest.raises(pto.InvalidArgumentError, match="block_dim 99 is outside 1..24"):
         worker.run(basic_callable("host_build_graph"), args, pto.ChipCallConfig(block_dim=99))
     assert run_basic(worker)
+
+
+# a5 as the reference has it (simpler at 6ebaf7715, src/a5/platform/include/common/
+# platform_config.h): 2 dies x 18 = 36 clusters and at most 5 AICPU threads; its AICPU init
+# refuses a sixth thread, and so does our check, before anything runs.
+@pytest.mark.parametrize(
+    ("fields", "fragment"),
+    [
+        ({"block_dim": 37}, "block_dim 37 is outside 1..36 (the clusters of a5sim)"),
+        (
+            {"aicpu_thread_num": 6},
+            "aicpu_thread_num 6 is outside 1..5 (the AICPU threads of a5sim)",
+        ),
+    ],
+)
+def test_config_beyond_a5sims_36_clusters_and_5_aicpu_threads_is_refused(
+    fields: dict[str, Any], fragment: str
+) -> None:
+    with pto.Worker(level=2, platform="a5sim", device_id=2) as w:
+        info = w.platform_info
+        assert (info.num_clusters, info.max_aicpu_threads) == (36, 5)
+        cfg = pto.ChipCallConfig(**fields)
+        with pytest.raises(pto.InvalidArgumentError, match=re.escape(fragment)):
+            w.run(basic_callable("host_build_graph"), pto.ChipStorageTaskArgs(), cfg)
 
 
 def test_config_equality_with_another_type_is_false_not_an_error() -> None:

@@ -17,7 +17,7 @@ GEOMETRIES = {
     "a2a3sim": ["-p", "a2a3sim"],
     "a5sim": ["-p", "a5sim"],
     "a2a3sim-full-geometry": ["-p", "a2a3sim", "--block-dim", "24", "--aicpu-threads", "4"],
-    "a5sim-full-geometry": ["-p", "a5sim", "--block-dim", "18", "--aicpu-threads", "7"],
+    "a5sim-full-geometry": ["-p", "a5sim", "--block-dim", "36", "--aicpu-threads", "5"],
 }
 
 

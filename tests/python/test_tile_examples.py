@@ -4,10 +4,10 @@ Each example's main.py runs one case of its scene test with the sizes its flags 
 process, the way a user runs it, and ends with the scene table. The examples' scene tests
 (examples/<name>/test_<name>.py: every size and type on both simulated chips and both runtimes,
 on every cluster and on one cluster with one AICPU thread; bgemm also through the reference
-orchestration API) run in test_example_scenes.py. Here: main.py on a5sim's full geometry (which
-the scene cases' default geometry leaves out), also with --api reference; --save and
---portable; --timing. Tile kernels need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19;
-without them the tests are skipped, unless PTO_REQUIRE_TILE=1 makes their absence a failure.
+orchestration API) run in test_example_scenes.py. Here: main.py, as a user runs it, on
+a5sim's full geometry, also with --api reference; --save and --portable; --timing. Tile
+kernels need a PTO-ISA checkout (PTO_ISA_ROOT) and clang++-19; without them the tests are
+skipped, unless PTO_REQUIRE_TILE=1 makes their absence a failure.
 """
 
 from __future__ import annotations
@@ -41,9 +41,8 @@ def assert_success(result: subprocess.CompletedProcess) -> None:
     assert PASSED_ONE in result.stdout.splitlines(), result.stdout
 
 
-# The scene cases of RUNS' sizes (test_example_scenes.py) run on every cluster with the scene
-# layer's default AICPU threads: on a2a3sim that is main.py's full geometry (24 clusters, 4
-# threads), on a5sim 5 threads of 7. main.py's default is the full geometry: all 7 here.
+# main.py's default is the platform's full geometry: every cluster (36 on a5sim) and every AICPU
+# thread (5), the scene layer's defaults.
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("run", list(RUNS))
 def test_tile_example_matches_numpy_on_every_a5sim_thread(run_example, run, runtime):

@@ -2,7 +2,7 @@
 // for kernels and orchestrations that include them (its sync-start early-dispatch tests).
 //
 // The counts come from the platform the KernelCompiler compiles for (PTO_CHIP_* defines, from
-// the geometry table src/core/geometry.cpp); the system counter frequency is the chip's. Only
+// the geometry table src/core/geometry.h); the system counter frequency is the chip's. Only
 // what a program may read is here: the reference's profiling buffer sizes and time-outs are
 // its runtime's, not ours.
 #ifndef PTO_ABI_COMMON_PLATFORM_CONFIG_H
