@@ -37,8 +37,9 @@ struct ChipGeometry {
 //   a2a3: 24 clusters of 1 AIC + 2 AIV, 4 AICPU threads (1 orchestrator + 3 schedulers).
 //   a5:   one device of 2 dies x 18 clusters = 36 clusters (36 AIC + 72 AIV; its
 //         src/a5/docs/hardware.md), 5 AICPU threads (1 orchestrator + 4 schedulers).
-// Seed 001's brief gave a5 as 18 clusters and 7 AICPU threads: that is one die's clusters, and a
-// thread count the reference's a5 runtime refuses (its AICPU init fails above 5).
+// The project's first architecture brief (../shared/ARCHITECTURE.md) gave a5 as 18 clusters and
+// 7 AICPU threads: one die's clusters, and a thread count the reference's a5 runtime refuses
+// (its AICPU init fails above 5).
 // Fixed-size arrays (CorePool, the run stats) are sized by the largest row: kMaxChipClusters.
 inline constexpr ChipGeometry kGeometries[] = {
     {"a2a3sim", "cpu_sim", "a2a3", 24, 1, 2, 4, 16},
