@@ -149,7 +149,9 @@ def test_a_chip_kernels_column_major_tmuls_and_pipe_entry_offset_compile_and_run
     assert data.tolist() == [-0.5 * v for v in range(1, 17)]
 
 
-def test_a_scalar_op_the_chips_keep_row_major_is_still_refused_on_a_column_major_tile(tmp_path: Path, tile_root: Path):
+def test_a_scalar_op_the_chips_keep_row_major_is_still_refused_on_a_column_major_tile(
+    tmp_path: Path, tile_root: Path
+):
     src = write(
         tmp_path / "sels.cpp",
         TILE.replace(
