@@ -1,5 +1,9 @@
 // src/core/core_pool.h — the clusters one AICPU scheduler thread owns: dispatch and completion.
 //
+// One file of ~700 lines on purpose: dispatch (single, SPMD block, MIX), the ring and the
+// completion poll share the per-core slot state and its ordering rules, and all of it is inlined
+// into the scheduler's hot loop; split apart, the ordering argument would be split with it.
+//
 // Shared by every runtime's scheduler. The device's handshake block holds every core of the
 // chip, laid out as core/cluster_layout.h says; a run uses clusters 0 .. block_dim - 1.
 // Scheduler thread i of S owns the clusters c with c % S == i, whole, so it can give a MIX task

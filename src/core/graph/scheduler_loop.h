@@ -1,6 +1,10 @@
 // src/core/graph/scheduler_loop.h — the one AICPU scheduler loop every L2 runtime runs: dispatch, completion,
 // release, abort.
 //
+// One file of ~630 lines on purpose: it is the hot path, one documented loop that every runtime
+// instantiates inline; its helpers (dispatch, completion, abort, timing slots) read the same
+// members and keep its invariants, so they stay beside it.
+//
 // Scheduler thread idx of count owns the clusters c with c % count == idx (core/core_pool.h).
 // One pass of its loop: collect the tasks its cores finished (record, dump, note a failure,
 // release the consumers whose fan-in reached zero, retire the task), then, unless the run is
