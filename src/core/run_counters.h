@@ -37,8 +37,9 @@ struct alignas(kCacheLine) SchedulerCounters {
 static_assert(sizeof(SchedulerCounters) == kCacheLine, "one line per scheduler thread");
 
 // Task timing slots (pto::Launch::timing_slot), as one scheduler thread saw them: for each slot,
-// the earliest dispatch and latest finish (platform ticks) of the tagged tasks, blocks and MIX
-// tasks it dispatched or collected; 0: none. Each thread folds into its own copy with no
+// the earliest dispatch and latest finish of the tagged tasks, blocks and MIX tasks it
+// dispatched or collected. Each is stored as platform ticks + 1, so 0 means "none" while a timed
+// run's virtual tick 0 stays a stamp; read them with first_dispatch / last_finish. Each thread folds into its own copy with no
 // atomics (the scheduler loop's member) and writes it out once at the end of its run; the host
 // folds the threads' copies (min dispatch, max finish) after every device thread has returned.
 struct alignas(kCacheLine) TaskTimingSlots {
@@ -48,11 +49,20 @@ struct alignas(kCacheLine) TaskTimingSlots {
   // `tag`: TaskRecord::timing_tag (slot + 1; the caller tests it non-zero).
   void dispatched(uint8_t tag, uint64_t ticks) {
     uint64_t &d = dispatch[tag - 1];
-    d = d == 0 || ticks < d ? ticks : d;
+    d = d == 0 || ticks + 1 < d ? ticks + 1 : d;
   }
   void finished(uint8_t tag, uint64_t ticks) {
     uint64_t &f = finish[tag - 1];
-    f = ticks > f ? ticks : f;
+    f = ticks + 1 > f ? ticks + 1 : f;
+  }
+  // Slot k's stamps in platform ticks; false when no task of the slot was dispatched (finished).
+  bool first_dispatch(uint32_t k, uint64_t *ticks) const { return unstamp(dispatch[k], ticks); }
+  bool last_finish(uint32_t k, uint64_t *ticks) const { return unstamp(finish[k], ticks); }
+
+ private:
+  static bool unstamp(uint64_t stored, uint64_t *ticks) {
+    *ticks = stored - 1;
+    return stored != 0;
   }
 };
 static_assert(sizeof(TaskTimingSlots) == 4 * kCacheLine, "16 slots, two stamps each");

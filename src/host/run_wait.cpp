@@ -38,18 +38,26 @@ namespace {
 // the earliest dispatch and latest finish of each slot, in platform ns (complete_run rebases
 // them on the launch).
 void fold_task_timing_slots(const char *slots, uint32_t threads, const TickClock &clock, pto_run_stats *stats) {
+  bool dispatched[PTO_TASK_TIMING_SLOTS] = {}, finished[PTO_TASK_TIMING_SLOTS] = {};
   uint64_t dispatch[PTO_TASK_TIMING_SLOTS] = {}, finish[PTO_TASK_TIMING_SLOTS] = {};
   for (uint32_t t = 0; t < threads; ++t) {
     TaskTimingSlots s;
     memcpy(&s, slots + t * sizeof s, sizeof s);
     for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
-      if (s.dispatch[k] != 0 && (dispatch[k] == 0 || s.dispatch[k] < dispatch[k])) dispatch[k] = s.dispatch[k];
-      if (s.finish[k] > finish[k]) finish[k] = s.finish[k];
+      uint64_t ticks = 0;
+      if (s.first_dispatch(k, &ticks) && (!dispatched[k] || ticks < dispatch[k])) {
+        dispatched[k] = true;
+        dispatch[k] = ticks;
+      }
+      if (s.last_finish(k, &ticks) && (!finished[k] || ticks > finish[k])) {
+        finished[k] = true;
+        finish[k] = ticks;
+      }
     }
   }
   stats->task_slot_mask = 0;
   for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
-    if (dispatch[k] == 0 || finish[k] == 0) continue;  // never dispatched, or never finished
+    if (!dispatched[k] || !finished[k]) continue;  // never dispatched, or never finished
     stats->task_slot_mask |= 1u << k;
     stats->task_slot_dispatch_ns[k] = clock.ns(dispatch[k]);
     stats->task_slot_finish_ns[k] = clock.ns(finish[k]);

@@ -260,13 +260,24 @@ TEST(TaskTimingSlots, ASlotKeepsItsEarliestDispatchAndLatestFinishAndNoOtherSlot
   EXPECT_EQ(pto::graph::timing_tag_of(-1), 0);  // untagged: the zeroed record's value
   for (uint64_t d : {300u, 100u, 200u}) s.dispatched(tag, d);
   for (uint64_t f : {400u, 900u, 500u}) s.finished(tag, f);
-  EXPECT_EQ(s.dispatch[5], 100u);
-  EXPECT_EQ(s.finish[5], 900u);
-  for (int k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+  uint64_t ticks = 0;
+  ASSERT_TRUE(s.first_dispatch(5, &ticks));
+  EXPECT_EQ(ticks, 100u);
+  ASSERT_TRUE(s.last_finish(5, &ticks));
+  EXPECT_EQ(ticks, 900u);
+  for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
     if (k == 5) continue;
-    EXPECT_EQ(s.dispatch[k], 0u) << k;
-    EXPECT_EQ(s.finish[k], 0u) << k;
+    EXPECT_FALSE(s.first_dispatch(k, &ticks)) << k;
+    EXPECT_FALSE(s.last_finish(k, &ticks)) << k;
   }
+  // A timed run's virtual clock starts at tick 0: a stamp there is a stamp, not "none".
+  pto::TaskTimingSlots at_zero;
+  at_zero.dispatched(tag, 0);
+  at_zero.finished(tag, 0);
+  ASSERT_TRUE(at_zero.first_dispatch(5, &ticks));
+  EXPECT_EQ(ticks, 0u);
+  ASSERT_TRUE(at_zero.last_finish(5, &ticks));
+  EXPECT_EQ(ticks, 0u);
 }
 
 TEST(TaskTimingSlots, TheLaunchCheckRefusesASlotOutside0To15NamingIt) {
