@@ -102,9 +102,28 @@ __attribute__((weak, visibility("default"))) void *pto_sim_get_pipe_shared_state
   return state;
 }
 
-__attribute__((weak, visibility("default"))) unsigned pto_sim_get_subblock_id(void) {
+// The calling core's lane among its cluster's AIV cores (0 on an AIC core, and in a binary the sim
+// has not bound): how the CPU simulation's pipes tell a slot's two consumers, or producers, apart
+// (include/pto_sim_isa/pto/cpu/TPush.hpp points PTO-ISA's cpu_pipe helpers here).
+__attribute__((weak, visibility("hidden"))) unsigned pto_sim_pipe_lane(void) {
   const pto_sim_tile_pipe_hooks *hooks = __atomic_load_n(&pto_sim_tile_pipes, __ATOMIC_ACQUIRE);
   return hooks != 0 ? hooks->subblock() : 0u;
+}
+
+// What PTO-ISA's get_subblockid() returns: the core's sub-block id register, as the chip reads it
+// under the reference runtime's dispatch. On a2a3 that dispatch never programs the register, and
+// it reads 0 on both AIV lanes of every cluster (hw-native-sys/simpler at 6ebaf7715,
+// docs/aicore-kernel-programming.md section 3, its issue 900). So on the chip, and here, a kernel
+// that splits work by get_subblockid() has both lanes do lane 0's share, and PTO-ISA's pipes add
+// no lane offset of their own to a slot's address (TPush_gm, popTileFromGMFiFo): an a2a3 kernel
+// adds it itself (setEntryOffset from get_sub_block_id(args)), as the reference suite's
+// spmd_paged_attention does. On a5 the register reads the lane.
+__attribute__((weak, visibility("default"))) unsigned pto_sim_get_subblock_id(void) {
+#if defined(PTO_CHIP_ARCH_A2A3)
+  return 0u;
+#else
+  return pto_sim_pipe_lane();
+#endif
 }
 
 // Between two looks of a TWAIT at its signals (include/pto_sim_isa/pto/cpu/comm/TWait.hpp).

@@ -31,6 +31,12 @@ constexpr int kN = 32;  // tiles are kN x kN floats
 //   mode 2: AIC pushes three tiles into the two-slot pipe; the AIV lanes return at once.
 //   mode 3: AIC pushes three tiles; each AIV lane pops its three halves without a TFREE and adds
 //           them to its half of C (a2a3's protocol: the TPOP releases the slot).
+//   mode 4: as mode 0's first half, through a pipe whose one slot is in GM (the task's tile of D):
+//           AIC pushes p split in halves; AIV lane l pops its half, adds it to its half of C. On
+//           a2a3 the lane register (get_subblockid) reads 0 on both lanes, so the pipe adds no lane
+//           offset and the kernel gives its own (setEntryOffset), as kernels for that chip do; on
+//           a5 the register reads the lane and the pipe adds it. A lane that reads another
+//           value than its chip's writes NaN over its half of C.
 const char *const kPipeKernel = R"(
 #include <cstdint>
 #include <pto/pto-inst.hpp>
@@ -50,6 +56,7 @@ using Right = TileRight<float, N, N, N, N>;
 using HalfTile = Tile<TileType::Vec, float, H, N, BLayout::RowMajor, H, N>;
 using Down = TPipe<0, Direction::DIR_C2V, sizeof(float) * N * N, 2>;
 using Up = TPipe<2, Direction::DIR_V2C, sizeof(float) * N * N, 2>;
+using GmDown = TPipe<4, Direction::DIR_C2V, sizeof(float) * N * N, 1>;
 using GlobalTile = GlobalTensor<float, Shape<1, 1, 1, N, N>, Stride<N * N, N * N, N * N, N, 1>>;
 using GlobalHalf = GlobalTensor<float, Shape<1, 1, 1, H, N>, Stride<H * N, H * N, H * N, N, 1>>;
 
@@ -86,6 +93,11 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   Acc p;
   TASSIGN(p, 0x0);
   matmul(p, a_mat, data_of(args, 1));
+  if (mode == 4) {
+    GmDown gm_down(data_of(args, 3), 0U, 0U);
+    TPUSH<GmDown, Acc, TileSplitAxis::TILE_UP_DOWN>(gm_down, p);
+    return;
+  }
   const int pushes = mode == 2 || mode == 3 ? 3 : 1;
   for (int i = 0; i < pushes; ++i) TPUSH<Down, Acc, TileSplitAxis::TILE_UP_DOWN>(down, p);
   if (mode != 0) return;
@@ -106,6 +118,23 @@ extern "C" __aicore__ void kernel_entry(__gm__ int64_t *args) {
   TASSIGN(half, 0x0);
   TASSIGN(c_half, 0x4000);
   TASSIGN(sum, 0x6000);
+  if (mode == 4) {
+    GmDown gm_down(data_of(args, 3), 0x8000U, 0U);
+#if defined(PTO_CHIP_ARCH_A2A3)
+    const uint32_t register_reads = 0;
+    gm_down.cons.setEntryOffset(lane * H * N * static_cast<int>(sizeof(float)));
+#else
+    const uint32_t register_reads = static_cast<uint32_t>(lane);
+#endif
+    TPOP<GmDown, HalfTile, TileSplitAxis::TILE_UP_DOWN>(gm_down, half);
+    TFREE<GmDown, TileSplitAxis::TILE_UP_DOWN>(gm_down);
+    GlobalHalf c_gm(c);
+    TLOAD(c_half, c_gm);
+    TADD(sum, c_half, half);
+    if (get_subblockid() != register_reads) TEXPANDS(sum, __builtin_nanf(""));
+    TSTORE(c_gm, sum);
+    return;
+  }
   if (mode == 3) {
     GlobalHalf c_gm(c);
     TLOAD(c_half, c_gm);
@@ -329,6 +358,25 @@ TEST_P(TilePipes, OnA2a3ATpopReleasesItsSlotWithoutTfree) {
   pto::ChipStorageTaskArgs args = data.args(3);
   EXPECT_EQ(w.run(c, args, cfg).mix_tasks, 4u);
   EXPECT_EQ(data.c, want) << "c += 3 (a @ b), each AIV part its halves";
+}
+
+// A pipe whose slots are in GM, as the reference suite's spmd_paged_attention uses them: each AIV
+// lane reads its own half, on a2a3 through the kernel's own entry offset (the chip's lane
+// register reads 0 under the runtime's dispatch: include/pto_tile_shim/pto_tile_sim_hooks.h),
+// on a5 through the pipe's.
+TEST_P(TilePipes, AGmPipeSplitsByTheChipsLaneRegister) {
+  const pto::ChipCallable c = callable();
+  pto::ChipWorker w;
+  w.init(platform(), runtime());
+  w.set_device(0);
+  Data data(6);
+  const std::vector<float> want = data.expected();
+  pto::ChipCallConfig cfg;
+  cfg.block_dim = 3;
+  cfg.timeout_ms = 20000;
+  pto::ChipStorageTaskArgs args = data.args(4);
+  EXPECT_EQ(w.run(c, args, cfg).mix_tasks, 6u);
+  EXPECT_EQ(data.c, want) << "c += a @ b, each AIV lane its own half of the GM slot";
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, TilePipes,

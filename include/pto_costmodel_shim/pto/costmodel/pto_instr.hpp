@@ -1,4 +1,4 @@
-// include/pto_costmodel_shim/pto/costmodel/pto_instr.hpp — MrgSortExecutedNumList and TFILLPAD's impl.
+// include/pto_costmodel_shim/pto/costmodel/pto_instr.hpp — MrgSortExecutedNumList, TFILLPAD's and TEXPANDS' impls.
 //
 // With __COSTMODEL, pto/pto-inst.hpp includes pto/costmodel/pto_instr.hpp "as a drop-in
 // replacement" for pto/common/pto_instr.hpp (it reuses that header's PTO_INSTR_HPP guard), but
@@ -28,8 +28,11 @@ struct MrgSortExecutedNumList {
 // the cost model's subset of a2a3 implementations (pto/common/pto_instr_impl.hpp:19-69) leaves
 // out pto/npu/a2a3/TFillPad.hpp, which defines them. The calls are dependent, so declaring the
 // implementations after the instruction templates is enough (found by ADL at instantiation).
+// TEXPANDS (pto/costmodel/pto_instr.hpp:382-387) likewise calls TEXPANDS_IMPL, which only
+// pto/npu/a2a3/TExpandS.hpp defines, also left out of the subset.
 #if defined(__NPU_ARCH__) && __NPU_ARCH__ == 2201
 #include <pto/npu/a2a3/TFillPad.hpp>
+#include <pto/npu/a2a3/TExpandS.hpp>
 #endif
 
 #endif  // PTO_COSTMODEL_SHIM_PTO_INSTR_HPP
