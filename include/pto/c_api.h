@@ -26,8 +26,9 @@ extern "C" {
  * 8: pto_arg_desc.kind may be PTO_ARG_DEVICE_TENSOR (host_ptr is a device address, used in place).
  * 9: pto_arg_desc.kind may be PTO_ARG_SHARED_TENSOR (host memory the chip reaches, used in place;
  * an OUTPUT one is zeroed first).
- * 10: pto_run_stats ends with task_slot_mask, task_slot_dispatch_ns[], task_slot_finish_ns[]. */
-#define PTO_C_API_VERSION 10
+ * 10: pto_run_stats ends with task_slot_mask, task_slot_dispatch_ns[], task_slot_finish_ns[].
+ * 11: prewarm_runtime. */
+#define PTO_C_API_VERSION 11
 #define PTO_MAX_DIMS 8
 
 typedef struct pto_device_context pto_device_context;
@@ -175,6 +176,10 @@ void pto_default_call_config(pto_call_config *cfg);
 int create_device_context(const char *platform, const char *aicpu_path, const char *aicore_path,
                           pto_device_context **out);
 int set_device(pto_device_context *ctx, int device_id);
+/* One more warm-up run like set_device's, with cfg (its clusters, AICPU threads, ring sizes and
+ * options) instead of the defaults: what a first run with cfg touches is touched now. cfg is
+ * checked as a run's is. Since version 11. */
+int prewarm_runtime(pto_device_context *ctx, const pto_call_config *cfg);
 /* Bytes of device memory the runtime's own structures take for a run with this config. */
 uint64_t get_runtime_size(const pto_call_config *cfg);
 int run_runtime(pto_device_context *ctx, const pto_callable_desc *callable, const pto_arg_desc *args,

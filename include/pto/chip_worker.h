@@ -219,6 +219,10 @@ class ChipWorker {
   // first run() costs less. Throws what Device start-up or that run reports (the worker then
   // has no device).
   void set_device(int device_id);
+  // One more warm-up run, with `config` instead of the defaults (its clusters, AICPU threads and
+  // ring sizes): a first run() with that configuration then costs what a later one does. The
+  // reference's Worker.init(prewarm_config=...). Throws as run() would for a bad config.
+  void prewarm(const ChipCallConfig &config);
   RunStats run(const ChipCallable &callable, const ChipStorageTaskArgs &args,
                const ChipCallConfig &config = ChipCallConfig{});
   // Asynchronous run: start() returns once the device programs are launched; poll() never

@@ -134,6 +134,9 @@ class IsolatedChipWorker:
     def last_trace(self) -> None:
         self._not_supported("last_trace")
 
+    def prewarm(self, config: Any = None) -> None:
+        self._not_supported("prewarm")
+
     @property
     def platform_info(self) -> None:
         return self._not_supported("platform_info")

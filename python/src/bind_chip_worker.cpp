@@ -267,6 +267,15 @@ void bind_worker(nb::module_ &m) {
           "Creates the device context (on sim: starts the threads) and warms it with one internal run, "
           "so that the first run() costs less.")
       .def(
+          "prewarm",
+          [](PyChipWorker &w, const ChipCallConfig &config) {
+            locked(w, [&](pto::ChipWorker &cw) { cw.prewarm(config); });
+          },
+          "config"_a, Release(),
+          "One more warm-up run, with this config's clusters, AICPU threads and ring sizes instead of the "
+          "defaults, so that a first run() with it costs what a later one does. After set_device(); a bad "
+          "config raises as run() would.")
+      .def(
           "run",
           [](PyChipWorker &w, const ChipCallable &callable, nb::object args, const ChipCallConfig *config) {
             locked(w, [](pto::ChipWorker &cw) { cw.check_ready("run"); });

@@ -86,6 +86,17 @@ PTO_EXPORT int set_device(pto_device_context *ctx, int device_id) {
       &device_id);
 }
 
+PTO_EXPORT int prewarm_runtime(pto_device_context *ctx, const pto_call_config *cfg) {
+  if (!live(ctx)) return PTO_INVALID_ARGUMENT;
+  ctx->error.clear();
+  return guarded(
+      ctx,
+      [](pto_device_context *c, void *a) -> int {
+        return c->runner.prewarm(static_cast<const pto_call_config *>(a));
+      },
+      const_cast<pto_call_config *>(cfg));
+}
+
 PTO_EXPORT uint64_t get_runtime_size(const pto_call_config *cfg) {
   if (!cfg) return 0;
   // Upper bound of the runtime's own device memory (tasks, successors, arguments, queues).

@@ -176,11 +176,15 @@ pto_status DeviceRunner::set_device(int device_id) {
 // submit, dispatch and completion) is faulted in here. A fresh page costs ~4 us on a VM and a
 // first run touched 150-250 of them, so without this the first run cost 10-25x a warm one
 // (docs/benchmarks.md, session 23).
-pto_status DeviceRunner::warm_up() {
+pto_status DeviceRunner::warm_up(const pto_call_config *with) {
   pto_call_config cfg;
-  pto_default_call_config(&cfg);
-  cfg.block_dim = geometry_->num_clusters;
-  cfg.aicpu_thread_num = geometry_->max_aicpu_threads;
+  if (with != nullptr) {
+    cfg = *with;
+  } else {
+    pto_default_call_config(&cfg);
+    cfg.block_dim = geometry_->num_clusters;
+    cfg.aicpu_thread_num = geometry_->max_aicpu_threads;
+  }
   pto_callable_desc nothing{};
   nothing.orchestration_path = "";  // the runtimes run core/warm_up_program.h instead
   // The program's scalars: how many idle-kernel tasks of each core type (none without one).
@@ -200,6 +204,13 @@ pto_status DeviceRunner::warm_up() {
   last_trace_.clear();
   render_trace_ = nullptr;
   return rc;
+}
+
+pto_status DeviceRunner::prewarm(const pto_call_config *cfg) {
+  if (!device_)
+    return fail(PTO_NOT_INITIALIZED, "prewarm() before set_device(): call set_device(device_id) first");
+  if (!cfg) return fail(PTO_INVALID_ARGUMENT, "prewarm(): config must not be null");
+  return warm_up(cfg);  // start() checks the rest, as for any run
 }
 
 // Lays out the handshake block and the scheduler doorbells in `device`'s memory and starts

@@ -68,6 +68,9 @@ class DeviceRunner {
   ~DeviceRunner();
 
   pto_status set_device(int device_id);
+  // A warm-up run like set_device's, with `cfg` (its clusters, AICPU threads and ring sizes):
+  // what a first run with that configuration touches is touched here (prewarm_runtime).
+  pto_status prewarm(const pto_call_config *cfg);
   pto_status run(const pto_callable_desc *callable, const pto_arg_desc *args, uint32_t num_args,
                  const pto_call_config *cfg, pto_run_stats *stats);
   // The same run in two halves: start() returns once the device programs are launched (the
@@ -125,7 +128,7 @@ class DeviceRunner {
   void copy_outputs(const pto_arg_desc *args, uint32_t num_args, const RunInputs &in);
 
   pto_status start_device(Device &device, std::string *error);
-  pto_status warm_up();
+  pto_status warm_up(const pto_call_config *cfg = nullptr);  // null: every cluster and thread
   void free_device_blocks(Device &device);
 
   const ChipGeometry *geometry_;

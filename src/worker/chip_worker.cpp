@@ -243,6 +243,7 @@ struct ChipWorker::Impl {
 
   decltype(&::create_device_context) create = nullptr;
   decltype(&::set_device) set_device = nullptr;
+  decltype(&::prewarm_runtime) prewarm = nullptr;
   decltype(&::run_runtime) run = nullptr;
   decltype(&::start_runtime) start = nullptr;
   decltype(&::poll_runtime) poll = nullptr;
@@ -315,6 +316,7 @@ void ChipWorker::init(const RuntimeBinaries &binaries) {
   }
   m.resolve(&m.create, "create_device_context");
   m.resolve(&m.set_device, "set_device");
+  m.resolve(&m.prewarm, "prewarm_runtime");
   m.resolve(&m.run, "run_runtime");
   m.resolve(&m.start, "start_runtime");
   m.resolve(&m.poll, "poll_runtime");
@@ -478,6 +480,17 @@ void ChipWorker::check_ready(const char *what) const {
   if (m.device_id < 0)
     throw Error(PTO_NOT_INITIALIZED,
                 std::string("ChipWorker.") + what + " before set_device(): call set_device(id) first");
+}
+
+void ChipWorker::prewarm(const ChipCallConfig &config) {
+  Impl &m = *impl_;
+  check_ready("prewarm");
+  if (m.busy)
+    throw Error(PTO_INVALID_ARGUMENT,
+                "ChipWorker.prewarm while a started run is in flight: poll() it to completion first");
+  const pto_call_config cfg = config.to_c();
+  const int rc = m.prewarm(m.ctx, &cfg);
+  if (rc != PTO_OK) m.raise(rc, "prewarm failed");
 }
 
 RunStats ChipWorker::run(const ChipCallable &callable, const ChipStorageTaskArgs &args,

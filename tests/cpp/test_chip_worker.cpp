@@ -99,6 +99,55 @@ TEST(ChipWorker, EmptyGraphRunsAndReturns) {
   EXPECT_EQ(w.run(c, args).tasks_run, 0u);
 }
 
+// prewarm: one more warm-up run with the caller's configuration (the reference's
+// Worker.init(prewarm_config=...): ring_task_window 64 on tensormap). Checked as a run's is; the
+// worker runs on after it and after a refused one.
+TEST(ChipWorker, PrewarmRunsWithTheCallersConfigAndIsCheckedAsARunIs) {
+  for (const char *runtime : {"tensormap_and_ringbuffer", "host_build_graph"}) {
+    SCOPED_TRACE(runtime);
+    const bool tmr = std::string(runtime) == "tensormap_and_ringbuffer";
+    // 200 tasks of a kernel that sleeps 0 ms: more than the 64-slot task window holds.
+    const std::string src =
+        tmr ? "#include \"pto/orchestration.h\"\nPTO_DEVICE_ORCHESTRATION(o) {\n"
+              "  for (int i = 0; i < 200; ++i) o.submit_task(5, PTO_CORE_AIV, {pto::Arg::i64(0)});\n}\n"
+            : "#include \"pto/host_graph.h\"\nPTO_ORCHESTRATION(g, args) {\n  (void)args;\n"
+              "  for (int i = 0; i < 200; ++i) g.add_task(5, PTO_CORE_AIV, {pto::TaskArg::of_i64(0)});\n}\n";
+    pto::ChipCallable c(pto::KernelCompiler("a2a3sim").compile_orchestration_source(
+        runtime, src, tmr ? "prewarm_tmr" : "prewarm_hbg"));
+    c.add_kernel(5, PTO_CORE_AIV, pto_test::kernel(pto_test::kSleepKernel, "sleep"));
+    pto::ChipWorker w;
+    w.init("a2a3sim", runtime);
+    try {
+      w.prewarm(pto::ChipCallConfig{});
+      ADD_FAILURE() << "prewarm before set_device worked";
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_NOT_INITIALIZED) << e.what();
+      EXPECT_NE(std::string(e.what()).find("ChipWorker.prewarm before set_device()"), std::string::npos)
+          << e.what();
+    }
+    w.set_device(0);
+    pto::ChipCallConfig cfg;
+    cfg.block_dim = 3;
+    cfg.aicpu_thread_num = 2;
+    cfg.task_window = 64;
+    w.prewarm(cfg);
+    w.prewarm(cfg);  // again: nothing is left over from the first
+    pto::ChipStorageTaskArgs args;
+    EXPECT_EQ(w.run(c, args, cfg).tasks_run, 200u);
+    pto::ChipCallConfig bad = cfg;
+    bad.block_dim = 25;  // a2a3 has 24 clusters
+    try {
+      w.prewarm(bad);
+      ADD_FAILURE() << "prewarm with block_dim 25 worked";
+    } catch (const pto::Error &e) {
+      EXPECT_EQ(e.code(), PTO_GEOMETRY_EXCEEDED) << e.what();
+      EXPECT_NE(std::string(e.what()).find("prewarm failed"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("block_dim"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(w.run(c, args, cfg).tasks_run, 200u);
+  }
+}
+
 TEST(ChipWorker, FinalizeTwiceIsHarmlessAndEveryCallAfterFinalizeSaysItIsFinalized) {
   pto::ChipWorker w;
   w.init("a2a3sim", "host_build_graph");
@@ -113,6 +162,7 @@ TEST(ChipWorker, FinalizeTwiceIsHarmlessAndEveryCallAfterFinalizeSaysItIsFinaliz
       {"poll", [&] { w.poll(); }},
       {"init", [&] { w.init("a2a3sim", "host_build_graph"); }},
       {"set_device", [&] { w.set_device(0); }},
+      {"prewarm", [&] { w.prewarm(pto::ChipCallConfig{}); }},
       {"platform_info", [&] { w.platform_info(); }},
       {"last_trace", [&] { w.last_trace_json(); }},
   };

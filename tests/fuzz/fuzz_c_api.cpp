@@ -56,6 +56,7 @@ struct Api {
   decltype(&::pto_default_call_config) default_config;
   decltype(&::create_device_context) create;
   decltype(&::set_device) set_device;
+  decltype(&::prewarm_runtime) prewarm;
   decltype(&::get_runtime_size) runtime_size;
   decltype(&::run_runtime) run;
   decltype(&::start_runtime) start;
@@ -87,6 +88,7 @@ const Api &api() {
     resolve(lib, "pto_default_call_config", &x.default_config);
     resolve(lib, "create_device_context", &x.create);
     resolve(lib, "set_device", &x.set_device);
+    resolve(lib, "prewarm_runtime", &x.prewarm);
     resolve(lib, "get_runtime_size", &x.runtime_size);
     resolve(lib, "run_runtime", &x.run);
     resolve(lib, "start_runtime", &x.start);
@@ -503,6 +505,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         c.max_successors = in.ConsumeIntegral<uint32_t>();
         c.max_args_per_task = in.ConsumeIntegral<uint32_t>();
         x.runtime_size(in.ConsumeBool() ? &c : nullptr);
+        break;
+      }
+      case 11: {  // prewarm_runtime of any config (a warm-up run, checked as a run's)
+        auto r = std::make_unique<Run>();
+        make_config(in, r.get());
+        const bool null_cfg = in.ConsumeIntegralInRange<int>(0, 15) == 0;
+        rc = x.prewarm(ctx, null_cfg ? nullptr : &r->cfg);
+        check_failed_with_message(ctx, live, rc, "prewarm_runtime");
+        if (!live) {
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "prewarm_runtime on a dead handle: %s", pto_status_name(rc));
+        } else if (!s.device) {
+          FUZZ_CHECK(rc == PTO_NOT_INITIALIZED, "prewarm_runtime before set_device: %s", pto_status_name(rc));
+        } else if (s.run) {
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "prewarm_runtime while a run is in flight: %s",
+                     pto_status_name(rc));
+        } else if (null_cfg) {
+          FUZZ_CHECK(rc == PTO_INVALID_ARGUMENT, "prewarm_runtime(null config): %s", pto_status_name(rc));
+        } else if (r->cfg_default && s.a2a3) {
+          FUZZ_CHECK(rc == PTO_OK, "prewarm_runtime of the default config: %s: %s", pto_status_name(rc),
+                     x.last_error(ctx));
+        }
         break;
       }
       default:

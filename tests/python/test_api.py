@@ -376,6 +376,23 @@ def test_run_returns_stats(worker, build_callable):
     assert repr(stats).startswith("RunStats(tasks_run=1")
 
 
+def test_prewarm_takes_a_config_checks_it_as_run_does_and_the_worker_runs_on(
+    worker, build_callable
+):
+    cfg = pto.ChipCallConfig(block_dim=2, aicpu_thread_num=2)
+    cfg.heap_bytes = 128 << 20
+    worker.prewarm(cfg)
+    with pytest.raises(pto.InvalidArgumentError, match="prewarm failed: block_dim 99"):
+        worker.prewarm(pto.ChipCallConfig(block_dim=99))
+    stats = worker.run(one_task(build_callable, SLEEP_KERNEL), scalar_args(0), cfg)
+    assert stats.tasks_run == 1
+    with pytest.raises(pto.DeviceError, match="prewarm before init") as info:
+        pto.ChipWorker().prewarm(cfg)
+    assert info.value.name == "NOT_INITIALIZED"
+    with pytest.raises(TypeError):
+        worker.prewarm({"block_dim": 2})
+
+
 def test_failing_kernel_raises_task_failed_and_worker_stays_usable(worker, build_callable):
     with pytest.raises(pto.TaskFailedError):
         worker.run(one_task(build_callable, FAILING_KERNEL), scalar_args(0))

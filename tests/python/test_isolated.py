@@ -106,7 +106,7 @@ def test_outputs_are_left_alone_when_the_run_fails(isolated: pto.IsolatedChipWor
     assert (f == 42.0).all()
 
 
-@pytest.mark.parametrize("call", ["start", "poll", "wait", "abort", "last_trace"])
+@pytest.mark.parametrize("call", ["start", "poll", "wait", "abort", "last_trace", "prewarm"])
 def test_calls_an_isolated_worker_cannot_serve_say_so(
     isolated: pto.IsolatedChipWorker, call: str
 ) -> None:

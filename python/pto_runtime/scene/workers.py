@@ -83,15 +83,22 @@ class ChipSceneWorker(BufferOwner):
     def platform_info(self) -> PlatformInfo:
         return self.chip.platform_info
 
-    def init(self, **options: Any) -> None:
-        """Makes the chip now (it is otherwise made by the first run). The reference's init
-        options (``prewarm_config``) are its own: NOT_SUPPORTED, named."""
+    def init(self, prewarm_config: Any = None, **options: Any) -> None:
+        """Makes the chip now (it is otherwise made by the first run). ``prewarm_config`` (the
+        reference's CallConfig, or a ChipCallConfig) also warms it with one run of that
+        configuration (``ChipWorker.prewarm``). Other init options are the reference's own:
+        NOT_SUPPORTED, named."""
         if options:
             raise record.not_supported(
                 "the reference's internal Python API",
                 f"Worker.init({', '.join(sorted(options))}=...)",
             )
-        _ = self.chip
+        chip = self.chip
+        if prewarm_config is not None:
+            config = prewarm_config
+            if hasattr(config, "to_native"):
+                config = config.to_native(self.platform, self.platform_info)
+            chip.prewarm(config)
 
     def register(self, callable_: Any) -> Any:
         """The handle ``run`` takes for ``callable_`` (the callable itself)."""
