@@ -175,6 +175,11 @@ scripts/reference_suite.sh --ci -j "$jobs"  # as many cases at once as CPUs
 echo "== Timing mode against the chip: docs/timing_accuracy.md and README.md's line match this commit's predictions"
 python3 scripts/timing_accuracy.py --check -j "$jobs"
 
+if [ "${PTO_SKIP_BENCH:-0}" != 1 ]; then
+  echo "== Benchmarks: the tile workloads once (bench/tile/run.py; every run checked against its golden)"
+  python3 bench/tile/run.py --reps 1 --no-compile
+fi
+
 echo "== Python: lint, type check and docs (run beside pytest; their output follows)"
 checks_rc=0
 wait "$checks_pid" || checks_rc=$?

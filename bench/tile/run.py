@@ -45,15 +45,19 @@ from typing import Any, Callable
 
 import numpy as np
 import pto_runtime as pto
+from pto_runtime.scene.execute import build_chip_args
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_example(name: str) -> ModuleType:
-    """examples/<name>/main.py as a module (its build_callable, inputs and golden)."""
-    spec = importlib.util.spec_from_file_location(
-        f"{name}_example", ROOT / "examples" / name / "main.py"
-    )
+def load_scene_test(name: str) -> ModuleType:
+    """examples/<name>/test_<name>.py, the example's scene test: its classes hold the kernels,
+    the orchestrations, the data and the golden. Its folder goes on sys.path first, as when it
+    runs as a script."""
+    folder = ROOT / "examples" / name
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location(f"test_{name}", folder / f"test_{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -79,68 +83,90 @@ class Workload:
         self.name, self.build, self.make_args = name, build, make_args
 
 
-def bgemm_case0(platform: str, runtime: str) -> Workload:
-    ex = load_example("bgemm")
-    g, k, n, t = (ex.CASE0[key] for key in ("groups", "grid_k", "tile_loop", "tile"))
+def scene_workload(
+    name: str, cls: Any, params: dict[str, Any], platform: str, runtime: str
+) -> Workload:
+    """A workload from an example's scene-test class: its kernels and orchestration compiled as
+    the scene layer compiles them (for this CPU unless portable; with their cost-model twins
+    when asked), its generate_args and compute_golden for the data, compare_outputs to check."""
+    folder = Path(sys.modules[cls.__module__].__file__ or ".").resolve().parent
+    orch, incores = cls.CALLABLE["orchestration"], cls.CALLABLE["incores"]
+    kernels = [
+        (k["func_id"], pto.CoreType[k["core_type"].upper()], folder / k["source"]) for k in incores
+    ]
+
+    def build(portable: bool, twins: bool) -> pto.ChipCallable:
+        kc = pto.KernelCompiler(
+            platform,
+            pto_isa_root=os.environ.get("PTO_ISA_ROOT"),
+            native=False if portable else None,
+        )
+        callable_ = pto.ChipCallable(kc.compile_orchestration(runtime, folder / orch["source"]))
+        paths = kc.compile_incore_many([(src, core) for _, core, src in kernels], progress=True)
+        for (func_id, core, _), path in zip(kernels, paths):
+            callable_.add_kernel(func_id, core, path)
+        if twins:
+            pto.add_cost_models(kc, callable_, kernels, True)
+        return callable_
 
     def make_args() -> tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]:
-        rng = np.random.default_rng(0)
-        a = rng.standard_normal((g, k, n, t, t), dtype=np.float32) * 0.01
-        b = rng.standard_normal((g, k, n, t, t), dtype=np.float32) * 0.01
-        c = np.zeros((g, n, t, t), dtype=np.float32)
-        expected = np.matmul(a.astype(np.float64), b.astype(np.float64)).sum(axis=1)
-        args = pto.ChipStorageTaskArgs()
-        args.add_tensor(a, pto.Direction.INPUT)
-        args.add_tensor(b, pto.Direction.INPUT)
-        args.add_tensor(c, pto.Direction.INOUT)
+        test = cls()
+        test_args = test.generate_args(params)
+        golden = test_args.clone()
+        test.compute_golden(golden, params)
+        args, outputs = build_chip_args(test_args, orch["signature"])
+        initial = {n: np.array(getattr(test_args, n), copy=True) for n in test_args.tensor_names()}
 
         def check() -> bool:
-            ok = ex.worst_mismatch(c, expected) is None
-            c[...] = 0  # the next run accumulates into zeros again
+            try:
+                test.compare_outputs(test_args, golden, outputs, params)
+                ok = True
+            except AssertionError:
+                ok = False
+            for n, value in initial.items():  # the next run starts from the same inputs
+                np.copyto(getattr(test_args, n), value)
             return ok
 
         return args, check
 
-    return Workload(
-        "bgemm Case0 (500 GEMM + 500 ADD, 4 x 128^3 per GEMM)",
-        lambda portable, twins: ex.build_callable(platform, runtime, "native", portable, twins),
-        make_args,
+    return Workload(name, build, make_args)
+
+
+def bgemm_case0(platform: str, runtime: str) -> Workload:
+    mod = load_scene_test("bgemm")
+    cls = mod.TestBgemmTmr if runtime == "tensormap_and_ringbuffer" else mod.TestBgemmHbg
+    params = next(c["params"] for c in cls.CASES if c["name"] == "case0")
+    return scene_workload(
+        "bgemm Case0 (500 GEMM + 500 ADD, 4 x 128^3 per GEMM)", cls, params, platform, runtime
     )
-
-
-# Paged attention shapes: "mid" (2,048 tasks) and the reference benchmark's Case1 (batch 256,
-# context 8192: 65,536 tasks; about 2 GB of KV cache with its device copy).
-PA_CASES = {
-    "mid": dict(batch=32, heads=16, head_dim=128, block_size=128, context=2048),
-    "case1": dict(batch=256, heads=16, head_dim=128, block_size=128, context=8192),
-}
-PA_CASE = "mid"
 
 
 def paged_attention_mid(platform: str, runtime: str) -> Workload:
-    ex = load_example("paged_attention")
-    p = PA_CASES[PA_CASE]
-    contexts = (p["context"],) * p["batch"]
-    model_len = max(4096, p["context"])  # the block table holds model_len / block_size blocks
-    case = ex.Case(p["batch"], p["heads"], p["head_dim"], p["block_size"], contexts, model_len)
-
-    def make_args() -> tuple[pto.ChipStorageTaskArgs, Callable[[], bool]]:
-        inputs = ex.make_inputs(case, ex.DTYPES["bfloat16"], 0)
-        expected = ex.golden(inputs, 1.0)
-        args = pto.ChipStorageTaskArgs()
-        for name, array in inputs.items():
-            args.add_tensor(array, pto.Direction.OUTPUT if name == "out" else pto.Direction.INPUT)
-        args.add_scalar_f32(1.0)
-        return args, lambda: ex.worst_mismatch(inputs["out"], expected) is None
-
-    blocks = p["context"] // p["block_size"]
-    return Workload(
-        f"paged attention bf16 (batch {p['batch']}, {p['heads']} heads, head_dim {p['head_dim']}, "
-        f"{blocks} blocks of {p['block_size']}: {4 * blocks * p['batch']} tasks)",
-        lambda portable, twins: ex.build_callable(platform, runtime, portable, twins),
-        make_args,
+    mod = load_scene_test("paged_attention")
+    cls = (
+        mod.TestPagedAttentionTmr
+        if runtime == "tensormap_and_ringbuffer"
+        else mod.TestPagedAttentionHbg
+    )
+    if PA_CASE == "mid":
+        params = mod.case_params("mid")
+    else:  # the reference benchmark's Case1 shape: 65,536 tasks, about 2 GB of KV cache
+        params = {**mod.case_params("mid"), "context_lens": [8192] * 256, "max_model_len": 8192}
+    lens = params["context_lens"]
+    return scene_workload(
+        f"paged attention bf16 ({PA_CASE}: {len(lens)} requests of context {min(lens)}-"
+        f"{max(lens)}, {params['heads']} heads, head_dim {params['head_dim']}, blocks of "
+        f"{params['block_size']})",
+        cls,
+        params,
+        platform,
+        runtime,
     )
 
+
+# Paged attention shapes: the example's "mid" case, or the reference benchmark's Case1.
+PA_CASES = ("mid", "case1")
+PA_CASE = "mid"
 
 WORKLOADS = {"bgemm": bgemm_case0, "paged_attention": paged_attention_mid}
 
