@@ -8,7 +8,7 @@
 
 #include "core/geometry.h"
 #include "host/device_runner.h"
-#include "pto/chip_worker.h"
+#include "pto/call_config.h"
 
 struct pto_device_context {
   explicit pto_device_context(const pto::ChipGeometry &g, const char *aicpu, const char *aicore)
@@ -62,7 +62,11 @@ int guarded(pto_device_context *ctx, int (*body)(pto_device_context *, void *), 
 extern "C" {
 
 PTO_EXPORT void pto_default_call_config(pto_call_config *cfg) {
-  *cfg = pto::ChipCallConfig{}.to_c();
+  // The defaults of the one field list (pto/call_config.h), which ChipCallConfig also takes.
+  *cfg = pto_call_config{};
+#define PTO_DEFAULT_FIELD(type, name, def, lo, hi, doc) cfg->name = def;
+  PTO_CHIP_CALL_CONFIG_FIELDS(PTO_DEFAULT_FIELD)
+#undef PTO_DEFAULT_FIELD
 }
 
 PTO_EXPORT int create_device_context(const char *platform, const char *aicpu_path, const char *aicore_path,

@@ -5,9 +5,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "pto/c_api.h"
+#include "pto/chip_worker.h"
 #include "pto/kernel_compiler.h"
 #include "pto/runtime_builder.h"
 
@@ -59,6 +61,16 @@ class CApi : public ::testing::Test {
   decltype(&::get_last_error_message) last_error_ = nullptr;
   decltype(&::get_platform_info) platform_info_ = nullptr;
 };
+
+// The C API's defaults come from the field list itself (pto/call_config.h), not from
+// ChipCallConfig; both must give the same bytes.
+TEST_F(CApi, DefaultConfigIsChipCallConfigsDefaults) {
+  pto_call_config c;
+  memset(&c, 0xab, sizeof c);
+  default_config_(&c);
+  const pto_call_config want = pto::ChipCallConfig{}.to_c();
+  EXPECT_EQ(memcmp(&c, &want, sizeof c), 0);
+}
 
 TEST_F(CApi, AHandleAfterDestroyIsRefusedNotFollowed) {
   pto_device_context *ctx = context();
