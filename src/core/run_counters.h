@@ -39,9 +39,9 @@ static_assert(sizeof(SchedulerCounters) == kCacheLine, "one line per scheduler t
 // Task timing slots (pto::Launch::timing_slot), as one scheduler thread saw them: for each slot,
 // the earliest dispatch and latest finish of the tagged tasks, blocks and MIX tasks it
 // dispatched or collected. Each is stored as platform ticks + 1, so 0 means "none" while a timed
-// run's virtual tick 0 stays a stamp; read them with first_dispatch / last_finish. Each thread folds into its own copy with no
-// atomics (the scheduler loop's member) and writes it out once at the end of its run; the host
-// folds the threads' copies (min dispatch, max finish) after every device thread has returned.
+// run's virtual tick 0 stays a stamp; read them with first_dispatch / last_finish. Each thread
+// folds into its own copy with no atomics (the scheduler loop's member) and writes it out once at
+// the end of its run; the host merges the threads' copies after every device thread has returned.
 struct alignas(kCacheLine) TaskTimingSlots {
   uint64_t dispatch[PTO_TASK_TIMING_SLOTS] = {};
   uint64_t finish[PTO_TASK_TIMING_SLOTS] = {};
@@ -54,6 +54,14 @@ struct alignas(kCacheLine) TaskTimingSlots {
   void finished(uint8_t tag, uint64_t ticks) {
     uint64_t &f = finish[tag - 1];
     f = ticks + 1 > f ? ticks + 1 : f;
+  }
+  // Another thread's copy folded into this one (min dispatch, max finish), by the same rules.
+  void merge(const TaskTimingSlots &o) {
+    for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
+      if (o.dispatch[k] != 0 && (dispatch[k] == 0 || o.dispatch[k] < dispatch[k]))
+        dispatch[k] = o.dispatch[k];
+      if (o.finish[k] > finish[k]) finish[k] = o.finish[k];
+    }
   }
   // Slot k's stamps in platform ticks; false when no task of the slot was dispatched (finished).
   bool first_dispatch(uint32_t k, uint64_t *ticks) const { return unstamp(dispatch[k], ticks); }

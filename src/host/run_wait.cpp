@@ -37,30 +37,22 @@ namespace {
 // The threads' TaskTimingSlots (`slots`, unaligned in the host's copy) folded into the stats:
 // the earliest dispatch and latest finish of each slot, in platform ns (complete_run rebases
 // them on the launch).
-void fold_task_timing_slots(const char *slots, uint32_t threads, const TickClock &clock, pto_run_stats *stats) {
-  bool dispatched[PTO_TASK_TIMING_SLOTS] = {}, finished[PTO_TASK_TIMING_SLOTS] = {};
-  uint64_t dispatch[PTO_TASK_TIMING_SLOTS] = {}, finish[PTO_TASK_TIMING_SLOTS] = {};
+void fold_task_timing_slots(const char *slots, uint32_t threads, const TickClock &clock,
+                            pto_run_stats *stats) {
+  TaskTimingSlots all{};
   for (uint32_t t = 0; t < threads; ++t) {
     TaskTimingSlots s;
     memcpy(&s, slots + t * sizeof s, sizeof s);
-    for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
-      uint64_t ticks = 0;
-      if (s.first_dispatch(k, &ticks) && (!dispatched[k] || ticks < dispatch[k])) {
-        dispatched[k] = true;
-        dispatch[k] = ticks;
-      }
-      if (s.last_finish(k, &ticks) && (!finished[k] || ticks > finish[k])) {
-        finished[k] = true;
-        finish[k] = ticks;
-      }
-    }
+    all.merge(s);
   }
   stats->task_slot_mask = 0;
   for (uint32_t k = 0; k < PTO_TASK_TIMING_SLOTS; ++k) {
-    if (!dispatched[k] || !finished[k]) continue;  // never dispatched, or never finished
+    uint64_t dispatch = 0, finish = 0;
+    // A slot never dispatched, or never finished, is left out.
+    if (!all.first_dispatch(k, &dispatch) || !all.last_finish(k, &finish)) continue;
     stats->task_slot_mask |= 1u << k;
-    stats->task_slot_dispatch_ns[k] = clock.ns(dispatch[k]);
-    stats->task_slot_finish_ns[k] = clock.ns(finish[k]);
+    stats->task_slot_dispatch_ns[k] = clock.ns(dispatch);
+    stats->task_slot_finish_ns[k] = clock.ns(finish);
   }
 }
 }  // namespace

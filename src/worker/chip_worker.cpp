@@ -1,4 +1,8 @@
 // src/worker/chip_worker.cpp — ChipWorker: loads a host program with dlopen and drives its C API.
+//
+// Just over 600 lines: each public call is a thin, checked wrapper of one C API function over
+// the same resolved-symbol table (Impl); what would move out first is the RunStats conversion
+// (to_run_stats), a pure function of the C struct.
 #include "pto/chip_worker.h"
 
 #include <dlfcn.h>

@@ -270,6 +270,16 @@ class TilePipes : public ::testing::TestWithParam<Param> {
     EXPECT_EQ(data.d, want) << "d: the sums the AIC part popped back";
   }
 
+  // One run of `mode` over `data` on `block_dim` clusters; its MIX task count.
+  static uint64_t run_mode(pto::ChipWorker &w, const pto::ChipCallable &c, Data &data, int64_t mode,
+                           uint32_t block_dim) {
+    pto::ChipCallConfig cfg;
+    cfg.block_dim = block_dim;
+    cfg.timeout_ms = 20000;
+    pto::ChipStorageTaskArgs args = data.args(mode);
+    return w.run(c, args, cfg).mix_tasks;
+  }
+
   // The run's error message; checks its code and that it came promptly.
   static std::string error_of(pto::ChipWorker &w, const pto::ChipCallable &c, int64_t mode, pto_status code) {
     Data data(2);
@@ -352,11 +362,7 @@ TEST_P(TilePipes, OnA2a3ATpopReleasesItsSlotWithoutTfree) {
   Data data(4);
   std::vector<float> want = data.expected();  // c + a @ b
   for (size_t i = 0; i < want.size(); ++i) want[i] = data.c[i] + 3.0f * (want[i] - data.c[i]);
-  pto::ChipCallConfig cfg;
-  cfg.block_dim = 2;
-  cfg.timeout_ms = 20000;
-  pto::ChipStorageTaskArgs args = data.args(3);
-  EXPECT_EQ(w.run(c, args, cfg).mix_tasks, 4u);
+  EXPECT_EQ(run_mode(w, c, data, 3, 2), 4u);
   EXPECT_EQ(data.c, want) << "c += 3 (a @ b), each AIV part its halves";
 }
 
@@ -371,11 +377,7 @@ TEST_P(TilePipes, AGmPipeSplitsByTheChipsLaneRegister) {
   w.set_device(0);
   Data data(6);
   const std::vector<float> want = data.expected();
-  pto::ChipCallConfig cfg;
-  cfg.block_dim = 3;
-  cfg.timeout_ms = 20000;
-  pto::ChipStorageTaskArgs args = data.args(4);
-  EXPECT_EQ(w.run(c, args, cfg).mix_tasks, 6u);
+  EXPECT_EQ(run_mode(w, c, data, 4, 3), 6u);
   EXPECT_EQ(data.c, want) << "c += a @ b, each AIV lane its own half of the GM slot";
 }
 

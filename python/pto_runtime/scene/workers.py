@@ -95,10 +95,12 @@ class ChipSceneWorker(BufferOwner):
             )
         chip = self.chip
         if prewarm_config is not None:
-            config = prewarm_config
-            if hasattr(config, "to_native"):
-                config = config.to_native(self.platform, self.platform_info)
-            chip.prewarm(config)
+            chip.prewarm(self._native_config(prewarm_config))
+
+    def _native_config(self, config: Any) -> Any:
+        """``config`` as this runtime's ChipCallConfig: the reference's CallConfig converted,
+        a ChipCallConfig as it is."""
+        return config.to_native(self.platform) if hasattr(config, "to_native") else config
 
     def register(self, callable_: Any) -> Any:
         """The handle ``run`` takes for ``callable_`` (the callable itself)."""
@@ -121,8 +123,8 @@ class ChipSceneWorker(BufferOwner):
 
         native = handle.callable if isinstance(handle, CompiledCallable) else handle
         args = chip_args(args)
-        if config is not None and hasattr(config, "to_native"):
-            config = config.to_native(self.platform)
+        if config is not None:
+            config = self._native_config(config)
         chip = self.chip
         t0 = time.monotonic_ns()
         try:
